@@ -1,0 +1,1 @@
+"""The daemon: configuration, services, web API and page, persistence, command line."""
