@@ -1,9 +1,51 @@
-"""`crib` subcommands of this area (placeholder until its issue lands)."""
+"""`crib doctor`: check the installation on the Pi, one line per check with its fix."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+from pathlib import Path
+
+from firmware_host import doctor
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this area's subcommands to the `crib` parser."""
+    """Add `crib doctor` to the `crib` parser."""
+    p = sub.add_parser(
+        "doctor",
+        help="check the installation: groups, GPIO, board, state, unit, power, disk",
+        description="Check the installation on the Pi; exit status 1 when a check fails.",
+    )
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help=f"configuration file (default: $CRIB_CONFIG, else {doctor.DEFAULT_CONFIG} "
+        "if it exists)",
+    )
+    p.add_argument("--user", default=doctor.SERVICE_USER, help="the service user to check")
+    p.add_argument("--unit", type=Path, default=doctor.DEFAULT_UNIT, help="installed unit file")
+    p.set_defaults(func=_doctor)
+
+
+def _config_path(given: Path | None) -> Path | None:
+    if given is not None:
+        return given
+    env = os.environ.get("CRIB_CONFIG")
+    if env:
+        return Path(env)
+    return doctor.DEFAULT_CONFIG if doctor.DEFAULT_CONFIG.exists() else None
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    setup = doctor.Setup.from_config(
+        _config_path(args.config), user=args.user, unit_path=args.unit
+    )
+    report = doctor.run(setup)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print("\n".join(report.lines()))
+    return 0 if report.ok else 1

@@ -1,0 +1,634 @@
+"""`crib doctor`: checks an installation on the Pi and explains each problem with its fix.
+
+Every check gives one line: a status, what was found, and what to do about it. Every path
+and system lookup is a field of `Setup`, so tests can run broken installations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import functools
+import grp
+import importlib.metadata
+import os
+import pwd
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SERVICE = "cribbage-table"
+SERVICE_USER = "cribbage"
+DEFAULT_CONFIG = Path("/etc/cribbage-table/config.toml")
+DEFAULT_STATE_DIR = Path("/var/lib/cribbage-table")
+DEFAULT_UNIT = Path("/etc/systemd/system/cribbage-table.service")
+STABLE_BOARD_LINK = "/dev/cribbage-board"
+INSTALL_HINT = "sudo ./systemd/install.sh (from the checkout)"
+
+# Free space below these stops the event log, or soon will.
+DISK_FAIL_BYTES = 100 * 1024 * 1024
+DISK_WARN_BYTES = 500 * 1024 * 1024
+
+# Bits of the firmware's get_throttled word: now (low) and since boot (high).
+_THROTTLE_NOW = {
+    0: "under-voltage",
+    1: "ARM frequency capped",
+    2: "throttled",
+    3: "soft temperature limit",
+}
+_THROTTLE_SINCE_BOOT_SHIFT = 16
+
+
+class Status(enum.StrEnum):
+    """The outcome of one check; only FAIL makes `crib doctor` exit non-zero."""
+
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check's result: what was found, and the fix when something is wrong."""
+
+    name: str
+    status: Status
+    message: str
+    fix: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def line(self) -> str:
+        """The one line `crib doctor` prints for this check."""
+        text = f"{self.status.upper():<4}  {self.name}: {self.message}"
+        return f"{text} -> fix: {self.fix}" if self.fix else text
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "name": self.name,
+            "status": str(self.status),
+            "message": self.message,
+            "fix": self.fix,
+            "details": self.details,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """All checks; `ok` is False when any check failed."""
+
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status is not Status.FAIL for c in self.checks)
+
+    def by_name(self, name: str) -> Check:
+        """The check called `name`; raises KeyError if there is none."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def lines(self) -> list[str]:
+        """One line per check, then a summary line."""
+        failed = sum(c.status is Status.FAIL for c in self.checks)
+        warned = sum(c.status is Status.WARN for c in self.checks)
+        summary = "all good" if not failed and not warned else f"{failed} failed, {warned} warnings"
+        return [c.line() for c in self.checks] + [f"doctor: {summary}"]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form, as `crib doctor --json` prints it."""
+        return {"ok": self.ok, "checks": [c.to_json() for c in self.checks]}
+
+
+class BoardBusyError(OSError):
+    """The board's port is open elsewhere (normally by the running service)."""
+
+
+# --- system lookups (the defaults of Setup's injectable fields) ---------------------------
+
+
+def system_groups_of(user: str) -> set[str] | None:
+    """Names of the groups `user` belongs to (primary included), or None if no such user."""
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        return None
+    names = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
+    with contextlib.suppress(KeyError):
+        names.add(grp.getgrgid(pw.pw_gid).gr_name)
+    return names
+
+
+def system_group_exists(name: str) -> bool:
+    """Whether the group exists on this system."""
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def system_user_uid(user: str) -> int | None:
+    """The uid of `user`, or None if no such user."""
+    try:
+        return pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return None
+
+
+def gpiozero_pin_factory() -> tuple[str, list[str]]:
+    """The pin factory gpiozero would really pick here, and why it passed over the others.
+
+    Returns ("none", reasons) when no factory loads. The factory is closed at once.
+    """
+    from gpiozero import Device
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            factory = Device._default_pin_factory()
+        except Exception as exc:  # BadPinFactory, or a named factory that fails to load
+            reasons = [str(w.message) for w in caught] + [str(exc)]
+            return "none", reasons
+    reasons = [str(w.message) for w in caught]
+    name = type(factory).__name__
+    with contextlib.suppress(Exception):
+        factory.close()
+    return name, reasons
+
+
+def probe_board(port: str, *, tracks: int = 2, holes: int = 120, timeout: float = 4.0) -> str:
+    """Open the board on `port` with the real host driver, do the hello, say what answered.
+
+    Raises ImportError when the board driver is not installed, BoardBusyError when the port
+    is held elsewhere, TimeoutError when the board does not answer, OSError otherwise.
+    """
+    import serial
+
+    from hardware.board.host import SerialPegBoard
+    from hardware.board.layout import BoardLayout
+    from hardware.clock import SystemClock
+
+    # An exclusive open first tells "busy" apart from "silent" before the driver retries.
+    try:
+        serial.serial_for_url(port, exclusive=True, timeout=0).close()
+    except (serial.SerialException, OSError) as exc:
+        if "lock" in str(exc).lower() or "busy" in str(exc).lower():
+            raise BoardBusyError(f"{port} is in use: {exc}") from exc
+        raise OSError(f"{port} cannot be opened: {exc}") from exc
+    board = SerialPegBoard(port, BoardLayout(tracks=tracks, holes=holes), SystemClock())
+    try:
+        board.start()
+        connected = board.wait_connected(timeout)
+        info = board.describe()
+        if not connected:
+            why = f": {info['fault']}" if info.get("fault") else ""
+            raise TimeoutError(f"no hello from {port} within {timeout:g} s{why}")
+        return (
+            f"protocol {info['protocol']}, firmware build {info['firmware_build']}, "
+            f"{info['led_count']} LEDs, boot id {info['boot_id']}"
+        )
+    finally:
+        board.stop()
+
+
+def installed_version() -> str | None:
+    """The version of the installed cribbage-table distribution, or None."""
+    try:
+        return importlib.metadata.version("cribbage-table")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def run_vcgencmd() -> str | None:
+    """`vcgencmd get_throttled` output, or None where there is no vcgencmd."""
+    exe = shutil.which("vcgencmd")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run(
+            [exe, "get_throttled"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+# --- what to check ------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    """Where things are and how to look them up; tests replace any field."""
+
+    config_path: Path | None = None
+    config_error: str | None = None
+    state_dir: Path = DEFAULT_STATE_DIR
+    board_mode: str = "auto"  # auto | real | simulated | absent
+    board_port: str | None = STABLE_BOARD_LINK
+    gpio_mode: str = "auto"  # real when any GPIO device (shuffler, inputs) is real
+    http_port: int = 8080
+    user: str = SERVICE_USER
+    unit_path: Path = DEFAULT_UNIT
+    sys_root: Path = Path("/")  # the root under which /sys and /proc/device-tree are read
+    by_id_dir: Path = Path("/dev/serial/by-id")
+    groups_of: Callable[[str], set[str] | None] = system_groups_of
+    group_exists: Callable[[str], bool] = system_group_exists
+    user_uid: Callable[[str], int | None] = system_user_uid
+    pin_factory: Callable[[], tuple[str, list[str]]] = gpiozero_pin_factory
+    board_probe: Callable[[str], str] = probe_board
+    version: Callable[[], str | None] = installed_version
+    vcgencmd: Callable[[], str | None] = run_vcgencmd
+    disk_usage: Callable[[Path], Any] = shutil.disk_usage
+    euid: int = field(default_factory=os.geteuid)
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    @classmethod
+    def from_config(cls, path: Path | None, **overrides: Any) -> Setup:
+        """A Setup from the daemon's configuration file (or its defaults when there is none).
+
+        Never raises for a bad file: the error is kept and reported by the config check.
+        """
+        values: dict[str, Any] = {"config_path": path}
+        try:
+            values.update(_settings_values(path))
+        except Exception as exc:  # the config check reports it, the other checks go on
+            values["config_error"] = _one_line(exc)
+        values.update(overrides)
+        return cls(**values)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _settings_values(path: Path | None) -> dict[str, Any]:
+    """The values doctor needs, read through the daemon's own settings (same validation)."""
+    from firmware_host.config import load_settings
+
+    settings = load_settings(path)
+    simulate = bool(settings.simulate)
+
+    def mode(section: Any) -> str:
+        return "simulated" if simulate else str(section.mode)
+
+    gpio_modes = {mode(settings.shuffler), mode(settings.inputs)}
+    board = settings.board
+    return {
+        "board_probe": functools.partial(probe_board, tracks=board.tracks, holes=board.holes),
+        "state_dir": Path(settings.state_dir),
+        "http_port": int(settings.port),
+        "board_mode": mode(settings.board),
+        "board_port": str(settings.board.port),
+        "gpio_mode": "real" if "real" in gpio_modes else (
+            "auto" if "auto" in gpio_modes else "simulated"),
+    }
+
+
+def _resolve(mode: str, setup: Setup) -> str:
+    """A device mode with "auto" decided as the daemon decides it: real only on a Pi."""
+    if mode == "auto":
+        return "real" if pi_model(setup) is not None else "simulated"
+    return mode
+
+
+# --- the checks ---------------------------------------------------------------------------
+
+
+def pi_model(setup: Setup) -> str | None:
+    """The Raspberry Pi model from the device tree, or None off a Pi."""
+    for rel in ("proc/device-tree/model", "sys/firmware/devicetree/base/model"):
+        try:
+            text = (setup.sys_root / rel).read_bytes().decode("ascii", "replace")
+        except OSError:
+            continue
+        text = text.strip("\x00\n ")
+        if "Raspberry Pi" in text:
+            return text
+    return None
+
+
+def check_platform(setup: Setup) -> Check:
+    model = pi_model(setup)
+    if model is None:
+        return Check(
+            "platform", Status.OK, "not a Raspberry Pi: Pi-only checks are skipped", None
+        )
+    return Check("platform", Status.OK, model, details={"model": model})
+
+
+def check_config(setup: Setup) -> Check:
+    path = setup.config_path
+    if setup.config_error is not None:
+        return Check(
+            "config",
+            Status.FAIL,
+            f"{path} is not valid: {setup.config_error}",
+            f"correct it (sudoedit {path}); the keys are in config.example.toml beside it",
+        )
+    if path is None:
+        return Check("config", Status.WARN, "no configuration file given: defaults in use",
+                     f"pass --config {DEFAULT_CONFIG} or set CRIB_CONFIG")
+    return Check("config", Status.OK, f"{path} is valid", details={"path": str(path)})
+
+
+def check_user_groups(setup: Setup) -> Check:
+    user = setup.user
+    groups = setup.groups_of(user)
+    if groups is None:
+        return Check(
+            "groups",
+            Status.FAIL,
+            f"the service user {user!r} does not exist",
+            f"create it with {INSTALL_HINT}",
+        )
+    on_pi = pi_model(setup) is not None
+    missing: list[str] = []
+    absent: list[str] = []
+    for name in ("gpio", "dialout"):
+        if not setup.group_exists(name):
+            absent.append(name)
+        elif name not in groups:
+            missing.append(name)
+    details = {"user": user, "groups": sorted(groups)}
+    if missing:
+        return Check(
+            "groups",
+            Status.FAIL,
+            f"{user} is not in {', '.join(missing)}: it cannot open "
+            + ("the GPIO chips" if missing == ["gpio"] else "the board's serial port"
+               if missing == ["dialout"] else "the GPIO chips or the serial port"),
+            f"sudo usermod -aG {','.join(missing)} {user} && sudo systemctl restart {SERVICE}",
+            details,
+        )
+    if absent:
+        status = Status.FAIL if on_pi else Status.SKIP
+        return Check(
+            "groups",
+            status,
+            f"no {', '.join(absent)} group on this system"
+            + ("" if on_pi else " (not a Raspberry Pi OS)"),
+            f"sudo groupadd --system {absent[0]} (install.sh does it)" if on_pi else None,
+            details,
+        )
+    return Check("groups", Status.OK, f"{user} is in gpio and dialout", details=details)
+
+
+def check_pin_factory(setup: Setup) -> Check:
+    named = setup.environ.get("GPIOZERO_PIN_FACTORY")
+    try:
+        name, reasons = setup.pin_factory()
+    except ImportError as exc:
+        return Check("gpio", Status.FAIL, f"gpiozero is not installed: {exc}",
+                     f"rerun {INSTALL_HINT}")
+    model = pi_model(setup)
+    details = {"factory": name, "fallbacks": reasons, "env": named}
+    if _resolve(setup.gpio_mode, setup) != "real":
+        return Check("gpio", Status.SKIP,
+                     f"GPIO devices are simulated in the configuration (gpiozero would use "
+                     f"{name})", details=details)
+    if name == "MockFactory":
+        return Check("gpio", Status.WARN,
+                     "mock: gpiozero uses MockFactory, no real pin moves",
+                     "unset GPIOZERO_PIN_FACTORY", details)
+    if name == "none":
+        if model is None:
+            return Check("gpio", Status.SKIP,
+                         "mock/none: no pin factory loads (not a Pi); crib serve --simulate "
+                         "simulates the GPIO devices", details=details)
+        return Check("gpio", Status.FAIL,
+                     f"no gpiozero pin factory loads ({'; '.join(reasons[:2])})",
+                     "sudo apt install python3-lgpio, and a venv with --system-site-packages "
+                     f"({INSTALL_HINT})", details)
+    if model is not None and "Pi 5" in model and name != "LGPIOFactory":
+        return Check("gpio", Status.FAIL,
+                     f"gpiozero would use {name}, which cannot drive a Pi 5's GPIO",
+                     "sudo apt install python3-lgpio", details)
+    if name == "NativeFactory":
+        return Check("gpio", Status.WARN,
+                     "gpiozero falls back to its NativeFactory (no PWM, experimental)",
+                     "sudo apt install python3-lgpio", details)
+    return Check("gpio", Status.OK, f"gpiozero will use {name}", details=details)
+
+
+def _by_id_links(setup: Setup) -> dict[str, str]:
+    """by-id link name -> the device it points to."""
+    links: dict[str, str] = {}
+    try:
+        entries = sorted(setup.by_id_dir.iterdir())
+    except OSError:
+        return links
+    for entry in entries:
+        if entry.exists():  # a dangling link is a device that has gone
+            links[str(entry)] = os.path.realpath(entry)
+    return links
+
+
+def check_serial_port(setup: Setup) -> Check:
+    board_mode = _resolve(setup.board_mode, setup)
+    if board_mode != "real" or not setup.board_port:
+        how = f"{setup.board_mode}: {board_mode}" if setup.board_mode != board_mode else board_mode
+        return Check("serial", Status.SKIP, f"the board is {how} in the configuration")
+    port = setup.board_port
+    links = _by_id_links(setup)
+    details: dict[str, Any] = {"port": port, "by_id": links}
+    if not os.path.exists(port):
+        found = ", ".join(links) if links else "no USB serial device at all"
+        return Check(
+            "serial",
+            Status.FAIL,
+            f"board port {port} does not exist (by-id: {found})",
+            "plug the board in; if by-id lists it, set [board] port to that path or install "
+            f"the udev rule ({INSTALL_HINT})",
+            details,
+        )
+    target = os.path.realpath(port)
+    mine = [link for link, dev in links.items() if dev == target]
+    details["device"] = target
+    stable = port.startswith(str(setup.by_id_dir)) or port == STABLE_BOARD_LINK
+    if not stable:
+        better = mine[0] if mine else STABLE_BOARD_LINK
+        return Check("serial", Status.WARN,
+                     f"board port {port} ({target}) may change number on the next boot",
+                     f"set [board] port = \"{better}\"", details)
+    shown = mine[0] if mine else "no by-id link"
+    return Check("serial", Status.OK, f"{port} -> {target} ({shown})", details=details)
+
+
+def check_board_hello(setup: Setup, serial_check: Check) -> Check:
+    if serial_check.status in (Status.SKIP, Status.FAIL) or not setup.board_port:
+        return Check("board", Status.SKIP, "no board port to try")
+    port = setup.board_port
+    try:
+        answer = setup.board_probe(port)
+    except ImportError as exc:
+        return Check("board", Status.SKIP, f"the board driver is not available ({exc})")
+    except BoardBusyError:
+        return Check(
+            "board",
+            Status.WARN,
+            f"{port} is in use, normally by the running service (GET /api/health shows the "
+            "board)",
+            f"to test the board itself: sudo systemctl stop {SERVICE}; crib doctor; "
+            f"sudo systemctl start {SERVICE}",
+        )
+    except TimeoutError as exc:
+        return Check("board", Status.FAIL, f"the board did not answer the hello: {exc}",
+                     "unplug and replug the board; check its firmware is the cribbage board's")
+    except Exception as exc:  # a refused protocol version, a permission error, a bad port
+        return Check("board", Status.FAIL, f"the board hello failed: {_one_line(exc)}",
+                     "read the message; `crib board test --port PORT` shows more")
+    return Check("board", Status.OK, f"the board answered: {answer}")
+
+
+def _dir_writable(path: Path, uid: int | None, euid: int) -> str | None:
+    """None when `path` is a writable directory, else the reason it is not."""
+    if not path.exists():
+        return "does not exist"
+    if not path.is_dir():
+        return "is not a directory"
+    st = path.stat()
+    if euid == 0:
+        # root writes anywhere, so judge by what the service user will be allowed.
+        if uid is not None and st.st_uid != uid:
+            return f"is owned by uid {st.st_uid}, not the service user (uid {uid})"
+        if not st.st_mode & stat.S_IWUSR:
+            return f"has no write permission for its owner (mode {stat.filemode(st.st_mode)})"
+    try:
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
+
+
+def check_state_dir(setup: Setup) -> Check:
+    path = setup.state_dir
+    uid = setup.user_uid(setup.user)
+    problem = _dir_writable(path, uid, setup.euid)
+    if problem is None:
+        return Check("state", Status.OK, f"{path} is writable", details={"path": str(path)})
+    if problem == "does not exist":
+        return Check("state", Status.WARN,
+                     f"state directory {path} does not exist yet",
+                     f"sudo systemctl start {SERVICE} creates it (StateDirectory=)")
+    owner = setup.user
+    return Check(
+        "state",
+        Status.FAIL,
+        f"state directory {path} {problem}: games cannot be saved",
+        f"sudo chown -R {owner}:{owner} {path} && sudo chmod u+rwx {path}",
+        {"path": str(path)},
+    )
+
+
+_VERSION_KEY = re.compile(r"^\s*X-CribbageVersion\s*=\s*(\S+)\s*$", re.MULTILINE)
+
+
+def check_unit_version(setup: Setup) -> Check:
+    app = setup.version()
+    try:
+        text = setup.unit_path.read_text()
+    except FileNotFoundError:
+        return Check("unit", Status.WARN, f"no unit at {setup.unit_path}: not installed as a "
+                     "service", f"install it with {INSTALL_HINT}", {"application": app})
+    except OSError as exc:
+        return Check("unit", Status.FAIL, f"{setup.unit_path} cannot be read: {exc}", None)
+    m = _VERSION_KEY.search(text)
+    unit = m.group(1) if m else None
+    details = {"unit": unit, "application": app}
+    if unit is None:
+        return Check("unit", Status.FAIL, f"{setup.unit_path} carries no X-CribbageVersion",
+                     f"rerun {INSTALL_HINT}", details)
+    if app is None:
+        return Check("unit", Status.FAIL, "the cribbage-table application is not installed",
+                     f"rerun {INSTALL_HINT}", details)
+    if unit != app:
+        return Check("unit", Status.FAIL,
+                     f"the unit was installed for {unit} but the application is {app}",
+                     f"rerun {INSTALL_HINT} (it keeps the configuration and the games)",
+                     details)
+    return Check("unit", Status.OK, f"unit and application are both {app}", details=details)
+
+
+def _throttled_word(setup: Setup) -> int | None:
+    path = setup.sys_root / "sys/devices/platform/soc/soc:firmware/get_throttled"
+    try:
+        return int(path.read_text().strip(), 16)
+    except (OSError, ValueError):
+        pass
+    out = setup.vcgencmd()
+    if out:
+        m = re.search(r"throttled=(0x[0-9a-fA-F]+)", out)
+        if m:
+            return int(m.group(1), 16)
+    return None
+
+
+def check_power(setup: Setup) -> Check:
+    if pi_model(setup) is None:
+        return Check("power", Status.SKIP, "not a Pi, skipped")
+    word = _throttled_word(setup)
+    if word is None:
+        return Check("power", Status.SKIP, "the firmware does not report throttling here")
+    now = [text for bit, text in _THROTTLE_NOW.items() if word & (1 << bit)]
+    before = [
+        text
+        for bit, text in _THROTTLE_NOW.items()
+        if word & (1 << (bit + _THROTTLE_SINCE_BOOT_SHIFT))
+    ]
+    details = {"throttled": hex(word), "now": now, "since_boot": before}
+    fix = ("use the official power supply (5.1 V 3 A; 5 A for a Pi 5) and a short cable; "
+           "power the LEDs from their own supply")
+    if now:
+        return Check("power", Status.FAIL, f"{', '.join(now)} now (throttled={hex(word)})",
+                     fix, details)
+    if before:
+        return Check("power", Status.WARN,
+                     f"{', '.join(before)} since boot (throttled={hex(word)})", fix, details)
+    return Check("power", Status.OK, "no under-voltage or throttling since boot",
+                 details=details)
+
+
+def check_disk(setup: Setup) -> Check:
+    path = setup.state_dir
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        usage = setup.disk_usage(path)
+    except OSError as exc:
+        return Check("disk", Status.FAIL, f"cannot read free space of {path}: {exc}")
+    free = int(usage.free)
+    text = f"{free / 1e9:.1f} GB free on {path}" if free >= 1e9 else (
+        f"{free / 1e6:.0f} MB free on {path}")
+    details = {"path": str(path), "free_bytes": free}
+    fix = "free space: sudo apt clean; sudo journalctl --vacuum-size=50M"
+    if free < DISK_FAIL_BYTES:
+        return Check("disk", Status.FAIL, f"only {text}: games may not be saved", fix, details)
+    if free < DISK_WARN_BYTES:
+        return Check("disk", Status.WARN, f"only {text}", fix, details)
+    return Check("disk", Status.OK, text, details=details)
+
+
+def run(setup: Setup) -> Report:
+    """Run every check, in the order they are printed."""
+    checks: list[Check] = [check_platform(setup), check_config(setup), check_user_groups(setup)]
+    checks.append(check_pin_factory(setup))
+    serial_check = check_serial_port(setup)
+    checks.append(serial_check)
+    checks.append(check_board_hello(setup, serial_check))
+    checks += [check_state_dir(setup), check_unit_version(setup), check_power(setup),
+               check_disk(setup)]
+    return Report(tuple(checks))
+

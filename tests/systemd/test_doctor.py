@@ -1,0 +1,316 @@
+"""`crib doctor` against a healthy simulated Pi and against broken ones."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import serial
+
+from firmware_host import doctor
+from firmware_host.cli import main
+from firmware_host.doctor import Setup, Status
+from hardware.board.layout import BoardLayout
+from hardware.board.simulator import BoardSimulator
+from hardware.clock import SystemClock
+
+VERSION = "0.1.0"
+GB = 1024**3
+
+
+@pytest.fixture
+def board() -> Iterator[BoardSimulator]:
+    sim = BoardSimulator(BoardLayout(), SystemClock())
+    sim.open_pty()
+    yield sim
+    sim.close()
+
+
+def fake_pi(root: Path, model: str = "Raspberry Pi 4 Model B Rev 1.4", throttled: str = "0x0"):
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/model").write_bytes(model.encode() + b"\x00")
+    fw = root / "sys/devices/platform/soc/soc:firmware"
+    fw.mkdir(parents=True)
+    (fw / "get_throttled").write_text(throttled + "\n")
+
+
+def healthy(tmp_path: Path, port: str, **overrides: Any) -> Setup:
+    """A Pi where everything is right; each test breaks one thing."""
+    sys_root = tmp_path / "sysroot"
+    if not sys_root.exists():
+        fake_pi(sys_root)
+    state = tmp_path / "state"
+    state.mkdir(exist_ok=True)
+    by_id = tmp_path / "by-id"
+    by_id.mkdir(exist_ok=True)
+    link = by_id / "usb-cribbage-table_peg-board-if00"
+    if not link.is_symlink():
+        link.symlink_to(port)
+    unit = tmp_path / "cribbage-table.service"
+    unit.write_text(f"[Unit]\nX-CribbageVersion={VERSION}\n[Service]\nType=notify\n")
+    values: dict[str, Any] = dict(
+        config_path=tmp_path / "config.toml",
+        state_dir=state,
+        board_mode="auto",
+        board_port=str(link),  # configured by its by-id link, as it should be
+        gpio_mode="auto",
+        unit_path=unit,
+        sys_root=sys_root,
+        by_id_dir=by_id,
+        groups_of=lambda user: {"cribbage", "gpio", "dialout"} if user == "cribbage" else None,
+        group_exists=lambda name: True,
+        user_uid=lambda user: os.geteuid(),
+        pin_factory=lambda: ("LGPIOFactory", []),
+        version=lambda: VERSION,
+        vcgencmd=lambda: None,
+        disk_usage=lambda path: SimpleNamespace(total=32 * GB, used=4 * GB, free=28 * GB),
+        environ={},
+    )
+    values.update(overrides)
+    return Setup(**values)
+
+
+def test_healthy_pi_passes_every_check(tmp_path: Path, board: BoardSimulator) -> None:
+    report = doctor.run(healthy(tmp_path, board.pty_name))
+    statuses = {c.name: c.status for c in report.checks}
+    assert statuses == {
+        "platform": Status.OK, "config": Status.OK, "groups": Status.OK, "gpio": Status.OK,
+        "serial": Status.OK, "board": Status.OK, "state": Status.OK, "unit": Status.OK,
+        "power": Status.OK, "disk": Status.OK,
+    }, "\n".join(report.lines())
+    assert report.ok
+    assert "gpiozero will use LGPIOFactory" in report.by_name("gpio").line()
+    # The real host driver did the hello with the simulated board.
+    assert "protocol 1" in report.by_name("board").message
+    assert "usb-cribbage-table_peg-board-if00" in report.by_name("serial").message
+    assert report.lines()[-1] == "doctor: all good"
+
+
+def test_missing_group_fails_with_the_usermod_fix(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name, groups_of=lambda user: {"cribbage", "dialout"})
+    report = doctor.run(setup)
+    line = report.by_name("groups").line()
+    assert line.startswith("FAIL  groups: cribbage is not in gpio")
+    assert "fix: sudo usermod -aG gpio cribbage" in line
+    assert not report.ok
+
+
+def test_missing_user_fails(tmp_path: Path, board: BoardSimulator) -> None:
+    report = doctor.run(healthy(tmp_path, board.pty_name, groups_of=lambda user: None))
+    assert "the service user 'cribbage' does not exist" in report.by_name("groups").line()
+    assert report.by_name("groups").status is Status.FAIL
+
+
+def test_missing_port_fails_and_lists_by_id(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name)
+    setup.board_port = "/dev/cribbage-board-nowhere"
+    report = doctor.run(setup)
+    serial_check = report.by_name("serial")
+    assert serial_check.status is Status.FAIL
+    assert "board port /dev/cribbage-board-nowhere does not exist" in serial_check.line()
+    assert "usb-cribbage-table_peg-board-if00" in serial_check.line()  # what is plugged in
+    assert report.by_name("board").status is Status.SKIP
+    assert not report.ok
+
+
+def test_unstable_port_name_is_a_warning_naming_the_by_id_link(
+    tmp_path: Path, board: BoardSimulator
+) -> None:
+    # The pty path stands for /dev/ttyACM0: a name that is not stable across boots.
+    setup = healthy(tmp_path, board.pty_name)
+    setup.board_port = board.pty_name
+    check = doctor.check_serial_port(setup)
+    assert check.status is Status.WARN and "may change number" in check.message
+    link = setup.by_id_dir / "usb-cribbage-table_peg-board-if00"
+    assert check.fix == f'set [board] port = "{link}"'
+
+
+def test_busy_port_is_a_warning_not_a_failure(tmp_path: Path, board: BoardSimulator) -> None:
+    held = serial.serial_for_url(board.pty_name, exclusive=True)
+    try:
+        report = doctor.run(healthy(tmp_path, board.pty_name))
+    finally:
+        held.close()
+    check = report.by_name("board")
+    assert check.status is Status.WARN and "is in use" in check.message
+    assert "sudo systemctl stop cribbage-table" in check.fix
+    assert report.ok
+
+
+def test_silent_board_fails(tmp_path: Path, board: BoardSimulator) -> None:
+    board.stop_answering()
+    setup = healthy(
+        tmp_path, board.pty_name,
+        board_probe=lambda port: doctor.probe_board(port, timeout=0.5),
+    )
+    check = doctor.run(setup).by_name("board")
+    assert check.status is Status.FAIL
+    assert "did not answer the hello" in check.message
+
+
+def test_unwritable_state_dir_fails(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name)
+    setup.state_dir.chmod(0o555)
+    try:
+        check = doctor.run(setup).by_name("state")
+    finally:
+        setup.state_dir.chmod(0o755)
+    assert check.status is Status.FAIL
+    assert "games cannot be saved" in check.line()
+    assert f"fix: sudo chown -R cribbage:cribbage {setup.state_dir}" in check.line()
+
+
+def test_state_dir_that_is_a_file_fails(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name)
+    setup.state_dir = tmp_path / "a-file"
+    setup.state_dir.write_text("")
+    check = doctor.check_state_dir(setup)
+    assert check.status is Status.FAIL and "is not a directory" in check.message
+
+
+def test_state_dir_owned_by_someone_else_fails_for_root(tmp_path: Path) -> None:
+    setup = healthy(tmp_path, "/dev/null", euid=0, user_uid=lambda user: 4242)
+    check = doctor.check_state_dir(setup)
+    assert check.status is Status.FAIL and "not the service user (uid 4242)" in check.message
+
+
+def test_unit_for_another_version_fails(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name, version=lambda: "0.2.0")
+    check = doctor.run(setup).by_name("unit")
+    assert check.status is Status.FAIL
+    assert "installed for 0.1.0 but the application is 0.2.0" in check.message
+    assert "install.sh" in check.fix
+
+
+def test_missing_unit_is_a_warning(tmp_path: Path, board: BoardSimulator) -> None:
+    setup = healthy(tmp_path, board.pty_name)
+    setup.unit_path = tmp_path / "none.service"
+    assert doctor.run(setup).by_name("unit").status is Status.WARN
+
+
+@pytest.mark.parametrize(
+    ("word", "status", "text"),
+    [
+        ("0x50005", Status.FAIL, "under-voltage, throttled now"),
+        ("0x50000", Status.WARN, "under-voltage, throttled since boot"),
+        ("0x0", Status.OK, "no under-voltage or throttling since boot"),
+    ],
+)
+def test_throttling_flags(tmp_path: Path, word: str, status: Status, text: str) -> None:
+    fake_pi(tmp_path / "sysroot", throttled=word)
+    check = doctor.check_power(healthy(tmp_path, "/dev/null"))
+    assert check.status is status and text in check.message
+
+
+def test_throttling_from_vcgencmd_when_sysfs_lacks_it(tmp_path: Path) -> None:
+    fake_pi(tmp_path / "sysroot")
+    (tmp_path / "sysroot/sys/devices/platform/soc/soc:firmware/get_throttled").unlink()
+    setup = healthy(tmp_path, "/dev/null", vcgencmd=lambda: "throttled=0x1\n")
+    assert doctor.check_power(setup).status is Status.FAIL
+
+
+def test_off_a_pi_the_pi_checks_are_skipped(tmp_path: Path) -> None:
+    (tmp_path / "sysroot").mkdir()
+    setup = healthy(
+        tmp_path, "/dev/null",
+        pin_factory=lambda: ("none", ["Falling back from lgpio: No module named 'lgpio'"]),
+        group_exists=lambda name: name != "gpio",
+        groups_of=lambda user: {"cribbage", "dialout"},
+    )
+    report = doctor.run(setup)
+    assert report.by_name("power").line() == "SKIP  power: not a Pi, skipped"
+    assert report.by_name("platform").message.startswith("not a Raspberry Pi")
+    # auto devices are simulated off a Pi, so neither GPIO nor the port is needed.
+    assert report.by_name("gpio").status is Status.SKIP
+    assert report.by_name("serial").status is Status.SKIP
+    assert report.by_name("groups").status is Status.SKIP
+    assert report.ok
+
+
+def test_real_gpio_off_a_pi_reports_mock_none(tmp_path: Path) -> None:
+    (tmp_path / "sysroot").mkdir()
+    setup = healthy(tmp_path, "/dev/null", gpio_mode="real", pin_factory=lambda: ("none", []))
+    check = doctor.check_pin_factory(setup)
+    assert check.status is Status.SKIP and check.message.startswith("mock/none")
+
+
+def test_pi_without_a_pin_factory_fails(tmp_path: Path) -> None:
+    setup = healthy(tmp_path, "/dev/null", pin_factory=lambda: ("none", ["no lgpio"]))
+    check = doctor.check_pin_factory(setup)
+    assert check.status is Status.FAIL and "python3-lgpio" in check.fix
+
+
+def test_pi5_needs_lgpio(tmp_path: Path) -> None:
+    fake_pi(tmp_path / "sysroot", model="Raspberry Pi 5 Model B Rev 1.0")
+    setup = healthy(tmp_path, "/dev/null", pin_factory=lambda: ("RPiGPIOFactory", []))
+    check = doctor.check_pin_factory(setup)
+    assert check.status is Status.FAIL and "Pi 5" in check.message
+
+
+def test_the_real_gpiozero_lookup_reports_mock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    name, _ = doctor.gpiozero_pin_factory()
+    assert name == "MockFactory"
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY")
+    name, reasons = doctor.gpiozero_pin_factory()
+    if name == "none":  # this machine has no GPIO: say why each factory was passed over
+        assert any("lgpio" in r for r in reasons)
+
+
+def test_low_disk_fails(tmp_path: Path) -> None:
+    setup = healthy(
+        tmp_path, "/dev/null",
+        disk_usage=lambda path: SimpleNamespace(total=GB, used=GB, free=50 * 1024**2),
+    )
+    check = doctor.check_disk(setup)
+    assert check.status is Status.FAIL and "only 52 MB free" in check.message
+
+
+def test_invalid_config_names_the_key(tmp_path: Path) -> None:
+    bad = tmp_path / "config.toml"
+    bad.write_text("port = 99999\n")
+    setup = Setup.from_config(bad)
+    check = doctor.check_config(setup)
+    assert check.status is Status.FAIL and "port" in check.message
+
+
+def test_config_values_reach_the_checks(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        f'state_dir = "{tmp_path}/st"\nport = 80\n[board]\nmode = "real"\n'
+        'port = "/dev/cribbage-board"\n[shuffler]\nmode = "absent"\n[inputs]\nmode = "simulated"\n'
+    )
+    setup = Setup.from_config(cfg)
+    assert setup.config_error is None
+    assert setup.state_dir == tmp_path / "st" and setup.http_port == 80
+    assert (setup.board_mode, setup.board_port) == ("real", "/dev/cribbage-board")
+    assert setup.gpio_mode == "simulated"
+
+
+def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "config.toml"
+    bad.write_text('[board]\nport = "COM3"\n')
+    status = main(["doctor", "--json", "--config", str(bad), "--unit", str(tmp_path / "u")])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1 and out["ok"] is False
+    config = next(c for c in out["checks"] if c["name"] == "config")
+    assert config["status"] == "fail" and "board.port" in config["message"]
+    assert [c["name"] for c in out["checks"]] == [
+        "platform", "config", "groups", "gpio", "serial", "board", "state", "unit", "power",
+        "disk",
+    ]
+
+
+def test_cli_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'state_dir = "{tmp_path}"\n')
+    main(["doctor", "--config", str(cfg), "--user", "nobody-here-xyz"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"OK    config: {cfg} is valid"
+    assert lines[2].startswith("FAIL  groups: the service user 'nobody-here-xyz' does not exist")
+    assert lines[-1].startswith("doctor: ")

@@ -1,0 +1,140 @@
+"""install.sh and uninstall.sh in a throwaway root: what they write and what they would run."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from tests.systemd.helpers import (
+    INSTALL,
+    REPO,
+    SYSTEMD,
+    UNINSTALL,
+    UNIT_NAME,
+    commands,
+    install,
+    project_version,
+    run_script,
+)
+
+
+def paths(tmp_path: Path) -> tuple[Path, Path]:
+    return tmp_path / "root", tmp_path / "opt" / "cribbage-table"
+
+
+def test_first_install_writes_every_file(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    out = install(root, prefix).stdout
+    unit = (root / "etc/systemd/system" / UNIT_NAME).read_text()
+    config_path = "/etc/cribbage-table/config.toml"
+    assert f"ExecStart={prefix}/venv/bin/crib serve --config {config_path}" in unit
+    assert f"X-CribbageVersion={project_version()}" in unit
+    config = root / "etc/cribbage-table/config.toml"
+    assert config.read_text() == (SYSTEMD / "config.example.toml").read_text()
+    assert (root / "etc/cribbage-table/config.example.toml").exists()
+    rules = (root / "etc/udev/rules.d/99-cribbage-board.rules").read_text()
+    assert 'SYMLINK+="cribbage-board"' in rules
+    avahi = (root / "etc/avahi/services/cribbage.service").read_text()
+    assert "<port>80</port>" in avahi and "_http._tcp" in avahi
+    assert (root / "etc/systemd/system" / (UNIT_NAME + ".d") / "README.conf").exists()
+    assert (root / "usr/local/bin/crib").readlink() == prefix / "venv/bin/crib"
+    assert "= write /etc/cribbage-table/config.toml (new)" in out
+    assert "Open on the phone:  http://cribbage.local/" in out
+
+
+def test_install_prints_but_does_not_run_the_system_commands(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    cmds = commands(install(root, prefix).stdout)
+    apt = next(c for c in cmds if c.startswith("apt-get install"))
+    for package in ("python3-venv", "python3-lgpio", "avahi-daemon"):
+        assert package in apt.split()
+    assert any("useradd --system" in c and c.endswith(" cribbage") for c in cmds)
+    assert "usermod -a -G gpio,dialout cribbage" in cmds
+    assert f"python3 -m venv --system-site-packages --clear {prefix}/venv" in cmds
+    assert f"{prefix}/venv/bin/pip install --quiet --disable-pip-version-check --upgrade {REPO}" \
+        in cmds
+    order = [c for c in cmds if c.startswith("systemctl")]
+    assert order.index("systemctl daemon-reload") < order.index("systemctl enable cribbage-table")
+    assert order[-1] == "systemctl restart cribbage-table"
+    assert "udevadm control --reload-rules" in cmds
+
+
+def test_second_run_upgrades_and_keeps_the_configuration(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    install(root, prefix)
+    config = root / "etc/cribbage-table/config.toml"
+    mine = config.read_text().replace("port = 80\n", "port = 8080\n") + "# my own edit\n"
+    config.write_text(mine)
+    unit = root / "etc/systemd/system" / UNIT_NAME
+    unit.write_text(unit.read_text().replace(project_version(), "0.0.1"))  # an older install
+    out = install(root, prefix).stdout
+    assert config.read_text() == mine
+    assert "= keep /etc/cribbage-table/config.toml" in out
+    assert f"X-CribbageVersion={project_version()}" in unit.read_text()
+    assert "= write /etc/systemd/system/cribbage-table.service (updated)" in out
+    # The announcement and the printed address follow the port in force.
+    assert "<port>8080</port>" in (root / "etc/avahi/services/cribbage.service").read_text()
+    assert "http://cribbage.local:8080/" in out
+
+
+def test_stock_hostname_is_renamed_to_cribbage(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    cmds = commands(install(root, prefix, hostname="raspberrypi").stdout)
+    assert "hostnamectl set-hostname cribbage" in cmds
+    assert any(c.startswith("sed -i") and c.endswith("/etc/hosts") for c in cmds)
+
+
+def test_own_hostname_is_kept_and_allowed(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    out = install(root, prefix, hostname="kitchen").stdout
+    assert not any("hostnamectl" in c for c in commands(out))
+    assert "http://kitchen.local/" in out and "--hostname cribbage" in out
+    with open(root / "etc/cribbage-table/config.toml", "rb") as fh:
+        assert "kitchen.local" in tomllib.load(fh)["allowed_hosts"]
+
+
+def test_explicit_hostname_renames_any_name(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    cmds = commands(install(root, prefix, "--hostname", "crib2", hostname="kitchen").stdout)
+    assert "hostnamectl set-hostname crib2" in cmds
+
+
+def test_root_without_dry_run_is_refused(tmp_path: Path) -> None:
+    done = run_script(INSTALL, "--root", tmp_path)
+    assert done.returncode != 0 and "--dry-run" in done.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_bad_options_are_refused_by_name(tmp_path: Path) -> None:
+    done = run_script(INSTALL, "--dry-run", "--root", tmp_path, "--prefix", "opt")
+    assert done.returncode != 0 and "'opt'" in done.stderr
+    done = run_script(INSTALL, "--dry-run", "--frobnicate")
+    assert done.returncode != 0 and "--frobnicate" in done.stderr
+
+
+def test_uninstall_keeps_configuration_and_games(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    install(root, prefix)
+    (root / "var/lib/cribbage-table").mkdir(parents=True)
+    (root / "var/lib/cribbage-table/cribbage.sqlite3").write_text("games")
+    done = run_script(UNINSTALL, "--dry-run", "--root", root, "--prefix", prefix)
+    assert done.returncode == 0, done.stderr
+    assert not (root / "etc/systemd/system" / UNIT_NAME).exists()
+    assert not (root / "etc/udev/rules.d/99-cribbage-board.rules").exists()
+    assert not (root / "etc/avahi/services/cribbage.service").exists()
+    assert not (root / "usr/local/bin/crib").exists()
+    assert (root / "etc/cribbage-table/config.toml").exists()
+    assert (root / "var/lib/cribbage-table/cribbage.sqlite3").read_text() == "games"
+    assert "systemctl disable --now cribbage-table 2>/dev/null || true" in commands(done.stdout)
+    assert not any("userdel" in c for c in commands(done.stdout))
+
+
+def test_uninstall_purge_removes_everything(tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    install(root, prefix)
+    (root / "var/lib/cribbage-table").mkdir(parents=True)
+    done = run_script(UNINSTALL, "--dry-run", "--purge", "--root", root, "--prefix", prefix)
+    assert done.returncode == 0, done.stderr
+    assert not (root / "etc/cribbage-table").exists()
+    assert not (root / "var/lib/cribbage-table").exists()
+    assert any("userdel cribbage" in c for c in commands(done.stdout))
