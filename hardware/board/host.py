@@ -1,0 +1,306 @@
+"""`SerialPegBoard`: the host driver of the LED peg board, a `PegBoard` over a serial link.
+
+One worker thread owns the port: it opens it (retrying with backoff), feeds received bytes
+and the time to the sans-I/O `HostLink`, and writes what the link gives back, in order.
+`show` only records the newest state and wakes the worker, so it never blocks. After a
+reconnect or a board reboot (a new boot id) the whole state is sent again.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from hardware.board.layout import BoardLayout
+from hardware.board.protocol import (
+    Acked,
+    CommandFailed,
+    Connected,
+    DeviceInput,
+    Garbled,
+    HostEvent,
+    HostLink,
+    Lost,
+    Msg,
+    Readback,
+    Refused,
+)
+from hardware.board.transport import Backoff, SerialTransport
+from hardware.errors import BoardError, ProtocolError, SerialLinkError
+from hardware.interfaces import (
+    BoardReadback,
+    BoardState,
+    Clock,
+    DeviceEvent,
+    DeviceState,
+    Subscriber,
+    Unsubscribe,
+)
+
+
+class SerialPegBoard:
+    """The peg board behind its microcontroller on `url` (a port path, or a pyserial URL)."""
+
+    def __init__(
+        self,
+        url: str,
+        layout: BoardLayout,
+        clock: Clock,
+        *,
+        transport: SerialTransport | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.url = url
+        self.layout = layout
+        self.clock = clock
+        self.transport = transport or SerialTransport(url)
+        self.backoff = backoff or Backoff()
+        self.link = HostLink(expect_leds=layout.led_count)
+        self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._state = DeviceState.ABSENT
+        self._subs: list[Subscriber] = []
+        self._fault: str | None = None
+        self._shown: BoardState | None = None
+        self._ever_connected = False
+        self._reconnects = 0
+        self._rb_cond = threading.Condition(self._lock)
+        self._rb_result: Readback | None = None
+        self._rb_gen = 0
+        self._acks: dict[Msg, threading.Event] = {}
+        self.last_rtt: float | None = None
+
+    # Device ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> DeviceState:
+        return self._state
+
+    def start(self) -> None:
+        """Begin connecting in the background; never raises for a missing board."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stop.clear()
+            self._set_state(DeviceState.CONNECTING, "opening the port")
+            self._thread = threading.Thread(target=self._run, name="peg-board", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop talking to the board (it keeps showing its state); idempotent."""
+        self._stop.set()
+        self._wake.set()
+        self.transport.wake()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+        self._thread = None
+        self.transport.close()
+        with self._lock:
+            self.link.connection_lost()
+            self._rb_cond.notify_all()
+        self._set_state(DeviceState.STOPPED, "stopped")
+
+    def subscribe(self, callback: Subscriber) -> Unsubscribe:
+        with self._lock:
+            self._subs.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subs:
+                    self._subs.remove(callback)
+
+        return unsubscribe
+
+    def describe(self) -> dict[str, Any]:
+        with self._lock:
+            dev, stats = self.link.device, self.link.stats
+            return {
+                "state": self._state.value,
+                "kind": "serial",
+                "url": self.url,
+                "protocol": dev.protocol if dev else None,
+                "firmware_build": dev.build if dev else None,
+                "led_count": dev.led_count if dev else None,
+                "boot_id": dev.boot_id if dev else None,
+                "rtt_ms": round(self.link.srtt * 1000, 2) if self.link.srtt else None,
+                "rto_ms": round(self.link.rto * 1000, 1),
+                "retransmits": stats.retransmits,
+                "garbled": dict(stats.garbled),
+                "bytes_per_update": stats.last_state_bytes or None,
+                "reconnects": self._reconnects,
+                "fault": self._fault,
+            }
+
+    # PegBoard --------------------------------------------------------------------------
+
+    def show(self, board: BoardState) -> None:
+        """Make the board show `board`; sent and resent in the background.
+
+        Raises BoardError (a ValueError) for a state this layout cannot show.
+        """
+        self.layout.check(board)
+        with self._lock:
+            try:
+                self.link.show(board)
+            except ProtocolError as exc:
+                raise BoardError(str(exc)) from exc
+            self._shown = board
+        self._kick()
+
+    def read_back(self, timeout: float = 1.0) -> BoardReadback | None:
+        """Read the board's LED frame buffer; None if it does not answer within `timeout`."""
+        with self._lock:
+            if not self.link.connected:
+                return None
+            self._rb_gen += 1
+            gen = self._rb_gen
+            self._rb_result = None
+            self.link.request_readback()
+        self._kick()
+        with self._rb_cond:
+            ok = self._rb_cond.wait_for(
+                lambda: self._rb_result is not None or self._rb_gen != gen
+                or not self.link.connected, timeout,
+            )
+            result = self._rb_result if ok and self._rb_gen == gen else None
+        if result is None:
+            return None
+        tracks, code = self.layout.decode(result.leds, result.info.state)
+        return BoardReadback(tracks=tracks, code=code, leds=result.leds,
+                             boot_id=result.info.boot_id)
+
+    # extras for `crib board test` -------------------------------------------------------
+
+    def test_pattern(self, rgb: tuple[int, int, int], timeout: float = 2.0) -> bool:
+        """Light every LED in `rgb` until the next `show`; True once the board acknowledged."""
+        return self._command(Msg.TEST, lambda: self.link.request_test(rgb), timeout)
+
+    def ping(self, timeout: float = 2.0) -> float | None:
+        """One heartbeat round trip in seconds, or None if unanswered."""
+        if not self._command(Msg.PING, self.link.request_ping, timeout):
+            return None
+        return self.last_rtt
+
+    def wait_connected(self, timeout: float) -> bool:
+        """Wait (real time) until the hello has been answered."""
+        with self._rb_cond:
+            return self._rb_cond.wait_for(lambda: self.link.connected, timeout)
+
+    def _command(self, mtype: Msg, request: Any, timeout: float) -> bool:
+        done = threading.Event()
+        with self._lock:
+            if not self.link.connected:
+                return False
+            self._acks[mtype] = done
+            request()
+        self._kick()
+        return done.wait(timeout)
+
+    # worker ----------------------------------------------------------------------------
+
+    def _kick(self) -> None:
+        self._wake.set()
+        self.transport.wake()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self.transport.is_open and not self._connect():
+                continue
+            try:
+                self._cycle()
+            except SerialLinkError as exc:
+                self._disconnected(str(exc))
+
+    def _connect(self) -> bool:
+        try:
+            self.transport.open()
+        except SerialLinkError as exc:
+            state = DeviceState.LOST if self._ever_connected else DeviceState.ABSENT
+            self._set_state(state, str(exc))
+            self._wake.wait(self.backoff.next_delay())
+            self._wake.clear()
+            return False
+        with self._lock:
+            self.link.connection_made(self.clock.monotonic())
+        self._set_state(DeviceState.CONNECTING, f"port {self.url} open, waiting for the hello")
+        return True
+
+    def _disconnected(self, reason: str) -> None:
+        self.transport.close()
+        with self._lock:
+            self.link.connection_lost()
+            self._rb_cond.notify_all()
+        if not self._stop.is_set():
+            state = DeviceState.LOST if self._ever_connected else DeviceState.ABSENT
+            self._set_state(state, f"unplugged or failed: {reason}; retrying")
+            self._wake.wait(self.backoff.next_delay())
+            self._wake.clear()
+
+    def _cycle(self) -> None:
+        with self._lock:
+            now = self.clock.monotonic()
+            events = self.link.poll(now)
+            self.transport.send(self.link.data_to_send())
+            deadline = self.link.next_deadline()
+        self.transport.flush()
+        self._dispatch(events)
+        wait = 0.05 if deadline is None else deadline - self.clock.monotonic()
+        self._wake.clear()
+        data = self.transport.read(wait)
+        with self._lock:
+            events = self.link.receive_data(data, self.clock.monotonic()) if data else []
+            self.transport.send(self.link.data_to_send())
+        self.transport.flush()
+        self._dispatch(events)
+
+    def _dispatch(self, events: list[HostEvent]) -> None:
+        for ev in events:
+            if isinstance(ev, Connected):
+                self._reconnects += self._ever_connected
+                self._ever_connected = True
+                self.backoff.reset()
+                self._emit("connected", {"boot_id": ev.info.boot_id, "new_boot": ev.new_boot,
+                                         "protocol": ev.info.protocol, "build": ev.info.build,
+                                         "led_count": ev.info.led_count})
+                self._set_state(DeviceState.IDLE, "board answered")
+                with self._lock:
+                    self._rb_cond.notify_all()
+            elif isinstance(ev, Refused):
+                self._set_state(DeviceState.FAULT, ev.reason)
+            elif isinstance(ev, Lost):
+                self._set_state(DeviceState.LOST, f"{ev.reason}; retrying")
+            elif isinstance(ev, Readback):
+                with self._lock:
+                    self._rb_result = ev
+                    self._rb_cond.notify_all()
+            elif isinstance(ev, Acked):
+                self.last_rtt = ev.rtt
+                done = self._acks.pop(ev.type, None)
+                if done is not None:
+                    done.set()
+            elif isinstance(ev, CommandFailed):
+                self._emit("refused", {"message": ev.type.name, "reason": ev.reason})
+            elif isinstance(ev, DeviceInput):
+                self._emit(ev.kind, {"button": ev.arg, "seq": ev.seq})
+            elif isinstance(ev, Garbled):
+                pass  # counted in link.stats; a noisy line is not news to subscribers
+
+    def _set_state(self, state: DeviceState, reason: str) -> None:
+        with self._lock:
+            if state is self._state:
+                return
+            self._state = state
+            self._fault = reason if state in (DeviceState.FAULT, DeviceState.LOST,
+                                              DeviceState.ABSENT) else self._fault
+        self._emit("state", {"state": state.value, "reason": reason})
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            subs = list(self._subs)
+        event = DeviceEvent("board", kind, data)
+        for callback in subs:
+            callback(event)
+

@@ -1,0 +1,50 @@
+"""`crib board-sim` and `crib board test`, run as a maker would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from firmware_host.cli import main
+from hardware.board.layout import BoardLayout
+from hardware.board.simulator import BoardSimulator
+from hardware.clock import SystemClock
+
+CRIB = Path(sys.executable).with_name("crib")
+
+
+def test_board_test_reports_version_leds_and_round_trip(capsys):
+    with BoardSimulator(BoardLayout(tracks=3, holes=60), SystemClock()) as sim:
+        rc = main(["board", "test", "--port", sim.open_pty(), "--json", "--pings", "5"])
+        report = json.loads(capsys.readouterr().out)
+        assert sim.leds[0] == (32, 32, 32) and len(set(sim.leds)) == 1  # the test pattern
+    assert rc == 0 and report["ok"]
+    assert report["protocol"] == 1 and report["led_count"] == 3 * 62
+    assert report["test_pattern"]["read_back"] is True
+    assert report["rtt_ms"]["n"] == 5 and report["rtt_ms"]["p50"] > 0
+
+
+def test_board_test_on_a_missing_port_fails_with_the_reason(capsys):
+    rc = main(["board", "test", "--port", "/nonexistent/ttyACM9", "--timeout", "0.3"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "/nonexistent/ttyACM9" in err and "No such file" in err
+
+
+def test_board_sim_prints_a_path_that_board_test_can_open():
+    proc = subprocess.Popen([str(CRIB), "board-sim", "--holes", "60"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        path = proc.stdout.readline().strip()
+        assert os.path.exists(path)
+        test = subprocess.run([str(CRIB), "board", "test", "--port", path, "--pings", "3"],
+                              capture_output=True, text=True, timeout=60)
+        assert test.returncode == 0, test.stderr
+        assert "124 LEDs" in test.stdout and "lit and read back" in test.stdout
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    assert not os.path.exists(path)  # the pty and its link are gone
