@@ -1,1 +1,1 @@
-"""Devices behind interfaces: shuffler, LED peg board and input panel, with drivers and simulators."""
+"""Devices behind interfaces: shuffler, LED peg board, input panel; drivers and simulators."""

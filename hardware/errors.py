@@ -1,0 +1,76 @@
+"""Errors of the hardware layer: one root, leaves that also subclass a builtin.
+
+Callers may catch the root (`HardwareError`), a leaf, or the builtin it extends
+(`ValueError`, `OSError`, `TimeoutError`, `LookupError`), whichever fits.
+"""
+
+from __future__ import annotations
+
+
+class HardwareError(Exception):
+    """Root of every error the hardware layer raises."""
+
+
+class ConfigurationError(HardwareError, ValueError):
+    """A device configuration (pins, layout, port) that cannot work."""
+
+
+class DeviceBusyError(HardwareError, RuntimeError):
+    """A command given while the device is doing something else."""
+
+
+class DeviceFaultError(HardwareError, RuntimeError):
+    """A command refused because the device is in a fault the player must clear."""
+
+
+class ShufflerError(HardwareError, ValueError):
+    """A shuffle request the shuffler cannot carry out (deck size, plan, state)."""
+
+
+class DeckSizeError(ShufflerError):
+    """A deck size outside the range the shuffler handles (2..104 cards)."""
+
+
+class PlanError(ShufflerError):
+    """An unknown plan or routing mode, or a plan that does not fit the deck."""
+
+
+class ShufflerBusyError(ShufflerError):
+    """A shuffle asked for while one is running, waiting or in a fault (abort it first)."""
+
+
+class ShufflerNotReadyError(ShufflerError):
+    """A command given before the shuffler was started, or after it was stopped."""
+
+
+class ShufflerFault(HardwareError, RuntimeError):
+    """A physical fault seen during a pass (jam, misfeed, empty tray); carries the words."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class BoardError(HardwareError, ValueError):
+    """A peg board request that cannot be shown (bad track, hole or layout)."""
+
+
+class SerialLinkError(HardwareError, OSError):
+    """The serial link to a device failed (open, read, write, unplugged)."""
+
+
+class LinkTimeoutError(SerialLinkError, TimeoutError):
+    """The device did not answer in time."""
+
+
+class ProtocolError(HardwareError, ValueError):
+    """Bytes or a message that break the serial protocol (CRC, framing, version)."""
+
+
+class ProtocolVersionError(ProtocolError):
+    """The device speaks a protocol version this host does not."""
+
+
+class InputError(HardwareError, ValueError):
+    """An input panel request or configuration that cannot work."""

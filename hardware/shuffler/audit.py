@@ -1,0 +1,508 @@
+"""Audit a shuffler model: simulate many decks and compare them with the exact mathematics.
+
+The fast path simulates routing directly (no timed device), in pure Python, and reports
+the checks table of shuffle-math.md: rising sequences against the exact E_k[R], the
+unbiased TV estimate beside the exact TV, lower bounds from runs and successions, the
+adjacency alarm, split bias and clumping, and for radix plans that every deck came out
+exactly in its target order.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import compress
+from operator import eq, gt
+from typing import Any
+
+from hardware.errors import PlanError, ShufflerError
+from hardware.shuffler import math as smath
+from hardware.shuffler.physics import MachineModel
+from hardware.shuffler.plan import LIGHT_PASSES, Pile, check_deck_size, make_plan
+
+ROUTINGS = ("coin", "radix", "light")
+_ONE = (1).__add__
+_TO_SELECT = bytes.maketrans(b"01", b"\x00\x01")
+_TO_UNSELECT = bytes.maketrans(b"01", b"\x01\x00")
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditConfig:
+    """What to audit; raises ShufflerError (a ValueError) for impossible settings."""
+
+    deck: int = 52
+    passes: int | None = None  # None: the plan's own count
+    routing: str = "coin"
+    decks: int = 20_000
+    model: MachineModel = field(default_factory=MachineModel)
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        check_deck_size(self.deck)
+        if self.routing not in ROUTINGS:
+            raise PlanError(f"unknown routing {self.routing!r}; choose coin, radix or light")
+        if isinstance(self.decks, bool) or not isinstance(self.decks, int) or self.decks < 2:
+            raise ShufflerError(f"the audit needs at least 2 decks, got {self.decks!r}")
+        if self.passes is not None and (not isinstance(self.passes, int) or self.passes < 1):
+            raise ShufflerError(f"passes must be a whole number from 1 up, got {self.passes!r}")
+
+    def resolved_passes(self) -> int:
+        """The pass count audited. Raises PlanError for a radix plan with too few passes."""
+        if self.routing == "radix":
+            need = smath.radix_passes(self.deck)
+            k = self.passes if self.passes is not None else need
+            if k < need:
+                raise PlanError(
+                    f"radix routing of {self.deck} cards needs at least {need} passes, got {k}"
+                )
+            return k
+        if self.passes is not None:
+            return self.passes
+        if self.routing == "light":
+            return LIGHT_PASSES
+        return make_plan(self.deck, "random").passes
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the checks table."""
+
+    name: str
+    value: float
+    limit: float
+    ok: bool
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "limit": self.limit,
+            "ok": self.ok,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The audit's figures, checks and verdict."""
+
+    config: AuditConfig
+    passes: int
+    exact_tv: float  # the plan's claim: exact TV of an ideal machine (0 for radix)
+    runs_mean: float
+    runs_expected: float
+    runs_sd: float
+    runs_z: float
+    tv_estimate: float | None
+    tv_estimate_se: float | None
+    runs_lower_bound: float
+    successions_lower_bound: float
+    lower_bound_se: float
+    adjacency_excess: float
+    split_left: float
+    split_se: float
+    clumping: float
+    clumping_se: float
+    misrouted: int
+    exact_matches: int | None
+    position_z: float | None
+    checks: tuple[Check, ...]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def verdict(self) -> str:
+        """One paragraph a maker can act on."""
+        failed = [c for c in self.checks if not c.ok]
+        cfg = self.config
+        head = f"{cfg.decks} decks of {cfg.deck} cards, {self.passes} {cfg.routing} passes: "
+        if failed:
+            return head + "FLAGGED: " + "; ".join(c.detail for c in failed) + "."
+        if cfg.routing == "radix":
+            return head + "PASS: every deck came out in its secret target order, and the " \
+                "target orders look uniform."
+        mix = (
+            "a well-mixed deck"
+            if self.exact_tv < 0.1
+            else f"but {self.passes} passes are not a well-mixed deck (TV {self.exact_tv:.3f}; "
+            f"{smath.passes_needed(cfg.deck, 0.1)} passes give TV < 0.1)"
+        )
+        return head + f"PASS: the machine behaves like the ideal model, {mix}."
+
+    def to_json(self) -> dict[str, Any]:
+        cfg = self.config
+        return {
+            "deck": cfg.deck,
+            "passes": self.passes,
+            "routing": cfg.routing,
+            "decks": cfg.decks,
+            "model": {
+                "p": cfg.model.p,
+                "q": cfg.model.q,
+                "misroute": cfg.model.misroute,
+                "double_feed": cfg.model.double_feed,
+            },
+            "seed": cfg.seed,
+            "exact_tv": self.exact_tv,
+            "runs": {
+                "mean": self.runs_mean,
+                "expected": self.runs_expected,
+                "sd": self.runs_sd,
+                "z": self.runs_z,
+            },
+            "tv_estimate": self.tv_estimate,
+            "tv_estimate_se": self.tv_estimate_se,
+            "runs_lower_bound": self.runs_lower_bound,
+            "successions_lower_bound": self.successions_lower_bound,
+            "lower_bound_se": self.lower_bound_se,
+            "adjacency_excess": self.adjacency_excess,
+            "split_left": self.split_left,
+            "clumping": self.clumping,
+            "misrouted": self.misrouted,
+            "exact_matches": self.exact_matches,
+            "position_z": self.position_z,
+            "checks": [c.to_json() for c in self.checks],
+            "ok": self.ok,
+            "verdict": self.verdict,
+            "seconds": self.seconds,
+        }
+
+
+def _binomial_mad(n: int, p: float) -> float:
+    """E|X - n p| for X ~ Binomial(n, p) (de Moivre's closed form)."""
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    m = math.floor(n * p) + 1
+    if m > n:
+        return 0.0
+    log_term = (
+        math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
+        + m * math.log(p) + (n - m + 1) * math.log1p(-p)
+    )
+    return 2.0 * m * math.exp(log_term)
+
+
+def noise_floor(law: Sequence[Fraction | float], samples: int) -> float:
+    """Expected plug-in TV of `samples` draws from `law` against `law` itself."""
+    return 0.5 * sum(_binomial_mad(samples, float(p)) for p in law) / samples
+
+
+def plug_in_tv(counts: Sequence[int], law: Sequence[Fraction | float], samples: int) -> float:
+    """TV between the empirical histogram `counts` and the reference `law`."""
+    return 0.5 * sum(abs(c / samples - float(p)) for c, p in zip(counts, law, strict=True))
+
+
+class _Tally:
+    """Per-deck statistics, accumulated."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.decks = 0
+        self.runs = [0] * (n + 1)  # index r
+        self.succ = [0] * n  # index j
+        self.adjacent = 0
+        self.left = 0
+        self.same = 0
+        self.cards = 0
+        self.pairs = 0
+        self.misrouted = 0
+
+    def deck(self, d: list[int]) -> None:
+        nxt = d[1:]
+        r = 1 + sum(map(gt, d, nxt))
+        s = sum(map(eq, map(_ONE, d), nxt))
+        s_rev = sum(map(eq, d, map(_ONE, nxt)))
+        self.runs[r] += 1
+        self.succ[s] += 1
+        self.adjacent += s + s_rev
+        self.decks += 1
+
+
+def _fast_coin_deck(n: int, k: int, rng: random.Random, tally: _Tally) -> list[int]:
+    """k ideal coin passes of the ordered deck; returns the deck oriented for run counting."""
+    d = list(range(n))
+    mask = (1 << (n - 1)) - 1
+    fmt = f"0{n}b"
+    for _ in range(k):
+        bits = rng.getrandbits(n)
+        s = format(bits, fmt).encode()
+        # '1' = the left pile, stacked on top; each pile holds its cards reversed
+        top = list(compress(d, s.translate(_TO_SELECT)))
+        under = list(compress(d, s.translate(_TO_UNSELECT)))
+        top.reverse()
+        under.reverse()
+        d = top + under
+        ones = bits.bit_count()
+        tally.left += ones
+        tally.same += (n - 1) - ((bits ^ (bits >> 1)) & mask).bit_count()
+    tally.cards += n * k
+    tally.pairs += (n - 1) * k
+    if k % 2:
+        d.reverse()
+    return d
+
+
+def _model_pass(
+    d: list[int],
+    commanded: Sequence[Pile],
+    model: MachineModel,
+    rng: random.Random,
+    tally: _Tally,
+    top_pile: Pile,
+) -> list[int]:
+    """One pass on an imperfect machine: clumping, bias, misroutes and double feeds.
+
+    A double-fed card travels stuck to the card before it, so the two land as one unit
+    (their order kept) in that card's pile.
+    """
+    n = len(d)
+    top_units: list[list[int]] = []
+    under_units: list[list[int]] = []
+    prev: Pile | None = None
+    i = 0
+    while i < n:
+        unit = [d[i]]
+        cmd = commanded[i]
+        i += 1
+        if model.double_feed and i < n and rng.random() < model.double_feed:
+            unit.append(d[i])  # the next card rides along, its own command ignored
+            tally.misrouted += commanded[i] is not cmd
+            i += 1
+        pile = model.actual_pile(cmd, prev, rng)
+        tally.misrouted += (pile is not cmd) * len(unit)
+        for _ in unit:
+            tally.left += pile is Pile.LEFT
+            if prev is not None:
+                tally.same += pile is prev
+                tally.pairs += 1
+            prev = pile
+        (top_units if pile is top_pile else under_units).append(unit)
+    tally.cards += n
+    out: list[int] = []
+    for units in (top_units, under_units):
+        for unit in reversed(units):
+            out.extend(unit)
+    return out
+
+
+def _ideal_radix_pass(
+    d: list[int], keys: list[int], shift: int, ones_on_top: bool, tally: _Tally
+) -> list[int]:
+    """One radix pass on an ideal machine: every card reaches the pile commanded."""
+    sel = bytes([(keys[c] >> shift) & 1 for c in d])
+    ones = list(compress(d, sel))
+    zeros = list(compress(d, sel.translate(_FLIP)))
+    top, under = (ones, zeros) if ones_on_top else (zeros, ones)
+    top.reverse()
+    under.reverse()
+    tally.cards += len(d)
+    return top + under
+
+
+def _coin_commands(n: int, rng: random.Random) -> list[Pile]:
+    bits = rng.getrandbits(n)
+    return [Pile.LEFT if (bits >> i) & 1 else Pile.RIGHT for i in range(n)]
+
+
+def simulate(config: AuditConfig) -> AuditReport:
+    """Run the audit. Raises ShufflerError / PlanError for impossible settings."""
+    started = time.perf_counter()
+    n = config.deck
+    k = config.resolved_passes()
+    rng = random.Random(config.seed)
+    model = config.model
+    tally = _Tally(n)
+    radix = config.routing == "radix"
+    exact_matches = 0
+    positions = [0] * (n * n) if radix else None
+    for _ in range(config.decks):
+        if radix:
+            plan = make_plan(n, "exact", passes=k, rng=rng)
+            target = plan.target
+            assert target is not None
+            keys = [plan.key(c) for c in range(n)]
+            d = list(range(n))
+            for j in range(1, k + 1):
+                zero_pile = plan.top_pile.other if j % 2 else plan.top_pile
+                one_pile = zero_pile.other
+                if model.ideal:
+                    d = _ideal_radix_pass(d, keys, j - 1, one_pile is plan.top_pile, tally)
+                    continue
+                cmds = [one_pile if (keys[c] >> (j - 1)) & 1 else zero_pile for c in d]
+                d = _model_pass(d, cmds, model, rng, tally, plan.top_pile)
+            # the deck is right when every card sits at its target position
+            exact_matches += all(target[c] == pos for pos, c in enumerate(d))
+            assert positions is not None
+            for pos, c in enumerate(d):
+                positions[c * n + pos] += 1
+            tally.deck(d)
+        elif model.ideal:
+            tally.deck(_fast_coin_deck(n, k, rng, tally))
+        else:
+            d = list(range(n))
+            for _ in range(k):
+                d = _model_pass(d, _coin_commands(n, rng), model, rng, tally, Pile.LEFT)
+            if k % 2:
+                d.reverse()
+            tally.deck(d)
+    return _report(config, k, tally, exact_matches if radix else None, positions,
+                   time.perf_counter() - started)
+
+
+def _report(
+    config: AuditConfig,
+    k: int,
+    t: _Tally,
+    exact_matches: int | None,
+    positions: list[int] | None,
+    seconds: float,
+) -> AuditReport:
+    n, N = config.deck, t.decks
+    radix = config.routing == "radix"
+    checks: list[Check] = []
+
+    # Rising sequences against the exact law of the claimed plan.
+    if radix:
+        law: Sequence[Fraction] = smath.uniform_run_law(n)
+        exact_tv = 0.0
+    else:
+        law = smath.run_law(n, k)
+        exact_tv = smath.tv(n, k)
+    expected = float(sum((r * p for r, p in enumerate(law, start=1)), Fraction(0)))
+    var = float(sum((r * r * p for r, p in enumerate(law, start=1)), Fraction(0))) - expected**2
+    sd = math.sqrt(max(var, 0.0))
+    mean = sum(r * c for r, c in enumerate(t.runs)) / N
+    if sd > 0:
+        z = (mean - expected) / (sd / math.sqrt(N))
+    else:
+        z = 0.0 if mean == expected else math.inf
+    checks.append(Check(
+        "rising sequences", z, 4.0, abs(z) < 4,
+        f"mean rising sequences {mean:.3f} vs exact {expected:.3f} (z = {z:+.1f})",
+    ))
+
+    # Unbiased TV estimate under the ideal coin model.
+    tv_est: float | None = None
+    tv_se: float | None = None
+    if not radix:
+        terms = smath.tv_terms(n, k)
+        tv_est = sum(terms[r - 1] * c for r, c in enumerate(t.runs) if c) / N
+        second = sum(terms[r - 1] ** 2 * c for r, c in enumerate(t.runs) if c) / N
+        tv_se = math.sqrt(max(second - tv_est**2, 0.0) / N)
+        limit = exact_tv + 4 * tv_se + 1e-12
+        checks.append(Check(
+            "TV estimate", tv_est, limit, tv_est < limit,
+            f"estimated TV {tv_est:.3f} +- {tv_se:.3f} vs exact {exact_tv:.3f}",
+        ))
+
+    # Lower bounds: plug-in TV of statistics against a uniform deck, minus the noise floor.
+    lb_se = 0.5 / math.sqrt(N)
+    uni_runs = smath.uniform_run_law(n)
+    runs_lb = plug_in_tv(t.runs[1:], uni_runs, N) - noise_floor(uni_runs, N)
+    succ_law = smath.succession_law(n)
+    succ_lb = plug_in_tv(t.succ, succ_law, N) - noise_floor(succ_law, N)
+    for name, lb in (("runs lower bound", runs_lb), ("successions lower bound", succ_lb)):
+        limit = exact_tv + 4 * lb_se
+        checks.append(Check(
+            name, lb, limit, lb < limit,
+            f"TV is at least {lb:.3f} by {name.split()[0]} (plan claims {exact_tv:.3f})",
+        ))
+
+    # Adjacency alarm: original neighbours still side by side, beyond a random deck's 2(n-1)/n.
+    excess = t.adjacent / N - 2 * (n - 1) / n
+    adj_limit = 0.25 + 4 * math.sqrt(2 / N)
+    checks.append(Check(
+        "adjacency", excess, adj_limit, excess < adj_limit,
+        f"{excess + 2 * (n - 1) / n:.2f} original neighbour pairs still together "
+        f"({excess:+.2f} over a random deck)",
+    ))
+
+    # Routing log: split bias and clumping of the piles the cards reached.
+    split = t.left / t.cards if t.cards else 0.5
+    split_se = math.sqrt(0.25 / t.cards) if t.cards else 0.0
+    clump = t.same / t.pairs if t.pairs else 0.5
+    clump_se = math.sqrt(0.25 / t.pairs) if t.pairs else 0.0
+    if not radix:
+        lim = 0.05 + 4 * split_se
+        checks.append(Check(
+            "split bias", abs(split - 0.5), lim, abs(split - 0.5) < lim,
+            f"{split:.3f} of cards went left",
+        ))
+        lim = 0.55 + 4 * clump_se
+        checks.append(Check(
+            "clumping", clump, lim, clump < lim,
+            f"{clump:.3f} of cards went to the same pile as the card before",
+        ))
+
+    pos_z: float | None = None
+    if radix:
+        assert exact_matches is not None and positions is not None
+        checks.append(Check(
+            "exact order", float(exact_matches), float(N), exact_matches == N,
+            f"{exact_matches} of {N} decks came out exactly in their target order",
+        ))
+        checks.append(Check(
+            "misrouted cards", float(t.misrouted), 0.0, t.misrouted == 0,
+            f"{t.misrouted} cards reached a pile other than the one commanded",
+        ))
+        # Every card equally likely at every position: chi-square over the n x n table.
+        e = N / n
+        x2 = sum((c - e) ** 2 for c in positions) / e
+        df = (n - 1) ** 2
+        pos_z = (x2 - df) / math.sqrt(2 * df)
+        checks.append(Check(
+            "positions", pos_z, 4.0, abs(pos_z) < 4,
+            f"card-by-position chi-square z = {pos_z:+.1f}",
+        ))
+
+    return AuditReport(
+        config=config, passes=k, exact_tv=exact_tv,
+        runs_mean=mean, runs_expected=expected, runs_sd=sd, runs_z=z,
+        tv_estimate=tv_est, tv_estimate_se=tv_se,
+        runs_lower_bound=runs_lb, successions_lower_bound=succ_lb, lower_bound_se=lb_se,
+        adjacency_excess=excess, split_left=split, split_se=split_se,
+        clumping=clump, clumping_se=clump_se, misrouted=t.misrouted,
+        exact_matches=exact_matches, position_z=pos_z, checks=tuple(checks), seconds=seconds,
+    )
+
+
+def format_report(report: AuditReport) -> str:
+    """The report as text for a terminal."""
+    cfg = report.config
+    lines = [
+        f"shuffle audit: {cfg.decks} decks of {cfg.deck} cards, {report.passes} passes, "
+        f"{cfg.routing} routing (p={cfg.model.p}, q={cfg.model.q}, "
+        f"misroute={cfg.model.misroute}, double feed={cfg.model.double_feed})",
+        f"  exact TV of the plan (ideal machine): {report.exact_tv:.3f}",
+        f"  rising sequences: mean {report.runs_mean:.3f}, exact {report.runs_expected:.3f}, "
+        f"sd {report.runs_sd:.2f}, z {report.runs_z:+.2f}",
+    ]
+    if report.tv_estimate is not None:
+        lines.append(
+            f"  TV estimate (unbiased, ideal model): {report.tv_estimate:.3f} "
+            f"+- {report.tv_estimate_se:.3f}"
+        )
+    lines += [
+        f"  TV lower bound from runs: {report.runs_lower_bound:.3f}; "
+        f"from successions: {report.successions_lower_bound:.3f}",
+        f"  adjacency excess: {report.adjacency_excess:+.3f}; split left {report.split_left:.3f};"
+        f" clumping {report.clumping:.3f}",
+    ]
+    if report.exact_matches is not None:
+        lines.append(f"  decks in exact target order: {report.exact_matches} of {cfg.decks}")
+    lines.append("  checks:")
+    for c in report.checks:
+        mark = "ok   " if c.ok else "ALARM"
+        lines.append(f"    {mark} {c.name}: {c.detail}")
+    lines.append(f"  time: {report.seconds:.2f} s")
+    lines.append(report.verdict)
+    return "\n".join(lines)

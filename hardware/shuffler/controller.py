@@ -1,0 +1,609 @@
+"""The shuffler controller: plans, passes, faults and events, shared by every implementation.
+
+The controller is a step-driven state machine over a small `Mechanism` port (motor, router,
+pile sensors, tray sensor, status LED). `step()` does everything that can be done at the
+clock's current time and returns how long until it wants to run again; tests drive it with
+a FakeClock and never sleep. `start()` adds a runner thread for real time.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from hardware.errors import ShufflerBusyError, ShufflerNotReadyError
+from hardware.interfaces import (
+    Clock,
+    DeviceEvent,
+    DeviceState,
+    ShufflerStatus,
+    Subscriber,
+    Unsubscribe,
+)
+from hardware.shuffler.physics import deal_and_stack
+from hardware.shuffler.plan import Pile, Routing, ShufflePlan, make_plan, secure_rng
+
+
+class Mechanism(Protocol):
+    """The physical parts the controller drives; one implementation per kind of machine."""
+
+    kind: str  # "simulated", "gpio"
+
+    def open(self) -> None:
+        """Claim the parts; raises HardwareError (or OSError) when they are not there."""
+        ...
+
+    def close(self) -> None:
+        """Motor off, parts released; idempotent."""
+        ...
+
+    def update(self, now: float) -> float | None:
+        """Bring the parts up to `now`; returns the time of the next known change, if any."""
+        ...
+
+    def set_motor(self, on: bool) -> None: ...
+
+    def set_router(self, pile: Pile) -> None: ...
+
+    def set_led(self, on: bool) -> None: ...
+
+    def tray_loaded(self) -> bool: ...
+
+    def blocked_since(self, pile: Pile) -> float | None:
+        """When the pile's card sensor became blocked, or None when it is clear."""
+        ...
+
+    def take_arrivals(self) -> list[Pile]:
+        """Cards sensed arriving at the piles since the last call, in order."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Time budgets (seconds): the fail-safes that stop the motor."""
+
+    card_timeout: float = 1.0  # motor running and no card arriving: a feed jam
+    blocked_limit: float = 0.5  # a pile sensor blocked this long: a card stuck there
+    pass_base: float = 10.0  # a pass may take pass_base + per_card * cards at most
+    per_card: float = 0.5
+    poll: float = 0.005  # how often to look at the sensors while busy (real time)
+
+    def scaled(self, factor: float) -> Timing:
+        """Every budget multiplied by `factor` (a slower machine)."""
+        return replace(
+            self,
+            card_timeout=self.card_timeout * factor,
+            blocked_limit=self.blocked_limit * factor,
+            pass_base=self.pass_base * factor,
+            per_card=self.per_card * factor,
+        )
+
+    def pass_budget(self, cards: int) -> float:
+        return self.pass_base + self.per_card * cards
+
+
+class Recovery(enum.StrEnum):
+    """What `resume()` does after a fault."""
+
+    RETRY_CARD = "retry_card"  # the jammed card is back on top of the tray: feed it again
+    CONTINUE = "continue"  # nothing to undo: feed the next card
+    REDO_PASS = "redo_pass"  # the deck is gathered into the tray: run this pass again
+    RESTART_PLAN = "restart_plan"  # radix: a fresh exact plan from the current deck
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A fault in words a player understands, and how the controller recovers."""
+
+    kind: str  # jam, stuck, double_feed, misroute, empty, short, extra, timeout
+    text: str
+    recovery: Recovery
+    pass_number: int
+    card: int
+
+
+class _Phase(enum.Enum):
+    FEED = "feed"  # ready to feed the next card
+    ARRIVE = "arrive"  # motor on, waiting for the card at a pile
+    CLEAR = "clear"  # card arrived, waiting for the sensor to clear
+
+
+class ShufflerController:
+    """A Shuffler over a Mechanism; SimulatedShuffler and GpioShuffler are this plus parts."""
+
+    device_name = "shuffler"
+
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        clock: Clock,
+        *,
+        rng: random.Random | None = None,
+        timing: Timing | None = None,
+        target_tv: float = 0.1,
+    ) -> None:
+        self._mech = mechanism
+        self._clock = clock
+        self._rng = rng if rng is not None else secure_rng()
+        self._timing = timing or Timing()
+        self._target_tv = target_tv
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        self._pending: list[DeviceEvent] = []
+        self._state = DeviceState.STOPPED
+        self._opened = False
+        self._thread: threading.Thread | None = None
+        self._wake = threading.Event()
+        self._running = False
+        self._reset_plan()
+        self._last_fault: Fault | None = None
+        self._last_error: str | None = None
+        self.restarts = 0  # radix plans restarted after a fault
+        self.passes_run = 0  # every completed pass, across restarts
+        self.misroutes = 0  # cards sensed at a pile other than the one commanded
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    @property
+    def state(self) -> DeviceState:
+        return self._state
+
+    @property
+    def plan(self) -> ShufflePlan | None:
+        return self._plan
+
+    @property
+    def fault(self) -> Fault | None:
+        """The current fault, or None."""
+        return self._fault
+
+    def open(self) -> None:
+        """Claim the parts without a runner thread (tests step by hand); never raises."""
+        with self._lock:
+            if self._opened:
+                return
+            try:
+                self._mech.open()
+            except Exception as exc:  # a missing device must not stop the daemon
+                self._set_state(DeviceState.ABSENT)
+                self._last_error = f"shuffler not found: {exc}"
+            else:
+                self._opened = True
+                self._last_error = None
+                self._mech.set_motor(False)
+                self._set_state(DeviceState.IDLE)
+        self._flush()
+
+    def start(self) -> None:
+        """Open the parts and run the controller in a background thread; never raises."""
+        self.open()
+        with self._lock:
+            if not self._opened or self._thread is not None:
+                return
+            self._running = True
+            self._thread = threading.Thread(target=self._run, name="shuffler", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Motor off, runner ended, parts released; idempotent."""
+        with self._lock:
+            self._running = False
+            self._wake.set()
+            thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=2.0)
+        with self._lock:
+            if self._opened:
+                try:
+                    self._mech.set_motor(False)
+                finally:
+                    self._mech.close()
+                    self._opened = False
+            self._set_state(DeviceState.STOPPED)
+        self._flush()
+
+    def subscribe(self, callback: Subscriber) -> Unsubscribe:
+        """Call `callback` on every event; returns the unsubscribe function."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready status for /api/health."""
+        with self._lock:
+            st = self.status()
+            return {
+                "state": st.state.value,
+                "kind": self._mech.kind,
+                "deck_size": st.deck_size,
+                "routing": st.routing,
+                "passes_total": st.passes_total,
+                "passes_done": st.passes_done,
+                "tv_distance": st.tv_distance,
+                "quality": st.quality,
+                "prompt": st.prompt,
+                "fault": st.fault,
+                "last_fault": self._last_fault.text if self._last_fault else None,
+                "error": self._last_error,
+                "restarts": self.restarts,
+                "passes_run": self.passes_run,
+                "misroutes": self.misroutes,
+            }
+
+    # --- commands -------------------------------------------------------------------------
+
+    def status(self) -> ShufflerStatus:
+        """The whole status now."""
+        with self._lock:
+            plan = self._plan
+            return ShufflerStatus(
+                state=self._state,
+                deck_size=plan.deck_size if plan else None,
+                routing=plan.routing.value if plan else None,
+                passes_total=plan.passes if plan else 0,
+                passes_done=self._passes_done,
+                cards_this_pass=self._sensed,
+                pile_counts=(self._counts[Pile.LEFT], self._counts[Pile.RIGHT]),
+                tv_distance=plan.tv_distance if plan else None,
+                quality=plan.quality if plan else None,
+                prompt=self._prompt,
+                fault=self._fault.text if self._fault else None,
+            )
+
+    def shuffle(self, deck_size: int = 52, plan: str = "random") -> ShufflerStatus:
+        """Plan and begin a shuffle of the deck in the tray.
+
+        Raises DeckSizeError / PlanError (ShufflerError, ValueError) for a bad deck size or
+        plan, ShufflerBusyError when a shuffle is under way, ShufflerNotReadyError before
+        start().
+        """
+        with self._lock:
+            if not self._opened:
+                raise ShufflerNotReadyError(
+                    f"the shuffler is {self._state.value}; start it before shuffling"
+                )
+            if self._state in (DeviceState.BUSY, DeviceState.WAITING, DeviceState.FAULT):
+                raise ShufflerBusyError(
+                    f"the shuffler is {self._state.value} (pass {self._passes_done + 1} of "
+                    f"{self._plan.passes if self._plan else '?'}); abort it before a new shuffle"
+                )
+            new_plan = make_plan(deck_size, plan, target_tv=self._target_tv, rng=self._rng)
+            self._reset_plan()
+            self._plan = new_plan
+            self._order = list(range(new_plan.deck_size))
+            self._emit("plan", new_plan.to_json())
+            self._begin_pass()
+        self._kick()
+        self._flush()
+        return self.status()
+
+    def resume(self) -> ShufflerStatus:
+        """The pile is stacked or the fault cleared: go on. A no-op when nothing waits."""
+        with self._lock:
+            if self._state is DeviceState.WAITING:
+                self._before_resume("stack", None)
+                self._begin_pass()
+            elif self._state is DeviceState.FAULT and self._fault is not None:
+                fault = self._fault
+                self._before_resume(fault.recovery.value, fault)
+                self._fault = None
+                self._emit("fault", {"kind": fault.kind, "cleared": True})
+                if fault.recovery is Recovery.RESTART_PLAN:
+                    assert self._plan is not None
+                    self.restarts += 1
+                    fresh = make_plan(self._plan.deck_size, self._plan.name,
+                                      target_tv=self._target_tv, rng=self._rng)
+                    self._plan = fresh
+                    self._order = list(range(fresh.deck_size))
+                    self._passes_done = 0
+                    self._emit("plan", {**fresh.to_json(), "restart": self.restarts})
+                    self._begin_pass()
+                elif fault.recovery is Recovery.REDO_PASS:
+                    self._begin_pass()
+                else:
+                    # CONTINUE: the card is in its pile once its sensor clears; RETRY: feed again
+                    self._phase = (
+                        _Phase.CLEAR if fault.recovery is Recovery.CONTINUE else _Phase.FEED
+                    )
+                    self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
+                        self._plan.deck_size if self._plan else 0
+                    )
+                    self._mech.set_led(True)
+                    self._set_state(DeviceState.BUSY)
+        self._kick()
+        self._flush()
+        return self.status()
+
+    def abort(self) -> ShufflerStatus:
+        """Stop the motor and drop the plan."""
+        with self._lock:
+            if self._opened:
+                self._mech.set_motor(False)
+                self._mech.set_led(False)
+            had_plan = self._plan is not None
+            self._reset_plan()
+            if had_plan:
+                self._prompt = "Shuffle stopped: take the cards out of the piles and the tray."
+                self._emit("prompt", {"text": self._prompt})
+            if self._opened:
+                self._set_state(DeviceState.IDLE)
+        self._flush()
+        return self.status()
+
+    # --- stepping -------------------------------------------------------------------------
+
+    def step(self) -> float:
+        """Do what can be done now; returns seconds until the next step is wanted."""
+        with self._lock:
+            wait = self._step_locked()
+        self._flush()
+        return wait
+
+    def run_until_settled(self, max_seconds: float = 3600.0, max_steps: int = 1_000_000) -> None:
+        """Step and sleep on the clock until the shuffler is not busy (tests, FakeClock)."""
+        end = self._clock.monotonic() + max_seconds
+        for _ in range(max_steps):
+            wait = self.step()
+            if self._state is not DeviceState.BUSY or self._clock.monotonic() >= end:
+                return
+            self._clock.sleep(max(wait, 1e-6))
+
+    def _run(self) -> None:
+        while self._running:
+            wait = self.step()
+            if self._state is DeviceState.BUSY:
+                self._clock.sleep(min(wait, self._timing.poll * 4))
+            else:
+                self._wake.wait(0.25)
+                self._wake.clear()
+
+    def _kick(self) -> None:
+        self._wake.set()
+
+    def _step_locked(self) -> float:
+        if self._state is not DeviceState.BUSY or self._plan is None:
+            return 0.25
+        plan = self._plan
+        n = plan.deck_size
+        for _ in range(4 * n + 8):  # bounded: each round moves the pass on or returns
+            now = self._clock.monotonic()
+            nxt = self._mech.update(now)
+            if now > self._pass_deadline:
+                return self._raise_fault("timeout", Recovery.REDO_PASS)
+            if self._phase is _Phase.FEED:
+                if self._sensed >= n:
+                    if self._mech.tray_loaded():
+                        return self._raise_fault("extra", Recovery.REDO_PASS)
+                    return self._end_pass()
+                if not self._mech.tray_loaded():
+                    kind = "empty" if self._sensed == 0 else "short"
+                    return self._raise_fault(kind, Recovery.REDO_PASS)
+                self._commanded = self._route_for(self._fed_ok)
+                self._mech.set_router(self._commanded)
+                self._mech.set_motor(True)
+                self._card_deadline = now + self._timing.card_timeout
+                self._phase = _Phase.ARRIVE
+                continue
+            if self._phase is _Phase.ARRIVE:
+                arrivals = self._mech.take_arrivals()
+                if not arrivals:
+                    if now >= self._card_deadline:
+                        return self._raise_fault("jam", Recovery.RETRY_CARD)
+                    return self._wait(now, nxt, self._card_deadline)
+                self._mech.set_motor(False)
+                for pile in arrivals:
+                    self._counts[pile] += 1
+                    self._sensed += 1
+                self._arrived_pile = arrivals[0]
+                self._route_log.append(arrivals[0])
+                self._emit_progress()
+                if len(arrivals) > 1:
+                    self._route_log.extend(arrivals[1:])
+                    return self._raise_fault("double_feed", Recovery.CONTINUE)
+                if arrivals[0] is not self._commanded:
+                    self.misroutes += 1
+                    if plan.routing is Routing.RADIX:
+                        return self._raise_fault("misroute", Recovery.RESTART_PLAN)
+                    # A symmetric misroute does no harm to coin routing (shuffle-math Result 3).
+                    self._emit("warning", {"kind": "misroute", "card": self._fed_ok + 1,
+                                           "pile": arrivals[0].value})
+                self._phase = _Phase.CLEAR
+                continue
+            # CLEAR: wait for the pile sensors to clear before the next card
+            blocked = [(p, t) for p in Pile if (t := self._mech.blocked_since(p)) is not None]
+            if blocked:
+                pile, since = min(blocked, key=lambda pt: pt[1])
+                limit = since + self._timing.blocked_limit
+                if now >= limit:
+                    self._stuck_pile = pile
+                    return self._raise_fault("stuck", Recovery.CONTINUE)
+                return self._wait(now, nxt, limit)
+            self._fed_ok += 1
+            self._phase = _Phase.FEED
+        return 0.0
+
+    def _wait(self, now: float, nxt: float | None, deadline: float) -> float:
+        until = min(deadline, self._pass_deadline)
+        if nxt is not None:
+            until = min(until, nxt)
+        return max(until - now, 0.0)
+
+    # --- passes ---------------------------------------------------------------------------
+
+    def _reset_plan(self) -> None:
+        self._plan: ShufflePlan | None = None
+        self._passes_done = 0
+        self._order: list[int] = []
+        self._prompt: str | None = None
+        self._fault: Fault | None = None
+        self._counts = {Pile.LEFT: 0, Pile.RIGHT: 0}
+        self._sensed = 0
+        self._fed_ok = 0
+        self._route_log: list[Pile] = []
+        self._phase = _Phase.FEED
+        self._commanded = Pile.LEFT
+        self._arrived_pile: Pile | None = None
+        self._stuck_pile: Pile | None = None
+        self._card_deadline = 0.0
+        self._pass_deadline = 0.0
+
+    def _begin_pass(self) -> None:
+        assert self._plan is not None
+        self._counts = {Pile.LEFT: 0, Pile.RIGHT: 0}
+        self._sensed = 0
+        self._fed_ok = 0
+        self._route_log = []
+        self._phase = _Phase.FEED
+        self._prompt = None
+        self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
+            self._plan.deck_size
+        )
+        self._mech.set_led(True)
+        self._set_state(DeviceState.BUSY)
+        self._emit_progress()
+
+    def _route_for(self, index: int) -> Pile:
+        assert self._plan is not None
+        if self._plan.routing is Routing.RADIX:
+            return self._plan.radix_pile(self._passes_done + 1, self._order[index])
+        # a fresh secure bit per card: never a pattern, never timing
+        return Pile.LEFT if self._rng.getrandbits(1) else Pile.RIGHT
+
+    def _end_pass(self) -> float:
+        plan = self._plan
+        assert plan is not None
+        self._mech.set_motor(False)
+        if plan.routing is Routing.RADIX:
+            # follow every card from the piles it was sensed at
+            self._order = deal_and_stack(self._order, self._route_log, plan.top_pile)
+        self._passes_done += 1
+        self.passes_run += 1
+        top, under = plan.top_pile.value.upper(), plan.top_pile.other.value.upper()
+        k = plan.passes
+        if self._passes_done >= k:
+            self._mech.set_led(False)
+            self._prompt = (
+                f"Shuffle done ({k} passes): put the {top} pile on top of the {under} pile; "
+                f"the deck is ready. {plan.quality}."
+            )
+            self._emit("prompt", {"text": self._prompt, "pile": plan.top_pile.value,
+                                  "pass": k, "passes": k, "done": True})
+            self._emit("done", {"passes": k, "tv_distance": plan.tv_distance,
+                                "quality": plan.quality})
+            self._before_resume("stack", None)  # the player squares the deck (simulators)
+            self._set_state(DeviceState.IDLE)
+            return 0.25
+        self._prompt = (
+            f"Pass {self._passes_done} of {k} done: put the {top} pile on top of the {under} "
+            "pile, set the deck in the tray and touch the shuffler."
+        )
+        self._emit("prompt", {"text": self._prompt, "pile": plan.top_pile.value,
+                              "pass": self._passes_done, "passes": k, "done": False})
+        self._set_state(DeviceState.WAITING)
+        return 0.25
+
+    def _raise_fault(self, kind: str, recovery: Recovery) -> float:
+        plan = self._plan
+        assert plan is not None
+        self._mech.set_motor(False)
+        if plan.routing is Routing.RADIX:
+            recovery = Recovery.RESTART_PLAN  # the tracked order cannot be trusted any more
+        n, i, card = plan.deck_size, self._passes_done + 1, self._fed_ok + 1
+        text = self._fault_text(kind, recovery, n, i, plan.passes, card)
+        self._fault = Fault(kind, text, recovery, i, card)
+        self._last_fault = self._fault
+        self._prompt = text
+        self._set_state(DeviceState.FAULT)
+        self._emit("fault", {"kind": kind, "text": text, "recovery": recovery.value,
+                             "pass": i, "card": card, "cards": self._sensed})
+        return 0.25
+
+    def _fault_text(
+        self, kind: str, recovery: Recovery, n: int, i: int, k: int, card: int
+    ) -> str:
+        sensed = self._sensed
+        stuck = (self._stuck_pile or Pile.LEFT).value
+        arrived = (self._arrived_pile or Pile.LEFT).value
+        what = {
+            "jam": f"Card {card} of {n} did not come through on pass {i} of {k}: the feed is "
+            "jammed. The motor is stopped.",
+            "stuck": f"A card is stuck at the {stuck} pile sensor (card {card} of {n}, pass {i} "
+            f"of {k}). The motor is stopped.",
+            "double_feed": f"Two cards went through together at card {card} of {n} (pass {i} "
+            f"of {k}); they are on the {arrived} pile.",
+            "misroute": f"Card {card} of {n} landed on the {arrived} pile instead of the "
+            f"{self._commanded.value} pile (pass {i} of {k}).",
+            "empty": f"The feed tray is empty: the shuffle of {n} cards cannot start pass {i}.",
+            "short": f"Only {sensed} of {n} cards counted on pass {i} of {k} and the tray is "
+            "empty: cards are missing or stuck.",
+            "extra": f"{n} cards counted on pass {i} of {k} and the tray is not empty: the "
+            f"deck has more than {n} cards.",
+            "timeout": f"Pass {i} of {k} ran past its time budget, so the motor was stopped "
+            f"({sensed} of {n} cards counted).",
+        }[kind]
+        todo = {
+            Recovery.RETRY_CARD: "Take the stuck card out, put it back on top of the cards in "
+            "the tray and touch the shuffler to go on.",
+            Recovery.CONTINUE: (
+                f"Push it down onto the {stuck} pile and touch the shuffler to go on."
+                if kind == "stuck"
+                else "Touch the shuffler to go on."
+            ),
+            Recovery.REDO_PASS: (
+                f"Put the {n} cards in the tray and touch the shuffler to go on."
+                if kind == "empty"
+                else f"Clear the trays, gather all {n} cards (take out any extra) into the feed "
+                f"tray and touch the shuffler to run pass {i} again; passes done so far count."
+            ),
+            Recovery.RESTART_PLAN: f"Gather all {n} cards from both piles and the tray into the "
+            "feed tray and touch the shuffler: the exact shuffle starts again from pass 1 with "
+            "a fresh order.",
+        }[recovery]
+        return f"{what} {todo}"
+
+    def _before_resume(self, action: str, fault: Fault | None) -> None:
+        """Hook for a simulated player to do what the prompt asked (real machines: nothing)."""
+
+    # --- events ---------------------------------------------------------------------------
+
+    def _set_state(self, state: DeviceState) -> None:
+        if state is not self._state:
+            self._state = state
+            self._emit("state", {"state": state.value})
+
+    def _emit_progress(self) -> None:
+        plan = self._plan
+        assert plan is not None
+        self._emit("progress", {
+            "pass": self._passes_done + 1,
+            "passes": plan.passes,
+            "cards": self._sensed,
+            "deck": plan.deck_size,
+            "left": self._counts[Pile.LEFT],
+            "right": self._counts[Pile.RIGHT],
+        })
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        self._pending.append(DeviceEvent(self.device_name, kind, data))
+
+    def _flush(self) -> None:
+        """Deliver queued events outside the lock, so a subscriber may call back in."""
+        with self._lock:
+            events, self._pending = self._pending, []
+            subscribers = list(self._subscribers)
+        for event in events:
+            for callback in subscribers:
+                callback(event)
+
+
+EventCallback = Callable[[DeviceEvent], None]

@@ -1,0 +1,69 @@
+"""A simulated machine behind gpiozero mock pins, so the GPIO driver runs end to end.
+
+The rig reads the driver's output pins (motor, router) into a ShufflerTable and drives the
+input pins (pile sensors, tray sensor, touch) from it. Used by the tests and by demos of
+the GPIO driver without a Pi.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hardware.interfaces import Clock
+from hardware.shuffler.gpio import GpioShuffler
+from hardware.shuffler.plan import Pile
+from hardware.shuffler.simulator import ShufflerTable
+
+
+class MockRig:
+    """Wires a ShufflerTable to a GpioShuffler's mock pins; call `sync()` after each step."""
+
+    def __init__(self, shuffler: GpioShuffler, table: ShufflerTable, factory: Any,
+                 clock: Clock) -> None:
+        self.shuffler = shuffler
+        self.table = table
+        self.factory = factory
+        self.clock = clock
+        pins = shuffler.mechanism.pins
+        self.pins = pins
+        self.motor_pin = factory.pin(pins["motor"])
+        self.sensor_pins = {Pile.LEFT: factory.pin(pins["left_sensor"]),
+                            Pile.RIGHT: factory.pin(pins["right_sensor"])}
+        self.tray_pin = factory.pin(pins["tray_sensor"])
+        self.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
+
+    def _router(self) -> Pile:
+        router = self.shuffler.mechanism.router
+        if self.pins.get("router_kind", "servo") == "servo":
+            right = float(self.pins.get("right_angle", 30.0))
+            left = float(self.pins.get("left_angle", -30.0))
+            angle = router.angle if router.angle is not None else left
+            return Pile.RIGHT if abs(angle - right) < abs(angle - left) else Pile.LEFT
+        return Pile.RIGHT if self.factory.pin(self.pins["router"]).state else Pile.LEFT
+
+    def sync(self) -> None:
+        """Outputs to the table, the table to the inputs, at the clock's time."""
+        now = self.clock.monotonic()
+        self.table.router = self._router()
+        self.table.set_motor(bool(self.motor_pin.state), now)
+        for edge in self.table.update(now):
+            pin = self.sensor_pins[edge.pile]
+            if edge.blocked:
+                pin.drive_high()
+            else:
+                pin.drive_low()
+        for pile, pin in self.sensor_pins.items():
+            if not self.table.sensor_blocked(pile) and pin.state:
+                pin.drive_low()  # the player pushed a stuck card down
+        if bool(self.table.tray) != bool(self.tray_pin.state):
+            (self.tray_pin.drive_high if self.table.tray else self.tray_pin.drive_low)()
+
+    def next_event(self) -> float | None:
+        return self.table.next_event()
+
+    def touch(self) -> None:
+        """The player touches the sensor (press and release)."""
+        assert self.touch_pin is not None
+        self.sync()
+        self.touch_pin.drive_low()
+        self.touch_pin.drive_high()

@@ -1,0 +1,46 @@
+"""`crib shuffle-audit`: text, JSON, exit status for flagged machines and bad options."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from firmware_host.cli import main
+
+
+def test_json_report_of_an_ideal_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["shuffle-audit", "--deck", "52", "--passes", "7", "--routing", "coin",
+               "--decks", "1500", "--seed", "4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert data["passes"] == 7 and data["decks"] == 1500
+    assert round(data["exact_tv"], 3) == 0.334
+    assert abs(data["tv_estimate"] - 0.334) < 4 * data["tv_estimate_se"]
+    assert data["ok"] is True and "PASS" in data["verdict"]
+
+
+def test_clumpy_machine_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["shuffle-audit", "--passes", "7", "--decks", "800", "--q", "0.7",
+               "--seed", "1"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "ALARM clumping" in out and "FLAGGED" in out
+
+
+def test_radix_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["shuffle-audit", "--routing", "radix", "--decks", "300", "--seed", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "decks in exact target order: 300 of 300" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["--deck", "105"], "at most 104"), (["--q", "1.5"], "q must be between 0 and 1"),
+     (["--routing", "radix", "--passes", "3"], "at least 6 passes")],
+)
+def test_bad_options_exit_2(argv: list[str], message: str,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["shuffle-audit", *argv]) == 2
+    assert message in capsys.readouterr().err

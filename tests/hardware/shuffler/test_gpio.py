@@ -1,0 +1,140 @@
+"""The GPIO driver on gpiozero mock pins: pin sequences (and their lengths), config, touch."""
+
+from __future__ import annotations
+
+import pytest
+
+from hardware.clock import FakeClock
+from hardware.errors import ConfigurationError
+from hardware.interfaces import DeviceState
+from hardware.shuffler.gpio import GpioShuffler
+
+from .conftest import PINS, GpioHarness
+
+
+def _piles_from_progress(h: GpioHarness) -> list[str]:
+    piles, last = [], (0, 0)
+    for e in h.events:
+        if e.kind == "progress" and e.data["cards"] > 0:
+            now = (e.data["left"], e.data["right"])
+            piles.append("left" if now[0] > last[0] else "right")
+            last = now
+    return piles
+
+
+def test_one_pass_drives_the_pins_in_order() -> None:
+    h = GpioHarness(router_kind="solenoid")
+    h.load(52)
+    h.shuffler.shuffle(52, "light")
+    h.run()
+    assert h.shuffler.state is DeviceState.WAITING
+    pin = h.factory.pin
+    motor = pin(PINS["motor"])
+    # one feed cycle per card: on, then off once the card is sensed
+    assert [s.state for s in motor.states] == [False] + [True, False] * 52
+    assert len(motor.states) == 1 + 2 * 52
+    piles = _piles_from_progress(h)
+    assert len(piles) == 52
+    left, right = pin(PINS["left_sensor"]), pin(PINS["right_sensor"])
+    assert len(left.states) == 1 + 2 * piles.count("left")
+    assert len(right.states) == 1 + 2 * piles.count("right")
+    left.assert_states([False] + [True, False] * piles.count("left"))
+    # the solenoid moves only when the pile changes (on = right pile)
+    expected_router = [False]
+    for p in piles:
+        want = p == "right"
+        if want != expected_router[-1]:
+            expected_router.append(want)
+    router = pin(PINS["router"])
+    assert [s.state for s in router.states] == expected_router
+    assert len(router.states) == len(expected_router)
+    led = pin(PINS["led"])
+    assert [s.state for s in led.states] == [False, True]
+    tray = pin(PINS["tray_sensor"])
+    assert [s.state for s in tray.states] == [False, True, False]
+
+
+def test_led_goes_off_when_done_and_touch_resumes() -> None:
+    h = GpioHarness()
+    h.load(52)
+    h.shuffler.shuffle(52, "light")
+    h.run()
+    assert h.shuffler.state is DeviceState.WAITING
+    h.table.stack(h.shuffler.plan.top_pile)  # type: ignore[union-attr]
+    h.rig.touch()
+    assert h.shuffler.state is DeviceState.BUSY
+    assert any(e.kind == "touch" for e in h.events)
+    h.finish()
+    led = h.factory.pin(PINS["led"])
+    assert [s.state for s in led.states] == [False, True, False]
+    assert len(led.states) == 3
+    assert h.shuffler.state is DeviceState.IDLE
+
+
+def test_servo_router_reaches_each_pile_angle() -> None:
+    h = GpioHarness(router_kind="servo")
+    h.load(52)
+    h.shuffler.shuffle(52, "light")
+    h.run()
+    piles = _piles_from_progress(h)
+    switches = sum(a != b for a, b in zip(["left"] + piles, piles, strict=False))
+    servo = h.factory.pin(PINS["router"])
+    # the initial pulse, then one change of pulse width per switch of pile
+    assert len(servo.states) == 1 + switches + 1  # +1: frequency set before the first pulse
+    expected = 0.0015 + (30 if piles[-1] == "right" else -30) / 180 * 0.001
+    assert servo.state == pytest.approx(expected / 0.02)
+
+
+def test_touch_while_idle_changes_nothing() -> None:
+    h = GpioHarness()
+    h.rig.touch()
+    assert h.shuffler.state is DeviceState.IDLE
+    assert [e.kind for e in h.events].count("touch") == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"left_sensor": None}, "missing from the configuration: left_sensor"),
+     ({"tray_sensor": 17}, "share a pin"),
+     ({"router_kind": "magnet"}, "servo or solenoid"),
+     ({"fan": 3}, "unknown shuffler pin settings: fan")],
+)
+def test_bad_pin_configuration_is_named(change: dict, message: str) -> None:
+    pins = {**PINS, **change}
+    with pytest.raises(ConfigurationError, match=message) as info:
+        GpioShuffler(pins, FakeClock())
+    assert isinstance(info.value, ValueError)
+
+
+def test_missing_hardware_leaves_the_device_absent() -> None:
+    sh = GpioShuffler(PINS, FakeClock(), pin_factory=object())
+    sh.start()
+    assert sh.state is DeviceState.ABSENT
+    assert sh.describe()["error"].startswith("shuffler not found")
+    sh.stop()
+    assert sh.state is DeviceState.STOPPED
+
+
+def test_stop_turns_the_motor_off_and_releases_pins() -> None:
+    h = GpioHarness()
+    h.load(52)
+    h.shuffler.shuffle(52)
+    h.shuffler.step()
+    assert h.motor_on()
+    h.shuffler.stop()
+    assert h.shuffler.state is DeviceState.STOPPED
+    states = [bool(s.state) for s in h.factory.pin(PINS["motor"]).states]
+    assert states == [False, True, False]  # switched off before the pins were released
+    h.shuffler.stop()  # idempotent
+
+
+@pytest.mark.hardware
+def test_real_pi_opens_the_shuffler() -> None:  # pragma: no cover - needs a Pi
+    from hardware.clock import SystemClock
+
+    sh = GpioShuffler(PINS, SystemClock())
+    sh.start()
+    try:
+        assert sh.state is DeviceState.IDLE
+    finally:
+        sh.stop()
