@@ -27,5 +27,9 @@ class ImpossibleScoreError(IllegalPlayError):
     """A count that no hand can make, or points that cannot be pegged."""
 
 
+class InvalidOptionError(CribbageError, ValueError):
+    """A game option that is not known or has a value the rules do not allow."""
+
+
 class UnknownVariantError(CribbageError, LookupError):
     """A variant name that is not in the registry."""
