@@ -1,9 +1,111 @@
-"""`crib` subcommands of this area (placeholder until its issue lands)."""
+"""`crib serve` and `crib token create|list|revoke`."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
+
+from firmware_host.config import Settings, load_settings
+from firmware_host.errors import DaemonError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this area's subcommands to the `crib` parser."""
+    """Add `serve` and `token` to the `crib` parser."""
+    serve = sub.add_parser("serve", help="run the daemon (web API, page, devices)")
+    serve.add_argument("--simulate", action="store_true", help="simulate every device")
+    serve.add_argument("--config", metavar="PATH", help="TOML configuration (or CRIB_CONFIG)")
+    serve.add_argument("--host", help="address to bind (default from the configuration)")
+    serve.add_argument("--port", type=int, help="port to listen on")
+    serve.set_defaults(func=cmd_serve)
+
+    token = sub.add_parser("token", help="operator tokens for phones (run on the Pi)")
+    tsub = token.add_subparsers(dest="token_command", metavar="ACTION")
+    tsub.required = True
+    create = tsub.add_parser("create", help="create a token and print it")
+    create.add_argument("name")
+    create.set_defaults(func=cmd_token_create)
+    lst = tsub.add_parser("list", help="list token names")
+    lst.set_defaults(func=cmd_token_list)
+    revoke = tsub.add_parser("revoke", help="revoke a token by name")
+    revoke.add_argument("name")
+    revoke.set_defaults(func=cmd_token_revoke)
+    for p in (create, lst, revoke):
+        p.add_argument("--config", metavar="PATH", help="TOML configuration (or CRIB_CONFIG)")
+
+
+def _settings(args: argparse.Namespace, **overrides: object) -> Settings | None:
+    try:
+        return load_settings(getattr(args, "config", None), **overrides)
+    except DaemonError as exc:
+        print(f"crib: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from firmware_host.app_main import serve
+
+    settings = _settings(args, host=args.host, port=args.port,
+                         simulate=True if args.simulate else None)
+    if settings is None:
+        return 2
+    try:
+        return serve(settings)
+    except DaemonError as exc:
+        print(f"crib: {exc}", file=sys.stderr)
+        return 2
+
+
+def _tokens(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from firmware_host.auth import Tokens
+    from firmware_host.store import Store
+
+    settings = _settings(args)
+    if settings is None:
+        return None
+    store = Store(settings.db_path)
+    store.start()
+    return Tokens(store)
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    tokens = _tokens(args)
+    if tokens is None:
+        return 2
+    try:
+        print(tokens.create(args.name))
+    except DaemonError as exc:
+        print(f"crib: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        tokens.store.stop()
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    tokens = _tokens(args)
+    if tokens is None:
+        return 2
+    try:
+        for t in tokens.list():
+            used = "never used" if not t["last_used"] else "used " + time.strftime(
+                "%Y-%m-%d %H:%M", time.localtime(float(t["last_used"])))
+            made = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(t["created_at"])))
+            print(f"{t['name']}\tcreated {made}\t{used}")
+    finally:
+        tokens.store.stop()
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    tokens = _tokens(args)
+    if tokens is None:
+        return 2
+    try:
+        if not tokens.revoke(args.name):
+            print(f"crib: no token named {args.name!r}", file=sys.stderr)
+            return 1
+    finally:
+        tokens.store.stop()
+    print(f"revoked {args.name}")
+    return 0

@@ -1,0 +1,426 @@
+"""The FastAPI app: `create_app(settings, services)`; nothing is built at import time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import logging
+import socket
+from collections.abc import AsyncIterator, Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from firmware_host.api.schemas import (
+    ActionIn,
+    ActionOut,
+    AdviseIn,
+    CountIn,
+    CountOut,
+    ErrorOut,
+    GameCreateIn,
+    GameOut,
+    HealthOut,
+    PairIn,
+    PairStartOut,
+    SettingsIn,
+    SettingsOut,
+    ShuffleIn,
+    TokenOut,
+)
+from firmware_host.config import Settings
+from firmware_host.errors import (
+    BadRequestError,
+    DaemonError,
+    DeviceRefusedError,
+    NotFoundError,
+    http_status,
+)
+from firmware_host.services import Services, status_json
+
+log = logging.getLogger("crib.api")
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+WATCHDOG_DEFAULT_S = 5.0
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429, 503)
+}
+
+
+def _version() -> str:
+    try:
+        return metadata.version("cribbage-table")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def error_body(exc: DaemonError) -> dict[str, Any]:
+    return {"error": exc.message, "code": exc.code, **exc.extra}
+
+
+# -- host and origin checks
+class HostPolicy:
+    """Which Host headers and WebSocket Origins are allowed (against DNS rebinding).
+
+    A Host that is an IP address is allowed (rebinding needs a name); a name must be in
+    `allowed_hosts` (a leading '.' allows subdomains) or be this machine's name.
+    An Origin must be the same as the Host, or a listed name.
+    """
+
+    def __init__(self, allowed: list[str]) -> None:
+        names = {h.lower().rstrip(".") for h in allowed}
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local", "localhost"}
+        self.names = {n for n in names if not n.startswith(".")}
+        self.suffixes = tuple(n for n in names if n.startswith("."))
+
+    @staticmethod
+    def split(host: str) -> str:
+        host = host.strip().lower()
+        if host.startswith("["):
+            return host[1: host.find("]")] if "]" in host else host
+        if host.count(":") == 1:
+            host = host.split(":", 1)[0]
+        return host.rstrip(".")
+
+    def named(self, name: str) -> bool:
+        return name in self.names or any(name.endswith(s) for s in self.suffixes)
+
+    def host_allowed(self, host: str | None) -> bool:
+        if not host:
+            return False
+        name = self.split(host)
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return self.named(name)
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser: nothing to protect against
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        if host and parts.netloc.lower() == host.strip().lower():
+            return True
+        return self.named(parts.hostname.lower())
+
+
+class HostGuard:
+    """ASGI middleware refusing requests with a Host header that is not allowed."""
+
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        if self.policy.host_allowed(host):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused Host %r from %s", host, (scope.get("client") or ["?"])[0])
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        body = json.dumps({"error": f"host {host!r} is not allowed (add it to allowed_hosts)",
+                           "code": "forbidden_host"}).encode()
+        await send({"type": "http.response.start", "status": 403,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> str:
+    """The token's name; tokens travel only in the Authorization header, never a cookie."""
+    services: Services = request.app.state.services
+    return services.tokens.check(authorization)
+
+
+Operator = Annotated[str, Depends(operator)]
+
+
+# -- the app
+async def _ticks(services: Services) -> None:
+    """WATCHDOG=1 while healthy, STATUS= when it changes, device changes logged."""
+    notifier = services.notifier
+    interval = (notifier.watchdog_s / 2) if notifier.watchdog_s else WATCHDOG_DEFAULT_S
+    interval = min(interval, 1.0)
+    while True:
+        healthy = services.tick()
+        if healthy and notifier.watchdog_s:
+            notifier.watchdog()
+        notifier.status(services.status_line())
+        await asyncio.sleep(interval)
+
+
+def create_app(settings: Settings, services: Services) -> FastAPI:
+    """The web API and page for these services; its lifespan starts and stops them."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services.hub.bind(asyncio.get_running_loop())
+        services.start()
+        ticker = asyncio.create_task(_ticks(services))
+        try:
+            yield
+        finally:
+            services.notifier.stopping()
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+            await asyncio.to_thread(services.stop)
+            log.info("stopped")
+
+    app = FastAPI(title="Cribbage table", version=_version(), lifespan=lifespan,
+                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None)
+    policy = HostPolicy(settings.allowed_hosts)
+    app.add_middleware(HostGuard, policy=policy)
+    app.state.services = services
+
+    # errors ------------------------------------------------------------------------------
+    @app.exception_handler(DaemonError)
+    async def daemon_error(request: Request, exc: DaemonError) -> JSONResponse:
+        return JSONResponse(error_body(exc), status_code=http_status(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for e in exc.errors():
+            loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
+            problems.append(f"{loc}: {e.get('msg')}")
+        return JSONResponse(
+            {"error": "bad request: " + "; ".join(problems[:5]), "code": "invalid_request",
+             "problems": problems},
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else "request refused"
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"there is no {request.url.path}"
+        return JSONResponse({"error": detail, "code": f"http_{exc.status_code}"},
+                            status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}",
+                             "code": "internal"}, status_code=500)
+
+    # health --------------------------------------------------------------------------------
+    @app.get("/api/health", response_model=HealthOut)
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": _version(), "uptime_s": round(services.uptime(), 3),
+                "devices": services.devices_json(), "schema": services.store.schema_version()}
+
+    # games -----------------------------------------------------------------------------------
+    @app.post("/api/games", status_code=201, response_model=GameOut, responses=ERRORS)
+    async def create_game(body: GameCreateIn, _: Operator) -> JSONResponse:
+        d = settings.game
+        params = {
+            "variant": body.variant or d.variant,
+            "names": [n.strip() for n in body.names],
+            "target": body.target if body.target is not None else d.target,
+            "skunk": body.skunk or d.skunk,
+            "muggins": d.muggins if body.muggins is None else body.muggins,
+            "mode": body.mode or d.mode,
+            "dealer": body.dealer,
+        }
+        if any(not n for n in params["names"]):
+            raise BadRequestError("every player needs a name")
+        entry = services.games.create(params)
+        return JSONResponse(entry.body(), status_code=201)
+
+    @app.get("/api/games/current", response_model=GameOut, responses=ERRORS)
+    async def current_game() -> JSONResponse:
+        entry = services.games.current()
+        if entry is None:
+            raise NotFoundError("no game has been started")
+        return JSONResponse(entry.body())
+
+    @app.get("/api/games/{game_id}", response_model=GameOut, responses=ERRORS)
+    async def get_game(game_id: int) -> JSONResponse:
+        return JSONResponse(services.games.entry(game_id).body())
+
+    @app.post("/api/games/{game_id}/actions", response_model=ActionOut, responses=ERRORS)
+    async def act(game_id: int, body: ActionIn, _: Operator) -> JSONResponse:
+        answer = await services.games.act_async(game_id, body.version, body.op_id,
+                                    body.action.model_dump())
+        return JSONResponse(answer)
+
+    # counting and advice ----------------------------------------------------------------------
+    @app.post("/api/count", response_model=CountOut, responses=ERRORS)
+    def count(body: CountIn) -> JSONResponse:
+        from cribbage import CribbageError
+        from cribbage.scoring import score_hand
+
+        try:
+            score = score_hand(body.hand, body.starter, crib=body.crib, variant=body.variant)
+        except (CribbageError, ValueError) as exc:
+            raise BadRequestError(f"cannot count that hand: {exc}") from None
+        return JSONResponse(score.to_json())
+
+    @app.post("/api/advise", responses=ERRORS)
+    def advise(body: AdviseIn) -> JSONResponse:
+        from cribbage import CribbageError
+        from cribbage.advisor import advise as engine_advise
+
+        try:
+            advice = engine_advise(body.hand, dealer=body.dealer, variant=body.variant,
+                                   model=body.model, known=body.known)
+        except (CribbageError, ValueError, LookupError) as exc:
+            raise BadRequestError(f"cannot advise on that hand: {exc}") from None
+        return JSONResponse(advice.to_json())
+
+    # devices ------------------------------------------------------------------------------------
+    @app.get("/api/board", responses=ERRORS)
+    def board() -> dict[str, Any]:
+        device = services.devices["board"].require()
+        back = device.read_back(timeout=1.0)
+        if back is None:
+            return {"reachable": False, "tracks": None, "code": None, "leds": None,
+                    "shown": services.snapshot()["board"]}
+        return {
+            "reachable": True,
+            "tracks": [{"front": t.front, "back": t.back} for t in back.tracks],
+            "code": back.code,
+            "leds": [list(rgb) for rgb in back.leds],
+            "boot_id": back.boot_id,
+        }
+
+    def _shuffler_call(call: Callable[[Any], Any]) -> dict[str, Any]:
+        device = services.devices["shuffler"].require()
+        try:
+            status = call(device)
+        except (ValueError, RuntimeError) as exc:
+            raise DeviceRefusedError(f"the shuffler refused: {exc}") from None
+        out = status_json(status)
+        services.hub.publish({"type": "shuffler", "shuffler": out})
+        return out
+
+    @app.get("/api/shuffler", responses=ERRORS)
+    def shuffler() -> dict[str, Any]:
+        return services.shuffler_json()
+
+    @app.post("/api/shuffler/shuffle", responses=ERRORS)
+    def shuffle(body: ShuffleIn, _: Operator) -> dict[str, Any]:
+        deck = body.deck or settings.shuffle.deck
+        plan = body.plan or settings.shuffle.plan
+        return _shuffler_call(lambda d: d.shuffle(deck, plan))
+
+    @app.post("/api/shuffler/continue", responses=ERRORS)
+    def resume(_: Operator) -> dict[str, Any]:
+        return _shuffler_call(lambda d: d.resume())
+
+    @app.post("/api/shuffler/abort", responses=ERRORS)
+    def abort(_: Operator) -> dict[str, Any]:
+        return _shuffler_call(lambda d: d.abort())
+
+    # history ------------------------------------------------------------------------------------
+    @app.get("/api/history")
+    def history() -> dict[str, Any]:
+        return {"games": services.store.results()}
+
+    @app.get("/api/stats")
+    def stats() -> dict[str, Any]:
+        return {"players": services.store.stats()}
+
+    @app.get("/api/export", responses=ERRORS)
+    def export(
+        format: Literal["json", "csv"] = "json",
+        game: Annotated[int | None, Query(ge=1)] = None,
+    ) -> Response:
+        name = f"cribbage-{'game-' + str(game) if game else 'all'}"
+        if format == "csv":
+            return PlainTextResponse(
+                services.store.export_csv(game), media_type="text/csv",
+                headers={"content-disposition": f'attachment; filename="{name}.csv"'},
+            )
+        return JSONResponse(
+            services.store.export_json(game),
+            headers={"content-disposition": f'attachment; filename="{name}.json"'},
+        )
+
+    # pairing and settings ----------------------------------------------------------------------
+    @app.post("/api/pair/start", response_model=PairStartOut, responses=ERRORS)
+    def pair_start() -> dict[str, Any]:
+        return services.pairing.start()
+
+    @app.post("/api/pair", response_model=TokenOut, responses=ERRORS)
+    def pair(body: PairIn, request: Request) -> dict[str, Any]:
+        client = request.client.host if request.client else "?"
+        token = services.pairing.pair(body.name, code=body.code, request=body.request,
+                                      client=client)
+        return {"token": token, "name": body.name.strip()}
+
+    @app.get("/api/settings", response_model=SettingsOut)
+    def get_settings() -> dict[str, Any]:
+        return services.board_settings()
+
+    @app.put("/api/settings", response_model=SettingsOut, responses=ERRORS)
+    def put_settings(body: SettingsIn, _: Operator) -> dict[str, Any]:
+        return services.set_board_settings(body.brightness, body.palette)
+
+    # event stream --------------------------------------------------------------------------------
+    @app.websocket("/api/events")
+    async def events(ws: WebSocket) -> None:
+        if not policy.origin_allowed(ws.headers.get("origin"), ws.headers.get("host")):
+            log.warning("refused WebSocket from origin %r", ws.headers.get("origin"))
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        snapshot, queue = services.hub.subscribe(services.snapshot)
+
+        async def watch_close() -> None:
+            # Notice a client that leaves while nothing is being sent.
+            with contextlib.suppress(Exception):
+                while (await ws.receive())["type"] != "websocket.disconnect":
+                    pass
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+
+        watcher = asyncio.create_task(watch_close())
+        try:
+            await ws.send_json(snapshot)
+            while True:
+                message = await queue.get()
+                if message is None:
+                    with contextlib.suppress(Exception):
+                        await ws.close(code=1001)
+                    return
+                await ws.send_json(message)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            watcher.cancel()
+            services.hub.unsubscribe(queue)
+
+    # the page -------------------------------------------------------------------------------------
+    if STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> Response:
+        page = STATIC_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return PlainTextResponse("the page is not installed; the API is at /docs")
+
+    return app
+

@@ -1,0 +1,153 @@
+"""Request and response bodies of the HTTP API, named by direction (…In, …Out)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Variant = Literal["six-card", "five-card", "three-player", "four-player"]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GameCreateIn(_In):
+    """A new game; left-out options take the configured defaults."""
+
+    variant: Variant | None = None
+    names: list[str] = Field(min_length=2, max_length=4)
+    target: int | None = Field(None, ge=31, le=1000)
+    skunk: Literal["skunk", "lurch", "none"] | None = None
+    muggins: bool | None = None
+    mode: Literal["keeper", "cards"] | None = None
+    dealer: int | None = Field(None, ge=0, le=3)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"variant": "six-card", "names": ["Ann", "Bob"]}]},
+    )
+
+
+class ActionBodyIn(BaseModel):
+    """One game action: `type` plus its fields (see docs/contracts.md section 1)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal[
+        "cut", "dealer", "peg", "heels", "starter", "play", "go", "count", "muggins",
+        "undo", "redo", "next_game",
+    ]
+
+
+class ActionIn(_In):
+    """An action based on the game version the client saw, with its operation id."""
+
+    version: int = Field(ge=0)
+    op_id: str = Field(min_length=1, max_length=100)
+    action: ActionBodyIn
+
+
+class SideOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    players: list[int]
+    front: int
+    back: int
+
+
+class GameOut(BaseModel):
+    """A game: the engine's view plus its id and version (number of accepted actions)."""
+
+    model_config = ConfigDict(extra="allow")
+    id: int
+    version: int
+    variant: str
+    mode: str
+    target: int
+    phase: str
+    names: list[str]
+    sides: list[SideOut]
+    dealer: int | None = None
+    legal: list[str] = []
+
+
+class ActionOut(BaseModel):
+    game: GameOut
+    op_id: str
+
+
+class ErrorOut(BaseModel):
+    """Every error: one sentence naming the problem, and a machine name."""
+
+    model_config = ConfigDict(extra="allow")
+    error: str
+    code: str
+
+
+class CountIn(_In):
+    hand: list[str] = Field(min_length=3, max_length=5)
+    starter: str = Field(min_length=2, max_length=3)
+    crib: bool = False
+    variant: Variant = "six-card"
+
+
+class CombinationOut(BaseModel):
+    kind: str
+    cards: list[str]
+    points: int
+
+
+class CountOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    total: int
+    say: str
+    combinations: list[CombinationOut]
+
+
+class AdviseIn(_In):
+    hand: list[str] = Field(min_length=5, max_length=6)
+    dealer: bool
+    variant: Variant = "six-card"
+    model: str = Field("random", min_length=1, max_length=30)
+    known: list[str] = Field(default_factory=list, max_length=52)
+
+
+class ShuffleIn(_In):
+    deck: Literal[52, 104] | None = None
+    plan: Literal["random", "exact", "light"] | None = None
+
+
+class PairIn(_In):
+    name: str = Field(min_length=1, max_length=40)
+    code: str | None = Field(None, pattern=r"^\s*\d{4}\s*$")
+    request: str | None = Field(None, min_length=1, max_length=64)
+
+
+class PairStartOut(BaseModel):
+    request: str
+    expires_s: float
+    hold_s: float
+
+
+class TokenOut(BaseModel):
+    token: str
+    name: str
+
+
+class SettingsIn(_In):
+    brightness: int | None = Field(None, ge=0, le=255)
+    palette: Literal["classic", "colorblind"] | None = None
+
+
+class SettingsOut(BaseModel):
+    brightness: int
+    palette: str
+
+
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    uptime_s: float
+    devices: dict[str, dict[str, Any]]

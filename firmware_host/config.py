@@ -1,0 +1,332 @@
+"""The daemon's configuration: one TOML file, overridden by CRIB_* environment variables.
+
+Priority (highest first): command-line options, environment (`CRIB_PORT`,
+`CRIB_BOARD__PORT`, ...), the TOML file (`--config`, `CRIB_CONFIG`, or `config.toml`
+in the state directory), defaults. `load_settings` raises ConfigError with one line
+naming the key and the problem.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import enum
+import ipaddress
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from firmware_host.errors import ConfigError
+
+VARIANTS = ("six-card", "five-card", "three-player", "four-player")
+# BCM numbers of the GPIO pins on the 40-pin header.
+GPIO_PINS = range(0, 28)
+
+_config_file: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
+    "crib_config_file", default=None
+)
+
+
+class DeviceMode(enum.StrEnum):
+    """How a device is provided: the real one, its simulator, none, or real only on a Pi."""
+
+    AUTO = "auto"
+    REAL = "real"
+    SIMULATED = "simulated"
+    ABSENT = "absent"
+
+
+def _check_pins(pins: dict[str, int]) -> dict[str, int]:
+    for name, pin in pins.items():
+        if isinstance(pin, bool) or not isinstance(pin, int) or pin not in GPIO_PINS:
+            raise ValueError(f"pin {name}={pin} is not a GPIO number (BCM 0..27)")
+    return pins
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BoardSettings(_Section):
+    """The LED peg board behind its microcontroller on a serial port."""
+
+    mode: DeviceMode = DeviceMode.AUTO
+    port: str = "/dev/serial/by-id/usb-cribbage-table_peg-board-if00"
+    tracks: int = Field(2, ge=1, le=3)
+    holes: Literal[60, 120] = 120
+    brightness: int = Field(128, ge=0, le=255)
+    palette: Literal["classic", "colorblind"] = "classic"
+
+    @field_validator("port")
+    @classmethod
+    def _port(cls, value: str) -> str:
+        if not (value.startswith("/dev/") or "://" in value):
+            raise ValueError(
+                f"{value!r} is not a serial device: use /dev/serial/by-id/... or a pyserial URL"
+            )
+        return value
+
+
+PinOption = int | float | bool | str
+SHUFFLER_PIN_NAMES = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor", "touch",
+                      "led")
+
+
+class ShufflerSettings(_Section):
+    """The card shuffler: GPIO pins (and servo or sensor options) for the real one, a speed
+    for the simulator."""
+
+    mode: DeviceMode = DeviceMode.AUTO
+    pins: dict[str, int | float | bool | str] = Field(
+        default_factory=lambda: {
+            "motor": 17,
+            "router": 18,
+            "left_sensor": 23,
+            "right_sensor": 24,
+            "tray_sensor": 25,
+            "led": 26,
+        }
+    )
+    speed: float = Field(20.0, gt=0, le=1000)
+
+    @field_validator("pins")
+    @classmethod
+    def _pins(cls, pins: dict[str, PinOption]) -> dict[str, PinOption]:
+        for name in SHUFFLER_PIN_NAMES[:5]:
+            if name not in pins:
+                raise ValueError(f"pin {name} is missing")
+        _check_pins({k: v for k, v in pins.items() if k in SHUFFLER_PIN_NAMES})  # type: ignore[misc]
+        return pins
+
+    @property
+    def gpio(self) -> dict[str, int]:
+        """Only the GPIO numbers, by name."""
+        return {k: int(v) for k, v in self.pins.items() if k in SHUFFLER_PIN_NAMES}
+
+
+class TrackPinSettings(_Section):
+    """One track's encoder (A, B) and push button, as BCM numbers."""
+
+    a: int
+    b: int
+    button: int
+
+    @field_validator("a", "b", "button")
+    @classmethod
+    def _pin(cls, value: int) -> int:
+        if value not in GPIO_PINS:
+            raise ValueError(f"{value} is not a GPIO number (BCM 0..27)")
+        return value
+
+
+class InputSettings(_Section):
+    """Encoders with buttons per track, the undo button and the shuffler's touch sensor."""
+
+    mode: DeviceMode = DeviceMode.AUTO
+    tracks: list[TrackPinSettings] = Field(
+        default_factory=lambda: [
+            TrackPinSettings(a=12, b=13, button=16),
+            TrackPinSettings(a=19, b=20, button=21),
+        ],
+        min_length=1,
+        max_length=3,
+    )
+    undo: int = 5
+    touch: int | None = 6
+
+    @field_validator("undo", "touch")
+    @classmethod
+    def _pin(cls, value: int | None) -> int | None:
+        if value is not None and value not in GPIO_PINS:
+            raise ValueError(f"{value} is not a GPIO number (BCM 0..27)")
+        return value
+
+    @property
+    def pins(self) -> dict[str, int]:
+        """Every pin by a name (for the uniqueness check)."""
+        out = {"undo": self.undo}
+        if self.touch is not None:
+            out["touch"] = self.touch
+        for i, t in enumerate(self.tracks):
+            out |= {f"tracks.{i}.a": t.a, f"tracks.{i}.b": t.b, f"tracks.{i}.button": t.button}
+        return out
+
+    def mapping(self) -> dict[str, object]:
+        """The pins as `hardware.inputs.InputPins.from_mapping` takes them."""
+        return {"tracks": [t.model_dump() for t in self.tracks], "undo": self.undo,
+                "touch": self.touch}
+
+
+class GameDefaults(_Section):
+    """What a new game gets when the request leaves it out."""
+
+    variant: str = "six-card"
+    target: int | None = Field(None, ge=31, le=1000)
+    skunk: Literal["skunk", "lurch", "none"] = "skunk"
+    muggins: bool = False
+    mode: Literal["keeper", "cards"] = "keeper"
+
+    @field_validator("variant")
+    @classmethod
+    def _variant(cls, value: str) -> str:
+        if value not in VARIANTS:
+            raise ValueError(f"unknown variant {value!r}; one of {', '.join(VARIANTS)}")
+        return value
+
+
+class ShuffleDefaults(_Section):
+    """The shuffle the page offers first."""
+
+    deck: Literal[52, 104] = 52
+    plan: Literal["random", "exact", "light"] = "random"
+
+
+def default_state_dir() -> Path:
+    """systemd's STATE_DIRECTORY, else ~/.local/state/cribbage-table."""
+    systemd_dir = os.environ.get("STATE_DIRECTORY")
+    if systemd_dir:
+        return Path(systemd_dir.split(":")[0])
+    return Path.home() / ".local" / "state" / "cribbage-table"
+
+
+class Settings(BaseSettings):
+    """Everything the daemon is configured by."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CRIB_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    host: str = "0.0.0.0"
+    port: int = Field(8080, ge=1, le=65535)
+    state_dir: Path = Field(default_factory=default_state_dir)
+    simulate: bool = False
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    allowed_hosts: list[str] = Field(default_factory=lambda: ["localhost", "cribbage.local"])
+    board: BoardSettings = Field(default_factory=BoardSettings)
+    shuffler: ShufflerSettings = Field(default_factory=ShufflerSettings)
+    inputs: InputSettings = Field(default_factory=InputSettings)
+    game: GameDefaults = Field(default_factory=GameDefaults)
+    shuffle: ShuffleDefaults = Field(default_factory=ShuffleDefaults)
+    pairing_code_ttl_s: float = Field(120.0, gt=0, le=3600)
+    undo_hold_s: float = Field(3.0, gt=0, le=30)
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an IP address to bind (e.g. 0.0.0.0)") from None
+        return value
+
+    @model_validator(mode="after")
+    def _pins_unique(self) -> Settings:
+        seen: dict[int, str] = {}
+        for device in ("shuffler", "inputs"):
+            section = getattr(self, device)
+            if section.mode == DeviceMode.ABSENT:
+                continue
+            pins = section.gpio if device == "shuffler" else section.pins
+            for name, pin in pins.items():
+                where = f"{device}.pins.{name}" if device == "shuffler" else f"inputs.{name}"
+                if pin in seen:
+                    raise ValueError(f"GPIO {pin} is used twice ({seen[pin]} and {where})")
+                seen[pin] = where
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = _config_file.get()
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    @property
+    def db_path(self) -> Path:
+        """The sqlite database in the state directory."""
+        return self.state_dir / "cribbage.sqlite3"
+
+    def device_mode(self, device: str) -> DeviceMode:
+        """The resolved mode of a device: auto and --simulate decided."""
+        mode: DeviceMode = getattr(self, device).mode
+        if mode == DeviceMode.ABSENT:
+            return mode
+        if self.simulate:
+            return DeviceMode.SIMULATED
+        if mode == DeviceMode.AUTO:
+            return DeviceMode.REAL if on_raspberry_pi() else DeviceMode.SIMULATED
+        return mode
+
+
+def on_raspberry_pi() -> bool:
+    """Whether this machine says it is a Raspberry Pi."""
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def config_path(explicit: str | os.PathLike[str] | None = None) -> tuple[Path, bool]:
+    """The configuration file to read and whether it was asked for explicitly."""
+    if explicit:
+        return Path(explicit), True
+    env = os.environ.get("CRIB_CONFIG")
+    if env:
+        return Path(env), True
+    state = os.environ.get("CRIB_STATE_DIR")
+    return (Path(state) if state else default_state_dir()) / "config.toml", False
+
+
+def _describe(error: dict[str, Any]) -> str:
+    key = ".".join(str(part) for part in error["loc"]) or "pins"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        return f"{key}: unknown key"
+    if error["type"] == "missing":
+        return f"{key}: required"
+    shown = error.get("input")
+    if isinstance(shown, dict | list) or shown is None:
+        return f"{key}: {message}"
+    return f"{key}: {message} (got {shown!r})"
+
+
+def load_settings(config: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
+    """Read the configuration; raises ConfigError with one line naming the key and problem."""
+    path, explicit = config_path(config)
+    where = f"config {path}"
+    if path.exists():
+        try:
+            with path.open("rb") as handle:
+                tomllib.load(handle)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot be read: {exc.strerror}") from None
+        token = _config_file.set(path)
+    elif explicit:
+        raise ConfigError(f"{where}: no such file")
+    else:
+        token = _config_file.set(None)
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(_describe(e) for e in exc.errors())
+        raise ConfigError(f"{where}: {problems}") from None
+    finally:
+        _config_file.reset(token)

@@ -1,0 +1,110 @@
+"""Errors of the daemon: one root, leaves that also subclass a builtin, HTTP codes in one table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DaemonError(Exception):
+    """Root of every error the daemon raises on purpose.
+
+    `code` is the machine name the API returns; `extra` is merged into the JSON error body.
+    """
+
+    code = "daemon_error"
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+
+class ConfigError(DaemonError, ValueError):
+    """A configuration value that cannot be used; the message names the key."""
+
+    code = "config_error"
+
+
+class NotFoundError(DaemonError, LookupError):
+    """A game, token or resource that does not exist."""
+
+    code = "not_found"
+
+
+class BadRequestError(DaemonError, ValueError):
+    """A request whose content cannot be used (bad cards, bad variant, ...)."""
+
+    code = "bad_request"
+
+
+class StaleVersionError(DaemonError):
+    """An action based on a game version that is no longer current."""
+
+    code = "stale_version"
+
+
+class IllegalActionError(DaemonError, ValueError):
+    """An action the rules refuse in the current state; nothing changed."""
+
+    code = "illegal_action"
+
+
+class AuthRequiredError(DaemonError, PermissionError):
+    """A write without a valid operator token."""
+
+    code = "unauthorized"
+
+
+class ForbiddenError(DaemonError, PermissionError):
+    """A request from a host name or origin that is not allowed."""
+
+    code = "forbidden"
+
+
+class PairingError(DaemonError, PermissionError):
+    """A pairing attempt with a wrong or expired code, or none pending."""
+
+    code = "pairing_failed"
+
+
+class RateLimitedError(DaemonError):
+    """Too many attempts; try again later."""
+
+    code = "rate_limited"
+
+
+class DeviceUnavailableError(DaemonError, RuntimeError):
+    """A device (or engine part) that is absent, lost or not built in."""
+
+    code = "device_unavailable"
+
+
+class DeviceRefusedError(DaemonError, ValueError):
+    """A device refused a command (busy, bad plan, ...)."""
+
+    code = "device_refused"
+
+
+# The one place where errors become HTTP status codes; the most specific class wins.
+HTTP_STATUS: dict[type[DaemonError], int] = {
+    DaemonError: 500,
+    ConfigError: 500,
+    NotFoundError: 404,
+    BadRequestError: 422,
+    StaleVersionError: 409,
+    IllegalActionError: 422,
+    AuthRequiredError: 401,
+    ForbiddenError: 403,
+    PairingError: 403,
+    RateLimitedError: 429,
+    DeviceUnavailableError: 503,
+    DeviceRefusedError: 409,
+}
+
+
+def http_status(exc: DaemonError) -> int:
+    """The HTTP status for an error (its nearest class in HTTP_STATUS)."""
+    for cls in type(exc).__mro__:
+        if cls in HTTP_STATUS:
+            return HTTP_STATUS[cls]  # type: ignore[index]
+    return 500
