@@ -1,0 +1,115 @@
+"""`crib score`, `crib peg`, `crib stats` through the real parser (and one real process)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from firmware_host.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_prints_breakdown_and_spoken_count(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "score", "5H", "5C", "5S", "JD", "--starter", "5D")
+    assert code == 0 and not err
+    assert "total 29" in out and "nobs     JD" in out
+    assert "and one for his nobs makes twenty-nine" in out
+
+
+def test_score_json_crib_and_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "score", "2H", "4H", "6H", "8H", "--starter", "KS", "--crib", "--json"
+    )
+    assert code == 0 and json.loads(out)["total"] == 0
+    code, out, _ = run(
+        capsys, "score", "2H", "4H", "6H", "--starter", "KS", "--variant", "five-card", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["flush"] == 3 and data["variant"] == "five-card"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("score", "5H", "5C", "--starter", "5D"), "has 4 cards, not 2"),
+        (("score", "5H", "5C", "5S", "5X", "--starter", "5D"), "not a card: '5X'"),
+        (("score", "5H", "5C", "5S", "JD", "--starter", "5H"), "5H is both in the hand"),
+        (("peg", "K", "Q", "J", "9"), "is 39, past 31"),
+        (("peg", "5", "5", "5", "5", "5"), "fifth time"),
+        (("peg", "7H", "7H"), "7H is given twice"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code != 0 and not out
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_peg_ranks_or_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "peg", "7", "8", "6")
+    assert code == 0 and "run 3: 3 for the 6" in out
+    code, out, _ = run(capsys, "peg", "7H", "8C", "6D", "6", "4", "--json")
+    data = json.loads(out)
+    assert data["thirty_one"] == 2 and data["total"] == 2 and len(set(data["cards"])) == 5
+    code, out, _ = run(capsys, "peg", "5H", "5", "5", "5", "--json")
+    assert json.loads(out)["pairs"] == 12
+
+
+def test_stats_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "stats")
+    assert code == 0
+    assert "mean 4.7692 (= 60759/12740)" in out and "impossible: 19, 25, 26, 27" in out
+    assert "216,580" in out
+    code, out, _ = run(capsys, "stats", "--crib", "--json")
+    data = json.loads(out)
+    assert data["crib"] is True and data["combinations"] == 12_994_800
+    assert data["distribution"]["29"] == 4
+
+
+def test_real_process_exits_nonzero_without_traceback() -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from firmware_host.cli import main; sys.exit(main())",
+            "score",
+            "5H",
+            "--starter",
+            "5D",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == ["crib: a six-card hand has 4 cards, not 1 (5H)"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("score", "5H", "5C", "5S", "JD"), "required: --starter"),
+        (
+            ("score", "5H", "5C", "5S", "JD", "--starter", "5D", "--variant", "nine"),
+            "invalid choice: 'nine'",
+        ),
+        (("peg",), "required: cards"),
+    ],
+)
+def test_usage_mistakes_are_one_line(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    _, err = capsys.readouterr()
+    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
