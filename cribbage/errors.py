@@ -33,3 +33,7 @@ class InvalidOptionError(CribbageError, ValueError):
 
 class UnknownVariantError(CribbageError, LookupError):
     """A variant name that is not in the registry."""
+
+
+class UnknownModelError(CribbageError, LookupError):
+    """A crib model name that the advisor does not know."""
