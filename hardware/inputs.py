@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware.errors import InputError
-from hardware.interfaces import Clock, DeviceEvent, DeviceState, Subscriber, Unsubscribe
+from hardware.interfaces import (
+    Clock,
+    DeviceEvent,
+    DeviceState,
+    Subscriber,
+    Subscribers,
+    Unsubscribe,
+)
 
 UNDO_HOLD_S = 3.0
 
@@ -70,7 +77,7 @@ class _Events:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._subs: list[Subscriber] = []
+        self._subs = Subscribers()
         self._state = DeviceState.STOPPED
         self.tracks = 0
 
@@ -79,22 +86,10 @@ class _Events:
         return self._state
 
     def subscribe(self, callback: Subscriber) -> Unsubscribe:
-        with self._lock:
-            self._subs.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subs:
-                    self._subs.remove(callback)
-
-        return unsubscribe
+        return self._subs.add(callback)
 
     def _emit(self, kind: str, **data: Any) -> None:
-        with self._lock:
-            subs = list(self._subs)
-        event = DeviceEvent("inputs", kind, data)
-        for callback in subs:
-            callback(event)
+        self._subs.deliver([DeviceEvent("inputs", kind, data)])
 
     def _set_state(self, state: DeviceState) -> None:
         if state is not self._state:

@@ -9,7 +9,9 @@ device thread, so the daemon marshals events onto its own loop.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+import logging
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -43,6 +45,42 @@ class DeviceEvent:
 
 Subscriber = Callable[[DeviceEvent], None]
 Unsubscribe = Callable[[], None]
+
+_log = logging.getLogger("crib.device")
+
+
+class Subscribers:
+    """The subscriber list every device keeps: add, remove, deliver outside any lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: list[Subscriber] = []
+
+    def add(self, callback: Subscriber) -> Unsubscribe:
+        """Call `callback` on every event from now on; returns a function that unsubscribes."""
+        with self._lock:
+            self._callbacks.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        return unsubscribe
+
+    def deliver(self, events: Iterable[DeviceEvent]) -> None:
+        """Give each event to every subscriber; one that raises is logged, not the device's fault.
+
+        Call it without holding the device's lock, so a subscriber may call back in.
+        """
+        with self._lock:
+            callbacks = list(self._callbacks)
+        for event in events:
+            for callback in callbacks:
+                try:
+                    callback(event)
+                except Exception:
+                    _log.exception("a subscriber failed on %s %s", event.device, event.kind)
 
 
 @runtime_checkable

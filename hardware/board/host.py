@@ -34,6 +34,7 @@ from hardware.interfaces import (
     DeviceEvent,
     DeviceState,
     Subscriber,
+    Subscribers,
     Unsubscribe,
 )
 
@@ -61,7 +62,7 @@ class SerialPegBoard:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._state = DeviceState.ABSENT
-        self._subs: list[Subscriber] = []
+        self._subs = Subscribers()
         self._fault: str | None = None
         self._shown: BoardState | None = None
         self._ever_connected = False
@@ -104,15 +105,7 @@ class SerialPegBoard:
         self._set_state(DeviceState.STOPPED, "stopped")
 
     def subscribe(self, callback: Subscriber) -> Unsubscribe:
-        with self._lock:
-            self._subs.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subs:
-                    self._subs.remove(callback)
-
-        return unsubscribe
+        return self._subs.add(callback)
 
     def describe(self) -> dict[str, Any]:
         with self._lock:
@@ -298,9 +291,5 @@ class SerialPegBoard:
         self._emit("state", {"state": state.value, "reason": reason})
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        with self._lock:
-            subs = list(self._subs)
-        event = DeviceEvent("board", kind, data)
-        for callback in subs:
-            callback(event)
+        self._subs.deliver([DeviceEvent("board", kind, data)])
 

@@ -22,6 +22,7 @@ from hardware.interfaces import (
     DeviceState,
     ShufflerStatus,
     Subscriber,
+    Subscribers,
     Unsubscribe,
 )
 from hardware.shuffler.physics import deal_and_stack
@@ -132,7 +133,7 @@ class ShufflerController:
         self._timing = timing or Timing()
         self._target_tv = target_tv
         self._lock = threading.RLock()
-        self._subscribers: list[Subscriber] = []
+        self._subscribers = Subscribers()
         self._pending: list[DeviceEvent] = []
         self._state = DeviceState.STOPPED
         self._opened = False
@@ -208,15 +209,7 @@ class ShufflerController:
 
     def subscribe(self, callback: Subscriber) -> Unsubscribe:
         """Call `callback` on every event; returns the unsubscribe function."""
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready status for /api/health."""
@@ -600,10 +593,7 @@ class ShufflerController:
         """Deliver queued events outside the lock, so a subscriber may call back in."""
         with self._lock:
             events, self._pending = self._pending, []
-            subscribers = list(self._subscribers)
-        for event in events:
-            for callback in subscribers:
-                callback(event)
+        self._subscribers.deliver(events)
 
 
 EventCallback = Callable[[DeviceEvent], None]
