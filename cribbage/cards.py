@@ -104,6 +104,9 @@ class Card:
             raise InvalidCardError(f"not a card: {text!r}")
         card = _PARSED.get(text.strip())
         if card is None:
+            # Phones often send the emoji form of a suit: the glyph and a variation selector.
+            card = _PARSED.get(text.strip().replace("\ufe0f", "").replace("\ufe0e", ""))
+        if card is None:
             raise InvalidCardError(
                 f"not a card: {text!r} (write rank then suit, like 5H, 10H, TH or 5♥)"
             )

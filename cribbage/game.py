@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cribbage.cards import ALL_CARDS, Card, Deck, Rank, check_distinct
-from cribbage.errors import IllegalPlayError
+from cribbage.errors import CribbageError, IllegalPlayError
 from cribbage.play import PlayState
 from cribbage.rules import Result, Rules, get_rules
 from cribbage.scoring import score_hand
@@ -335,18 +335,24 @@ def apply(state: GameState, action: Mapping[str, Any]) -> GameState:
     """The state after `action`; raises IllegalPlayError (or a card error) naming the action
     and the state, and `state` is unchanged."""
     if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
-        raise IllegalPlayError(f"not an action: {action!r} (it needs a 'type')")
+        raise IllegalPlayError(
+            f"not an action: {action!r} (it needs a 'type'; {state.describe()})")
     kind = action["type"]
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise IllegalPlayError(
-            f"unknown action type {kind!r}; types are {', '.join(_HANDLERS)}")
+            f"unknown action type {kind!r}; types are {', '.join(_HANDLERS)} "
+            f"({state.describe()})")
     if kind not in legal_actions(state):
         raise IllegalPlayError(f"cannot {kind} now: {state.describe()}")
     try:
         new = handler(state, action)
     except KeyError as exc:
-        raise IllegalPlayError(f"action {dict(action)!r} lacks field {exc}") from None
+        raise IllegalPlayError(
+            f"action {dict(action)!r} lacks field {exc} ({state.describe()})") from None
+    except CribbageError as exc:
+        # Every refusal names the action and the state; the error keeps its type.
+        raise type(exc)(f"{kind} refused: {exc} ({state.describe()})") from None
     # Any action but a claim closes the window for muggins on the last count.
     if kind != "muggins" and state.muggins is not None and new.muggins is state.muggins:
         new = replace(new, muggins=None)

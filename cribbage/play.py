@@ -271,7 +271,7 @@ class PlayState:
         kind = action.get("type") if isinstance(action, Mapping) else None
         if kind == "play":
             if "card" not in action:
-                raise IllegalPlayError(f"action {dict(action)!r} names no card")
+                raise IllegalPlayError(f"action {dict(action)!r} names no card ({self.describe()})")
             return self.play(action["card"], action.get("player"))
         if kind == "go":
             return self.go(action.get("player"))
@@ -290,12 +290,14 @@ class PlayState:
         if hand is not None:
             if card not in hand:
                 held = " ".join(map(str, hand)) or "no cards"
-                raise IllegalPlayError(f"{who} cannot play {card}: {who} holds {held}")
+                raise IllegalPlayError(
+                    f"{who} cannot play {card}: {who} holds {held} ({self.describe()})")
             new_hand: tuple[Card, ...] | None = tuple(c for c in hand if c != card)
         else:
             if card in self.seen or any(h is not None and card in h for h in self.hands):
                 raise IllegalPlayError(
-                    f"{who} cannot play {card}: it has already been seen in this hand")
+                    f"{who} cannot play {card}: it has already been seen in this hand "
+                    f"({self.describe()})")
             new_hand = None
         series = self.series + (card,)
         count = self.count + card.pips
