@@ -18,11 +18,7 @@ from .helpers import wait_for
 
 
 def _real_port(request: pytest.FixtureRequest) -> str | None:
-    try:
-        port = request.config.getoption("--port")
-    except ValueError:
-        port = None
-    return port or os.environ.get("CRIB_BOARD_PORT")
+    return request.config.getoption("--port") or os.environ.get("CRIB_BOARD_PORT")
 
 
 @pytest.fixture(params=["simulated", pytest.param("real", marks=pytest.mark.hardware)])
@@ -38,7 +34,7 @@ def board(request):
     else:
         url = _real_port(request)
         if not url:
-            pytest.skip("set CRIB_BOARD_PORT to the board's /dev/serial/by-id path")
+            pytest.skip("give --port (or CRIB_BOARD_PORT) the board's /dev/serial/by-id path")
     dev = SerialPegBoard(url, layout, SystemClock())
     yield dev
     dev.stop()
