@@ -96,6 +96,8 @@ class ShufflerSettings(_Section):
         }
     )
     speed: float = Field(20.0, gt=0, le=1000)
+    # Test only: the simulated feed jams at this card (counted over every card fed), once.
+    simulate_jam_at: int | None = Field(None, ge=1)
 
     @field_validator("pins")
     @classmethod

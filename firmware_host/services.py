@@ -272,7 +272,8 @@ def build_device_factories(
         from hardware.shuffler.simulator import SimulatedShuffler
 
 
-        return SimulatedShuffler(clock, speed=settings.shuffler.speed), noop
+        return SimulatedShuffler(clock, speed=settings.shuffler.speed,
+                                 jam_at=settings.shuffler.simulate_jam_at), noop
 
     def inputs_real() -> tuple[Any, Callable[[], None]]:
         from hardware.inputs import GpioInputPanel
@@ -778,10 +779,15 @@ class Services:
 
 
 def board_json(state: BoardState) -> dict[str, Any]:
+    """What the board is told to show, for the event stream.
+
+    The pairing code is left out on purpose: pairing proves physical presence, so the code
+    is seen only on the board itself (and in the daemon's log on the Pi).
+    """
     return {
         "tracks": [{"front": t.front, "back": t.back} for t in state.tracks],
         "target": state.target, "brightness": state.brightness, "palette": state.palette,
-        "code": state.code, "winner": state.winner,
+        "pairing": state.code is not None, "winner": state.winner,
     }
 
 

@@ -33,6 +33,8 @@ from firmware_host.api.schemas import (
     HealthOut,
     PairIn,
     PairStartOut,
+    PlansOut,
+    RaceOut,
     SettingsIn,
     SettingsOut,
     ShuffleIn,
@@ -264,6 +266,26 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
                                     body.action.model_dump())
         return JSONResponse(answer)
 
+    @app.get("/api/games/{game_id}/race", response_model=RaceOut, responses=ERRORS)
+    def race(game_id: int) -> dict[str, Any]:
+        """Each side's score after every accepted action, from the game's log."""
+        entry = services.games.entry(game_id)  # raises NotFoundError
+        start = services.games._fold(game_id, 0).view
+        points = [{"version": 0, "game_number": int(start.get("game_number") or 1),
+                   "type": None, "scores": [int(s["front"]) for s in start["sides"]]}]
+        for row in services.store.actions(game_id):
+            if row.seq > entry.version:
+                break  # the log is ahead of memory only while a commit is under way
+            body = (row.response or {}).get("game")
+            if body is None:  # logged before answers were kept: fold to it
+                body = services.games._fold(game_id, row.seq).view
+            points.append({"version": row.seq, "game_number": int(body.get("game_number") or 1),
+                           "type": row.action.get("type"),
+                           "scores": [int(s["front"]) for s in body["sides"]]})
+        view = entry.view
+        return {"id": game_id, "names": [s["name"] for s in view["sides"]],
+                "target": int(view.get("target") or 121), "race": points}
+
     # counting and advice ----------------------------------------------------------------------
     @app.post("/api/count", response_model=CountOut, responses=ERRORS)
     def count(body: CountIn) -> JSONResponse:
@@ -294,13 +316,15 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
         device = services.devices["board"].require()
         back = device.read_back(timeout=1.0)
         if back is None:
-            return {"reachable": False, "tracks": None, "code": None, "leds": None,
+            return {"reachable": False, "tracks": None, "pairing": None, "leds": None,
                     "shown": services.snapshot()["board"]}
+        # While a pairing code is lit, the LEDs spell it: they stay on the board, not the LAN.
+        pairing = back.code is not None
         return {
             "reachable": True,
             "tracks": [{"front": t.front, "back": t.back} for t in back.tracks],
-            "code": back.code,
-            "leds": [list(rgb) for rgb in back.leds],
+            "pairing": pairing,
+            "leds": None if pairing else [list(rgb) for rgb in back.leds],
             "boot_id": back.boot_id,
         }
 
@@ -317,6 +341,20 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     @app.get("/api/shuffler", responses=ERRORS)
     def shuffler() -> dict[str, Any]:
         return services.shuffler_json()
+
+    @app.get("/api/shuffler/plans", response_model=PlansOut, responses=ERRORS)
+    def shuffle_plans(deck: Annotated[int | None, Query(ge=2, le=104)] = None) -> dict[str, Any]:
+        """Every plan for a deck: passes, distance to a random deck and a plain sentence."""
+        from hardware.shuffler.plan import PLAN_ROUTING, make_plan
+
+        size = deck or settings.shuffle.deck
+        plans = []
+        for name in PLAN_ROUTING:
+            p = make_plan(size, name)
+            plans.append({"plan": name, "deck_size": p.deck_size, "routing": p.routing.value,
+                          "passes": p.passes, "tv_distance": round(p.tv_distance, 4),
+                          "quality": p.quality, "random": p.random})
+        return {"deck": size, "default": settings.shuffle.plan, "plans": plans}
 
     @app.post("/api/shuffler/shuffle", responses=ERRORS)
     def shuffle(body: ShuffleIn, _: Operator) -> dict[str, Any]:

@@ -151,3 +151,39 @@ class HealthOut(BaseModel):
     version: str
     uptime_s: float
     devices: dict[str, dict[str, Any]]
+
+
+class PlanOut(BaseModel):
+    """One shuffle plan for a deck: passes, distance to a random deck and a plain sentence."""
+
+    plan: str
+    deck_size: int
+    routing: str
+    passes: int
+    tv_distance: float
+    quality: str
+    random: bool
+
+
+class PlansOut(BaseModel):
+    deck: int
+    default: str
+    plans: list[PlanOut]
+
+
+class RacePointOut(BaseModel):
+    """The scores after one accepted action (version 0 is the start)."""
+
+    version: int
+    game_number: int
+    type: str | None
+    scores: list[int]
+
+
+class RaceOut(BaseModel):
+    """A game's score race: each side's score after every accepted action."""
+
+    id: int
+    names: list[str]
+    target: int
+    race: list[RacePointOut]

@@ -40,6 +40,10 @@ const opId = () => [...crypto.getRandomValues(new Uint8Array(16))]
 
 const S = {
   token: localStorage.getItem("crib.token") || "",
+  ownVersion: null,
+  shufflerSeen: 0,
+  tokenName: localStorage.getItem("crib.phone") || "",
+  leftGameId: null,
   game: null,
   board: null,
   shuffler: null,
@@ -57,7 +61,14 @@ async function api(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (S.token) headers.Authorization = `Bearer ${S.token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (cause) {
+    const err = new Error("the table's computer cannot be reached");
+    err.network = true;
+    throw err;
+  }
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) {
@@ -65,6 +76,7 @@ async function api(method, path, body) {
     err.status = res.status;
     err.data = data;
     if (typeof err.message !== "string") err.message = JSON.stringify(err.message);
+    if (res.status === 401 && S.token) forgetToken("This phone's pairing is no longer valid: pair it again.");
     throw err;
   }
   return data;
@@ -96,36 +108,61 @@ function describeAction(a, game) {
   }
 }
 
-async function act(action, { quiet = false } = {}) {
+// Taps run one after another: a tap queued behind this phone's own tap is based on the
+// version that tap produced, so quick taps never conflict with each other.
+let actQueue = Promise.resolve();
+function act(action, opts = {}) {
+  const seen = S.game ? S.game.version : null;
+  const run = actQueue.then(() => actNow(action, opts, seen));
+  actQueue = run.catch(() => {});
+  return run;
+}
+
+async function actNow(action, { quiet = false } = {}, seen = null) {
   const game = S.game;
-  if (!game) return;
-  if (!S.token) { openPairing(); return; }
-  const body = { version: game.version, op_id: opId(), action };
-  try {
-    const out = await api("POST", `/api/games/${game.id}/actions`, body);
-    setGame(out.game);
-    if (!quiet && !["undo", "redo"].includes(action.type)) {
-      // A five-second undo for every tap.
-      toast(`${describeAction(action, out.game)}`, { label: "Undo", run: () => act({ type: "undo" }, { quiet: true }) }, 5);
-    }
-  } catch (err) {
-    if (err.status === 409 && err.data && err.data.game) {
-      // Another phone changed the game first: show its state and offer the tap again.
-      setGame(err.data.game);
-      toast(`The game changed on another phone; ${describeAction(action, err.data.game)} was not applied.`,
-        { label: "Apply now", run: () => act(action) }, 8);
-    } else if (err.status === 401 || err.status === 403) {
-      toast("This phone is not paired: pair it to keep score.");
-      openPairing();
-    } else {
-      if (err.data && err.data.game) setGame(err.data.game);
-      toast(err.message, null, 6);
+  if (!game) return null;
+  if (!S.token) { openPairing(); return null; }
+  // The version the player saw, unless this phone's own earlier tap moved it on since.
+  const version = S.ownVersion !== null && S.ownVersion === game.version ? game.version : (seen ?? game.version);
+  const body = { version, op_id: opId(), action };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await api("POST", `/api/games/${game.id}/actions`, body);
+      S.ownVersion = out.game.version;
+      setGame(out.game);
+      if (!quiet && !["undo", "redo", "next_game"].includes(action.type)) {
+        const at = out.game.version;
+        toast(`${describeAction(action, out.game)}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+      }
+      return out.game;
+    } catch (err) {
+      // Lost on the way: send the very same operation again; the daemon applies it once.
+      if (err.network && attempt < 4) { await sleep(400 * (attempt + 1)); continue; }
+      if (err.status === 409 && err.data && err.data.game) {
+        setGame(err.data.game);
+        toast(`Not applied: the game changed on another phone first (${describeAction(action, err.data.game)}). Check the scores and tap again if it still applies.`,
+          { label: "Apply now", run: () => act(action) }, 8);
+      } else if (err.status === 401) {
+        openPairing();
+      } else {
+        if (err.data && err.data.game) setGame(err.data.game);
+        toast(err.network ? "Not sent: the table's computer cannot be reached. Try again when it is back." : err.message, null, 6);
+      }
+      return null;
     }
   }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function undoIfStill(version) {
+  // The five-second undo takes back this tap only, never someone else's newer one.
+  if (!S.game || S.game.version !== version) { toast("Not undone: the game has moved on since."); return; }
+  act({ type: "undo" }, { quiet: true });
 }
 
 function setGame(game) {
   if (game && S.game && game.id === S.game.id && game.version < S.game.version) return; // stale echo
+  if (game && S.leftGameId === game.id) return; // this phone left that game for the new-game form
   S.game = game;
   S.lastUpdate = Date.now();
   renderGame();
@@ -134,6 +171,7 @@ function setGame(game) {
 
 // ---------------------------------------------------------------- live link
 let ws = null;
+const BACKOFF_MAX = 5000;
 let backoff = 500;
 let retryTimer = 0;
 function connect() {
@@ -146,22 +184,27 @@ function connect() {
     let msg;
     try { msg = JSON.parse(ev.data); } catch { return; }
     S.lastUpdate = Date.now();
-    if (typeof msg.seq === "number") S.seq = msg.seq;
+    if (typeof msg.seq === "number") {
+      // A gap means deltas were lost: start over with a fresh snapshot.
+      if (msg.type !== "snapshot" && S.seq && msg.seq > S.seq + 1) { S.seq = 0; reconnectNow(true); return; }
+      S.seq = msg.seq;
+    }
     onEvent(msg);
     renderLink();
   };
-  ws.onclose = () => { S.live = false; renderLink(); scheduleReconnect(); };
+  const mine = ws;
+  ws.onclose = () => { if (ws !== mine) return; S.live = false; renderLink(); scheduleReconnect(); };
   ws.onerror = () => { try { ws.close(); } catch { /* closing anyway */ } };
 }
 function scheduleReconnect() {
   clearTimeout(retryTimer);
   // Capped, jittered backoff, forever.
-  const wait = Math.min(backoff, 15000) * (0.5 + Math.random());
-  backoff = Math.min(backoff * 2, 15000);
+  const wait = Math.min(backoff, BACKOFF_MAX) * (0.5 + Math.random() / 2);
+  backoff = Math.min(backoff * 2, BACKOFF_MAX);
   retryTimer = setTimeout(connect, wait);
 }
-function reconnectNow() {
-  if (ws && ws.readyState === WebSocket.OPEN) return;
+function reconnectNow(force = false) {
+  if (!force && ws && ws.readyState === WebSocket.OPEN) return;
   backoff = 500;
   if (ws) { try { ws.close(); } catch { /* ignore */ } }
   ws = null;
@@ -174,24 +217,29 @@ window.addEventListener("pageshow", reconnectNow);
 function onEvent(msg) {
   switch (msg.type) {
     case "snapshot":
-      if ("game" in msg) { S.game = msg.game; }
-      if ("board" in msg) S.board = msg.board;
-      if ("shuffler" in msg) S.shuffler = msg.shuffler;
-      if ("devices" in msg) S.devices = msg.devices || {};
+      S.game = msg.game || null;
+      S.board = msg.board || null;
+      S.shuffler = msg.shuffler || null;
+      S.devices = msg.devices || {};
+      applyPalette();
       renderAll();
       break;
     case "game":
-      if (msg.game === null || msg.game === undefined) { S.game = null; renderGame(); renderBoard(); }
+      if (!msg.game) { S.game = null; renderGame(); renderBoard(); }
       else setGame(msg.game);
       break;
-    case "board": S.board = msg.board || msg; renderBoard(); break;
-    case "shuffler": S.shuffler = msg.shuffler || msg.status || msg; renderShuffler(); break;
+    case "board": S.board = msg.board; applyPalette(); renderBoard(); break;
+    case "shuffler": S.shuffler = msg.shuffler; S.shufflerSeen++; renderShuffler(); break;
     case "device":
-      if (msg.name) S.devices[msg.name] = msg.device || msg.status || msg;
-      renderDevices();
+      // {device, kind, data}: a "state" change carries the device's whole description.
+      if (msg.kind === "state" && msg.device) { S.devices[msg.device] = { ...(S.devices[msg.device] || {}), ...(msg.data || {}) }; renderDevices(); }
       break;
     default: break; // unknown types are ignored by design
   }
+}
+function applyPalette() {
+  const palette = S.board && S.board.palette;
+  if (palette) document.body.classList.toggle("colorblind", palette === "colorblind");
 }
 
 function renderLink() {
@@ -199,6 +247,7 @@ function renderLink() {
   const age = S.lastUpdate ? Math.round((Date.now() - S.lastUpdate) / 1000) : null;
   if (S.live) { link.textContent = S.token ? "live" : "live · watching"; link.className = "link live"; }
   else { link.textContent = age === null ? "offline" : `offline · updated ${age} s ago`; link.className = "link down"; }
+  document.body.classList.toggle("offline", !S.live);
 }
 setInterval(renderLink, 1000);
 
@@ -317,7 +366,8 @@ function renderGame() {
     const tags = [];
     const dealerSide = game.dealer !== null && game.dealer !== undefined ? sideOfPlayer(game, game.dealer) : null;
     if (dealerSide === i) tags.push("deals");
-    if (game.crib_owner === i || (game.crib_owner === undefined && dealerSide === i)) tags.push("crib");
+    const cribSide = game.crib_owner !== null && game.crib_owner !== undefined ? sideOfPlayer(game, game.crib_owner) : dealerSide;
+    if (cribSide === i) tags.push("crib");
     const num = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": `Points for ${side.name}`, placeholder: "n" });
     const pad = el("div", { class: "pad write" },
       ...PAD.map((p) => el("button", {
@@ -335,9 +385,9 @@ function renderGame() {
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
       el("header", {},
         el("span", { class: "name", text: side.name }),
-        el("span", { class: "tags", text: tags.join(" · ") }),
+        el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) })),
-      el("div", { class: "back", text: `back peg ${side.back}` + (game.games_won ? ` · games ${game.games_won[i] || 0}` : "") }),
+      el("div", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + (game.games_won && game.game_number > 1 ? ` · games won ${game.games_won[i] || 0}` : "") }),
       game.mode === "cards" ? null : pad);
     sides.append(panel);
   });
@@ -345,11 +395,14 @@ function renderGame() {
   // The next count due, in show order.
   const due = $("#due");
   const order = (game.show_order || []).filter((x) => !x.done).map((x) => x.label);
+  const dealerName = game.dealer !== null && game.dealer !== undefined ? game.names[game.dealer] : null;
+  const hand = dealerName ? `Hand ${game.hand_number}: ${dealerName} deals. ` : "";
   if (over) due.textContent = "";
-  else if (order.length) due.textContent = `Next: ${order.join(", then ")}.`;
-  else due.textContent = game.phase === "cut" ? "Cut for deal." : "";
+  else if (order.length) due.textContent = `${hand}${game.phase === "play" ? "After the play: " : "Now: "}${order.join(", then ")}.`;
+  else due.textContent = game.phase === "cut" ? "Cut for deal." : hand;
   const next = game.next_count;
   $("#count-label").textContent = next ? `Count for ${next.label}` : "Count";
+  $("#count-input").setAttribute("aria-label", next ? `Count for ${next.label}` : "Count");
   $("#show-entry").hidden = over || !next || !legal.has("count");
   if (game.mode === "cards") {
     $("#count-input").hidden = true; $("#count-19").hidden = true;
@@ -385,7 +438,7 @@ function renderPlay(game, legal) {
   const name = who !== null && game.names ? game.names[who] : "";
   const needStarter = legal.has("starter");
   $("#play-who").textContent = needStarter ? "Tap the starter card." : (name ? `${name} to play.` : "");
-  const used = new Set([...(play.played || []), ...(game.starter ? [game.starter] : [])]);
+  const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
   const picker = $("#play-picker");
   buildPicker(picker, (card) => {
     if (needStarter) act({ type: "starter", card });
@@ -430,7 +483,7 @@ $("#next-game").addEventListener("click", () => act({ type: "next_game" }, { qui
 $("#hint-btn").addEventListener("click", () => showTab("count"));
 $("#end-game").addEventListener("click", () => {
   if (S.game && !S.game.result && !confirm("Leave this game and start a new one?")) return;
-  S.game = null; renderGame(); renderBoard();
+  S.leftGameId = S.game ? S.game.id : null; S.game = null; renderGame(); renderBoard();
 });
 
 // ---------------------------------------------------------------- card picker
@@ -503,7 +556,7 @@ $("#count-crib").addEventListener("change", () => { if (C.result) countNow(); })
 $("#count-to-score").addEventListener("click", async () => {
   const game = S.game;
   if (!game || !C.result) return;
-  if (game.mode === "cards") await act({ type: "count", cards: C.hand, points: C.result.total });
+  if (game.mode === "cards") await act({ type: "count", cards: C.hand });
   else await act({ type: "count", points: C.result.total });
   showTab("score");
 });
@@ -531,145 +584,234 @@ $("#advise-btn").addEventListener("click", async () => {
 // ---------------------------------------------------------------- shuffler
 async function loadPlans() {
   const deck = Number($("#shuffle-form").deck.value);
-  try {
-    const out = await api("GET", `/api/shuffler/plans?deck=${deck}`);
-    S.plans[deck] = out.plans || out;
-  } catch { S.plans[deck] = null; }
+  if (!S.plans[deck]) {
+    try { S.plans[deck] = (await api("GET", `/api/shuffler/plans?deck=${deck}`)).plans; } catch { S.plans[deck] = null; }
+  }
   renderPlanQuality();
   renderShuffler();
 }
 function renderPlanQuality() {
   const form = $("#shuffle-form");
-  const deck = Number(form.deck.value);
-  const plans = S.plans[deck] || [];
-  const p = Array.isArray(plans) ? plans.find((x) => x.plan === form.plan.value) : null;
-  $("#plan-quality").textContent = p ? `${p.passes} passes, distance from a random deck ${Number(p.tv_distance ?? p.tv).toFixed(3)}: ${p.quality || p.sentence || ""}` : "";
+  const plans = S.plans[Number(form.deck.value)] || [];
+  const p = plans.find((x) => x.plan === form.plan.value);
+  const box = $("#plan-quality");
+  if (!p) { box.replaceChildren(); return; }
+  box.replaceChildren(
+    el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: `${p.passes} passes · distance ${Number(p.tv_distance).toFixed(3)}` }),
+    el("span", { text: ` ${p.quality}` }));
 }
 $("#shuffle-form").addEventListener("change", (ev) => { if (ev.target.name === "deck") loadPlans(); else renderPlanQuality(); });
-$("#shuffle-form").addEventListener("submit", async (ev) => {
+async function shufflerCall(path, body) {
+  // The answer is the status when the request was handled; live updates sent after it win.
+  const seen = S.shufflerSeen;
+  try {
+    const status = await api("POST", path, body);
+    if (S.shufflerSeen === seen) { S.shuffler = status; renderShuffler(); }
+  } catch (err) { toast(err.message, null, 8); }
+}
+$("#shuffle-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   if (!S.token) { openPairing(); return; }
   const form = ev.target;
-  try {
-    const out = await api("POST", "/api/shuffler/shuffle", { deck: Number(form.deck.value), plan: form.plan.value });
-    S.shuffler = out.status || out; renderShuffler();
-  } catch (err) { toast(err.message, null, 6); }
+  shufflerCall("/api/shuffler/shuffle", { deck: Number(form.deck.value), plan: form.plan.value });
 });
-$("#shuffle-continue").addEventListener("click", async () => {
-  try { const out = await api("POST", "/api/shuffler/continue", {}); S.shuffler = out.status || out; renderShuffler(); } catch (err) { toast(err.message, null, 6); }
-});
-$("#shuffle-abort").addEventListener("click", async () => {
-  try { const out = await api("POST", "/api/shuffler/abort", {}); S.shuffler = out.status || out; renderShuffler(); } catch (err) { toast(err.message, null, 6); }
-});
+$("#shuffle-continue").addEventListener("click", () => shufflerCall("/api/shuffler/continue", {}));
+$("#shuffle-abort").addEventListener("click", () => shufflerCall("/api/shuffler/abort", {}));
 function renderShuffler() {
   const st = S.shuffler;
   const box = $("#shuffle-status");
-  if (!st) { box.replaceChildren(); $("#shuffle-continue").hidden = true; $("#shuffle-abort").hidden = true; return; }
+  const cont = $("#shuffle-continue");
+  const stop = $("#shuffle-abort");
+  if (!st) { box.replaceChildren(); cont.hidden = true; stop.hidden = true; return; }
   const running = ["busy", "waiting", "fault"].includes(st.state);
   const parts = [];
-  if (st.passes_total) parts.push(el("div", { text: `Pass ${Math.min(st.passes_done + (st.state === "busy" ? 1 : 0), st.passes_total)} of ${st.passes_total}` + (st.deck_size ? ` · ${st.cards_this_pass} of ${st.deck_size} cards` : "") }));
-  if (st.prompt) parts.push(el("div", { class: "prompt", text: st.prompt }));
-  if (st.fault) parts.push(el("div", { class: "fault", text: st.fault }));
-  if (st.quality && !running) parts.push(el("div", { class: "hint", text: st.quality }));
-  if (st.passes_total) {
-    const frac = (st.passes_done + (st.deck_size ? st.cards_this_pass / st.deck_size : 0)) / st.passes_total;
-    parts.push(el("div", { class: "progress", role: "progressbar", "aria-valuenow": String(Math.round(frac * 100)), "aria-valuemin": "0", "aria-valuemax": "100" },
-      el("div", { style: `width:${Math.round(Math.min(1, frac) * 100)}%` })));
+  if (st.passes_total && (st.state === "busy" || st.state === "fault")) {
+    const pass = Math.min(st.passes_done + (st.state === "waiting" ? 0 : 1), st.passes_total);
+    parts.push(el("div", { class: "pass", text: `Pass ${pass} of ${st.passes_total}` + (st.state === "busy" && st.deck_size ? ` · ${st.cards_this_pass} of ${st.deck_size} cards` : "") }));
   }
-  parts.push(el("div", { class: "hint", "data-state": st.state, text: `Shuffler: ${st.state}` }));
+  if (st.fault) {
+    parts.push(el("div", { class: "fault", role: "alert" }, el("strong", { text: "Stopped. " }), st.fault));
+  } else if (st.prompt) {
+    parts.push(el("div", { class: "prompt", text: st.prompt }));
+  } else if (st.state === "busy") {
+    parts.push(el("div", { class: "prompt", text: "Shuffling… keep your hands clear." }));
+  }
+  if (st.passes_total) {
+    const frac = (st.passes_done + (st.state === "busy" && st.deck_size ? st.cards_this_pass / st.deck_size : 0)) / st.passes_total;
+    const pct = Math.round(Math.min(1, frac) * 100);
+    parts.push(el("div", { class: "progress", role: "progressbar", "aria-label": "Shuffle progress", "aria-valuenow": String(pct), "aria-valuemin": "0", "aria-valuemax": "100" },
+      el("div", { style: `width:${pct}%` })));
+  }
+  const stateText = { idle: "ready", busy: "shuffling", waiting: "waiting for you", fault: "stopped by a fault", absent: "not connected", lost: "lost", stopped: "stopped" }[st.state] || st.state;
+  parts.push(el("div", { class: "hint", "data-state": st.state, text: `Shuffler: ${stateText}` + (st.state === "absent" && st.fault ? ` (${st.fault})` : "") }));
   box.replaceChildren(...parts);
-  $("#shuffle-continue").hidden = !(st.state === "waiting" || st.state === "fault");
-  $("#shuffle-abort").hidden = !running;
+  box.dataset.state = st.state;
+  cont.hidden = !(st.state === "waiting" || st.state === "fault");
+  cont.textContent = st.state === "fault" ? "Done, go on" : "Stacked, next pass";
+  stop.hidden = !running;
+  $("#shuffle-start").disabled = running;
 }
 
 // ---------------------------------------------------------------- board drawing
+// The board as the LEDs show it: two columns per track (up 1–60 outside, down 61–120
+// inside), holes in groups of five, the start holes at the foot and the game hole on top.
+const BOARD = { top: 58, bottom: 462, startY: 492, gameY: 26 };
 function holeXY(track, tracks, score, target) {
-  // Each track is two columns: up the outside (1..60), down the inside (61..120).
   const laneW = 300 / tracks;
-  const x0 = 30 + track * laneW + laneW * 0.25;
-  const x1 = 30 + track * laneW + laneW * 0.65;
-  const top = 50;
-  const bottom = 470;
-  const step = (bottom - top) / 65;
-  const yOf = (i) => bottom - step * (i + Math.floor(i / 5) * 0.2);
-  if (score <= 0) return [x0 + laneW * 0.2, bottom + 28];
-  if (score >= target || score > 120) return [180, 22];
-  if (score <= 60) return [x0, yOf(score - 1)];
-  return [x1, yOf(120 - score)];
+  const x0 = 30 + track * laneW + laneW * 0.28;
+  const x1 = 30 + track * laneW + laneW * 0.72;
+  const step = (BOARD.bottom - BOARD.top) / (59 + 11 * 0.6);
+  const yOf = (i) => BOARD.bottom - step * (i + Math.floor(i / 5) * 0.6);
+  if (score <= 0) return [(x0 + x1) / 2, BOARD.startY];
+  if (score >= target) return [180, BOARD.gameY];
+  const s = ((score - 1) % 120) + 1; // a 61-point game goes once round; longer ones lap
+  if (s <= 60) return [x0, yOf(s - 1)];
+  return [x1, yOf(120 - s)];
+}
+let boardKey = "";
+function drawBoardHoles(root, n, target) {
+  root.replaceChildren();
+  const g = svg("g", { class: "holes" });
+  g.append(svg("circle", { cx: 180, cy: BOARD.gameY, r: 9, class: "hole game" }));
+  for (let t = 0; t < n; t++) {
+    for (let sc = 1; sc <= 120; sc++) {
+      const [x, y] = holeXY(t, n, sc, 1000);
+      g.append(svg("circle", { cx: x, cy: y, r: 2.8, class: "hole" }));
+    }
+    const [sx, sy] = holeXY(t, n, 0, target);
+    g.append(svg("circle", { cx: sx - 7, cy: sy, r: 3.5, class: "hole" }), svg("circle", { cx: sx + 7, cy: sy, r: 3.5, class: "hole" }));
+  }
+  root.append(g);
+  const label = (text, x, y) => { const node = svg("text", { x, y, class: "board-label", "text-anchor": "middle" }); node.textContent = text; root.append(node); };
+  label("121", 180, 50);
+  label("60", 24, BOARD.top + 4);
+  label("1", 24, BOARD.bottom + 4);
+  root.append(svg("g", { class: "pegs" }));
+}
+function pegsShown() {
+  // What the board shows (the state sent to the LEDs), else the game itself.
+  const game = S.game;
+  const sides = game ? game.sides : [];
+  const tracks = S.board && S.board.tracks ? S.board.tracks : [];
+  const n = Math.max(1, game ? sides.length : Math.min(tracks.length || 2, 3));
+  return Array.from({ length: n }, (_, t) => tracks[t] || sides[t] || { front: 0, back: 0 });
 }
 function renderBoard() {
   const root = $("#board-svg");
   if (!root) return;
   const game = S.game;
-  const n = game ? game.sides.length : 2;
-  const target = game ? game.target : 121;
-  root.replaceChildren();
-  root.append(svg("circle", { cx: 180, cy: 22, r: 7, class: "hole" }));
-  for (let t = 0; t < n; t++) {
-    for (let s = 1; s <= 120; s++) {
-      const [x, y] = holeXY(t, n, s, 1000);
-      root.append(svg("circle", { cx: x, cy: y, r: 2.6, class: "hole" }));
+  const shown = pegsShown();
+  const n = shown.length;
+  const target = game ? game.target : (S.board && S.board.target) || 121;
+  const key = `${n}/${target}/${game ? game.skunk : ""}`;
+  if (key !== boardKey) {
+    drawBoardHoles(root, n, target);
+    boardKey = key;
+    if (game && game.skunk !== "none") {
+      // Skunk lines: under 91 is a skunk, under 61 a double skunk (121 games).
+      const lines = target === 121 ? [91, 61] : [Math.ceil(target * 3 / 4)];
+      for (let t = 0; t < n; t++) for (const line of lines) {
+        const [x, y] = holeXY(t, n, line, 1000);
+        root.insertBefore(svg("line", { x1: x - 9, x2: x + 9, y1: y - 4, y2: y - 4, class: "skunk-line" }), root.lastChild);
+      }
     }
-    const [sx, sy] = holeXY(t, n, 0, target);
-    root.append(svg("circle", { cx: sx, cy: sy, r: 4, class: "hole" }));
   }
-  // Skunk lines across the board.
-  if (game && game.skunk === "skunk") for (const line of [91, 61]) {
-    if (line >= target) continue;
-    const [, y] = holeXY(0, n, line, 1000);
-    root.append(svg("line", { x1: 20, x2: 340, y1: y + 4, y2: y + 4, stroke: "#d9c9a0", "stroke-dasharray": "4 3" }));
-  }
-  if (!game) return;
-  const read = S.board && S.board.tracks ? S.board.tracks : null;
-  game.sides.forEach((side, t) => {
-    for (const [kind, score] of [["back", side.back], ["front", side.front]]) {
+  const pegs = $(".pegs", root);
+  shown.forEach((track, t) => {
+    for (const kind of ["back", "front"]) {
+      const score = track[kind];
+      let peg = $(`[data-track="${t}"][data-kind="${kind}"]`, pegs);
+      if (!peg) {
+        peg = svg("circle", { cx: 0, cy: 0, r: kind === "front" ? 7 : 6, class: `peg ${kind} p${t}`, "data-track": String(t), "data-kind": kind });
+        pegs.append(peg);
+        const [x, y] = holeXY(t, n, score, target);
+        peg.style.transform = `translate(${x}px, ${y}px)`;
+      }
+      const offset = kind === "back" && score === 0 ? -7 : kind === "front" && track.front === 0 ? 7 : 0;
       const [x, y] = holeXY(t, n, score, target);
-      root.append(svg("circle", { cx: x, cy: y, r: kind === "front" ? 6 : 5, class: `peg ${kind}`,
-        fill: getComputedStyle(document.body).getPropertyValue(`--p${t}`).trim() || "#f00",
-        "data-track": String(t), "data-kind": kind, "data-score": String(score) }));
+      peg.style.transform = `translate(${x + offset}px, ${y}px)`;
+      peg.dataset.score = String(score);
     }
   });
-  const code = S.board && S.board.code;
-  if (code) { const txt = svg("text", { x: 180, y: 270, "text-anchor": "middle", class: "code" }); txt.textContent = code; root.append(txt); }
-  const note = $("#board-note");
-  if (read) {
-    const same = read.every((tr, i) => !game.sides[i] || (tr.front === game.sides[i].front && tr.back === game.sides[i].back));
-    note.textContent = same ? "The board's LEDs show the same." : "The board is catching up…";
-  } else note.textContent = "";
+  for (const peg of $$(".peg", pegs)) if (Number(peg.dataset.track) >= n) peg.remove();
+  const names = game ? game.sides.map((s) => s.name) : shown.map((_, t) => `Track ${t + 1}`);
+  $("#board-legend").replaceChildren(...shown.map((tr, t) => el("span", { class: "legend-item", "data-track": String(t) },
+    el("i", { class: `swatch p${t}` }), `${names[t]} ${tr.front} (back ${tr.back})`)));
+  checkLeds();
+}
+// On the Board screen, ask the board what its LEDs really show (read back from the device).
+let ledTimer = 0;
+function checkLeds() {
+  clearTimeout(ledTimer);
+  if ($("#tab-board").hidden) return;
+  ledTimer = setTimeout(async () => {
+    const note = $("#board-note");
+    try {
+      const back = await api("GET", "/api/board");
+      if (!back.reachable) { note.textContent = "The board does not answer; the drawing shows what was sent to it."; return; }
+      const shown = pegsShown();
+      const same = shown.every((tr, i) => back.tracks[i] && back.tracks[i].front === tr.front && back.tracks[i].back === tr.back);
+      note.textContent = same ? "The board's LEDs show the same (read back just now)." : "The board is catching up…";
+      if (!same) checkLeds();
+    } catch (err) { note.textContent = err.status === 503 ? "The board is not connected." : ""; }
+  }, 300);
 }
 
 // ---------------------------------------------------------------- history and statistics
+const RESULT_WORDS = { win: "", skunk: "skunk", double_skunk: "double skunk", lurch: "lurch" };
 async function loadHistory() {
   try {
     const [hist, stats] = await Promise.all([api("GET", "/api/history"), api("GET", "/api/stats")]);
-    const games = hist.games || hist;
-    $("#history-list").replaceChildren(...games.map((g) => el("li", {}, el("button", {
-      type: "button", onclick: () => showRace(g.id),
-    }, el("span", { text: `${(g.names || []).join(" v ")}` }), el("span", { text: `${(g.scores || []).join("–")} ${g.result_kind || (g.result && g.result.kind) || ""}` })))));
-    const players = stats.players || stats;
+    const games = hist.games || [];
+    const when = (t) => new Date(t * 1000).toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    $("#history-list").replaceChildren(...(games.length ? games.map((g) => {
+      const r = g.result || {};
+      const sides = [];
+      for (const p of g.players || []) if (!sides[p.side]) sides[p.side] = { names: [], score: p.score }; 
+      for (const p of g.players || []) if (!sides[p.side].names.includes(p.name)) sides[p.side].names.push(p.name);
+      const line = sides.map((x) => `${x.names.join(" & ")} ${x.score}`).join(" – ");
+      const kind = RESULT_WORDS[r.kind] ?? r.kind ?? "";
+      return el("li", {}, el("button", {
+        type: "button", "data-game": String(g.game_id), "aria-label": `Score race of game ${g.game_id}: ${line}`,
+        onclick: () => showRace(g.game_id, g.match_game),
+      }, el("span", { class: "when", text: when(g.finished_at) }), el("span", { text: line }), el("span", { class: "kind", text: kind })));
+    }) : [el("li", { class: "hint", text: "No finished games yet." })]));
+    const players = Object.entries(stats.players || {});
     const f = (x) => (x === null || x === undefined ? "–" : Number(x).toFixed(1));
-    $("#stats").replaceChildren(el("table", { class: "stats" },
-      el("tr", {}, ...["Player", "Games", "Wins", "Skunks", "Hand", "Crib", "Peg", "Best"].map((h) => el("th", { text: h }))),
-      ...players.map((p) => el("tr", {}, el("td", { text: p.name }), el("td", { text: String(p.games) }), el("td", { text: String(p.wins) }),
-        el("td", { text: String(p.skunks ?? 0) }), el("td", { text: f(p.average_hand ?? p.avg_hand) }), el("td", { text: f(p.average_crib ?? p.avg_crib) }),
-        el("td", { text: f(p.average_pegging ?? p.avg_pegging) }), el("td", { text: String(p.best_hand ?? "–") })))));
+    const head = [["Player", "Player"], ["G", "Games"], ["W", "Wins"], ["Sk", "Skunks given"], ["Hand", "Average hand"], ["Crib", "Average crib"], ["Peg", "Pegging per hand"], ["Best", "Best hand"]];
+    $("#stats").replaceChildren(players.length ? el("table", { class: "stats" },
+      el("thead", {}, el("tr", {}, ...head.map(([h, t]) => el("th", { scope: "col" }, el("abbr", { title: t, text: h }))))),
+      el("tbody", {}, ...players.map(([name, p]) => el("tr", { "data-player": name }, el("td", { text: name }), el("td", { text: String(p.games) }), el("td", { text: String(p.wins) }),
+        el("td", { text: String(p.skunks ?? 0) }), el("td", { text: f(p.average_hand) }), el("td", { text: f(p.average_crib) }),
+        el("td", { text: f(p.pegging_per_hand) }), el("td", { text: String(p.best_hand ?? "–") }))))) : el("p", { class: "hint", text: "Figures appear after the first finished game." }));
+    const latest = S.game ? [S.game.id, S.game.game_number] : games[0] ? [games[0].game_id, games[0].match_game] : null;
+    if (latest) showRace(...latest); else { $("#race").replaceChildren(); $("#race-legend").replaceChildren(); }
   } catch (err) { toast(err.message, null, 6); }
 }
-async function showRace(id) {
+async function showRace(id, gameNumber) {
   try {
     const data = await api("GET", `/api/games/${id}/race`);
-    const race = data.race || data; // [{version, scores: [..]}, ...]
+    const race = data.race.filter((p) => !gameNumber || p.game_number === gameNumber);
     const root = $("#race");
-    root.hidden = false;
     root.replaceChildren();
-    const max = Math.max(121, ...race.flatMap((p) => p.scores));
-    const W = 320; const H = 160;
-    const n = race.length || 1;
+    const max = Math.max(data.target, ...race.flatMap((p) => p.scores));
+    const L = 30; const W = 300; const T = 10; const H = 150;
+    const x = (i) => L + (W * i) / Math.max(1, race.length - 1);
+    const y = (v) => T + H - (H * v) / max;
+    for (const v of [0, 30, 60, 90, 120].filter((v) => v <= max)) {
+      root.append(svg("line", { x1: L, x2: L + W, y1: y(v), y2: y(v), class: "grid" }));
+      const t = svg("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end", class: "axis" }); t.textContent = String(v); root.append(t);
+    }
+    const xl = svg("text", { x: L + W / 2, y: T + H + 24, "text-anchor": "middle", class: "axis" });
+    xl.textContent = `${race.length - 1} actions`; root.append(xl);
     const sides = race[0] ? race[0].scores.length : 0;
     for (let s = 0; s < sides; s++) {
-      const pts = race.map((p, i) => `${10 + (W * i) / Math.max(1, n - 1)},${H + 10 - (H * p.scores[s]) / max}`).join(" ");
-      root.append(svg("polyline", { points: pts, fill: "none", stroke: getComputedStyle(document.body).getPropertyValue(`--p${s}`).trim(), "stroke-width": 2.5 }));
+      const pts = race.map((p, i) => `${x(i).toFixed(1)},${y(p.scores[s]).toFixed(1)}`).join(" ");
+      root.append(svg("polyline", { points: pts, class: `race-line p${s}`, "data-side": String(s) }));
     }
+    $("#race-title").textContent = `Score race · game ${id}${gameNumber > 1 ? ` (${gameNumber})` : ""}`;
+    root.setAttribute("aria-label", `Score race of game ${id}: ` + data.names.map((n, s) => `${n} ${race.length ? race[race.length - 1].scores[s] : 0}`).join(", "));
+    $("#race-legend").replaceChildren(...data.names.map((n, s) => el("span", { class: "legend-item" }, el("i", { class: `swatch p${s}` }), n)));
   } catch (err) { toast(err.message, null, 6); }
 }
 
@@ -679,13 +821,15 @@ async function loadSettings() {
     const st = await api("GET", "/api/settings");
     const form = $("#settings-form");
     form.brightness.value = st.brightness;
+    $("#brightness-value").textContent = String(st.brightness);
     form.palette.value = st.palette;
     document.body.classList.toggle("colorblind", st.palette === "colorblind");
   } catch { /* the form keeps its defaults */ }
-  try { const h = await api("GET", "/api/health"); S.devices = h.devices || {}; } catch { /* shown as unknown */ }
+  try { const h = await api("GET", "/api/health"); S.devices = h.devices || {}; S.version = h.version; } catch { /* shown as unknown */ }
   renderDevices();
   renderPairState();
 }
+$("#settings-form").brightness.addEventListener("input", (ev) => { $("#brightness-value").textContent = ev.target.value; });
 $("#settings-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   if (!S.token) { openPairing(); return; }
@@ -693,43 +837,81 @@ $("#settings-form").addEventListener("submit", async (ev) => {
   try {
     const st = await api("PUT", "/api/settings", { brightness: Number(form.brightness.value), palette: form.palette.value });
     document.body.classList.toggle("colorblind", st.palette === "colorblind");
-    localStorage.setItem("crib.palette", st.palette);
-    toast("Saved.");
+    toast(`Saved: brightness ${st.brightness}, ${st.palette === "colorblind" ? "colour-blind safe" : "classic"} colours.`);
     renderBoard();
   } catch (err) { toast(err.message, null, 6); }
 });
 function renderDevices() {
   const list = $("#devices");
   if (!list) return;
-  list.replaceChildren(...Object.entries(S.devices || {}).map(([name, d]) => el("li", { "data-device": name },
-    `${name}: ${d.state || "unknown"}${d.kind ? ` (${d.kind})` : ""}${d.fault ? ` — ${d.fault}` : ""}`)));
+  const words = { idle: "ready", busy: "working", waiting: "waiting", fault: "fault", absent: "not connected", lost: "lost, retrying", stopped: "stopped" };
+  list.replaceChildren(...Object.entries(S.devices || {}).map(([name, d]) => el("li", { "data-device": name, "data-state": d.state || "unknown" },
+    el("strong", { text: name }), ` ${words[d.state] || d.state || "unknown"}${d.kind ? ` (${d.kind})` : ""}${d.fault ? ` — ${d.fault}` : ""}`)));
 }
 function renderPairState() {
-  $("#pair-state").textContent = S.token ? "This phone is paired and can keep score." : "This phone is watching. Pair it to keep score.";
+  $("#pair-state").textContent = S.token ? `This phone is paired${S.tokenName ? ` as “${S.tokenName}”` : ""} and can keep score.` : "This phone is watching. Pair it to keep score.";
   document.body.classList.toggle("readonly", !S.token);
   $("#pair-open").hidden = !!S.token;
+  $("#watching").hidden = !!S.token;
+  $("#settings-pair").hidden = !!S.token;
+  $("#unpair").hidden = !S.token;
 }
+function forgetToken(message) {
+  S.token = "";
+  localStorage.removeItem("crib.token");
+  renderAll();
+  if (message) toast(message, null, 6);
+}
+let pairRequest = null;
 async function openPairing() {
   const dialog = $("#pair-dialog");
+  const form = $("#pair-form");
   $("#pair-error").textContent = "";
-  try { await api("POST", "/api/pair/start", {}); } catch (err) { $("#pair-error").textContent = err.message; }
+  form.code.value = "";
+  if (!form.name.value) form.name.value = localStorage.getItem("crib.phone") || "phone";
   if (!dialog.open) dialog.showModal();
-}
-$("#pair-open").addEventListener("click", openPairing);
-$("#pair-form").addEventListener("submit", async (ev) => {
-  if (ev.submitter && ev.submitter.value === "cancel") return;
-  ev.preventDefault();
-  const form = ev.target;
+  form.code.focus();
   try {
-    const out = await api("POST", "/api/pair", { code: form.code.value.trim(), name: form.name.value.trim() || "phone" });
+    const out = await api("POST", "/api/pair/start", {});
+    pairRequest = out.request;
+    $("#hold-s").textContent = String(out.hold_s);
+  } catch (err) {
+    pairRequest = null;
+    $("#pair-error").textContent = err.status === 429 ? `Too many codes asked for: ${err.message}.` : err.message;
+  }
+}
+async function pairWith(body) {
+  const form = $("#pair-form");
+  const name = form.name.value.trim() || "phone";
+  try {
+    const out = await api("POST", "/api/pair", { ...body, name });
     S.token = out.token;
+    S.tokenName = out.name;
     localStorage.setItem("crib.token", S.token);
+    localStorage.setItem("crib.phone", out.name);
     $("#pair-dialog").close();
     toast("Paired. This phone can keep score.");
     renderAll();
-  } catch (err) { $("#pair-error").textContent = err.message; }
+  } catch (err) {
+    const why = err.data && err.data.waiting ? `Not yet: ${err.message}.` : err.message;
+    $("#pair-error").textContent = why.charAt(0).toUpperCase() + why.slice(1);
+  }
+}
+$("#pair-open").addEventListener("click", openPairing);
+$("#watch-pair").addEventListener("click", openPairing);
+$("#settings-pair").addEventListener("click", openPairing);
+$("#pair-form").addEventListener("submit", (ev) => {
+  if (ev.submitter && ev.submitter.value === "cancel") return;
+  ev.preventDefault();
+  const code = ev.target.code.value.trim();
+  if (!/^\d{4}$/.test(code)) { $("#pair-error").textContent = "Type the four digits the board shows."; return; }
+  pairWith({ code });
 });
-$("#unpair").addEventListener("click", () => { S.token = ""; localStorage.removeItem("crib.token"); renderAll(); });
+$("#pair-held").addEventListener("click", () => {
+  if (!pairRequest) { $("#pair-error").textContent = "Ask for a code first: close and open this again."; return; }
+  pairWith({ request: pairRequest });
+});
+$("#unpair").addEventListener("click", () => forgetToken("This phone is watching only now."));
 
 // ---------------------------------------------------------------- start
 function renderAll() {
@@ -742,11 +924,9 @@ function renderAll() {
   renderLink();
 }
 async function start() {
-  document.body.classList.toggle("colorblind", localStorage.getItem("crib.palette") === "colorblind");
   renderNameFields();
   renderAll();
   try { S.game = await api("GET", "/api/games/current"); } catch { S.game = null; }
-  try { S.shuffler = await api("GET", "/api/shuffler"); } catch { /* comes with the snapshot */ }
   S.lastUpdate = Date.now();
   renderAll();
   connect();

@@ -182,14 +182,24 @@ def test_writes_need_a_token_in_the_header(server: ThreadServer, client: Client)
     assert client.req("GET", "/api/health", auth=False).status_code == 200
 
 
-def test_pairing_with_the_code_on_the_board(client: Client) -> None:
+def _code_on_the_board(server: ThreadServer) -> str | None:
+    """The digits lit on the (simulated) board, as a person at the table reads them."""
+    back = server.services.devices["board"].require().read_back(timeout=1.0)
+    return None if back is None else back.code
+
+
+def test_pairing_with_the_code_on_the_board(server: ThreadServer, client: Client) -> None:
     start = client.req("POST", "/api/pair/start", auth=False)
     assert start.status_code == 200
     deadline = time.monotonic() + 5
     code = None
     while code is None and time.monotonic() < deadline:
-        code = client.req("GET", "/api/board", auth=False).json()["code"]
+        code = _code_on_the_board(server)
     assert code is not None and len(code) == 4
+    # Nobody on the network can read it: not from the board's read-back, not from the stream.
+    seen = client.req("GET", "/api/board", auth=False).json()
+    assert seen["pairing"] is True and seen["leds"] is None and code not in json.dumps(seen)
+    assert code not in json.dumps(server.services.snapshot())
     wrong = "0000" if code != "0000" else "1111"
     r = client.req("POST", "/api/pair", {"name": "Ann's phone", "code": wrong}, auth=False)
     assert r.status_code == 403 and "wrong code" in r.json()["error"]
@@ -203,8 +213,9 @@ def test_pairing_with_the_code_on_the_board(client: Client) -> None:
     r = client.req("POST", "/api/pair", {"name": "Eve", "code": code}, auth=False)
     assert r.status_code == 403
     deadline = time.monotonic() + 5
-    while client.req("GET", "/api/board", auth=False).json()["code"] is not None:
+    while _code_on_the_board(server) is not None:
         assert time.monotonic() < deadline
+    assert client.req("GET", "/api/board", auth=False).json()["pairing"] is False
 
 
 def test_pairing_by_holding_undo(server: ThreadServer, client: Client) -> None:

@@ -1,0 +1,123 @@
+"""Helpers for the phone page's browser tests: a daemon, a headless Chromium, phones."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.firmware_host.conftest import Daemon
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+JAM_AT = 60  # card 8 of the second pass of a 52-card shuffle
+
+
+def page_daemon(state: Path) -> Daemon:
+    """`crib serve --simulate` with a fast simulated shuffler that jams once."""
+    daemon = Daemon(state)
+    # [shuffler] is the configuration's last table: these keys land in it.
+    with daemon.config.open("a") as f:
+        f.write(f"simulate_jam_at = {JAM_AT}\n")
+    return daemon
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 5.0, what: str = "condition",
+               interval: float = 0.05) -> Any:
+    """Poll `check` until it returns something truthy; AssertionError naming `what` after."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+
+
+class Phone:
+    """One browser context on the page: what a person sees and taps."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.context = browser.new_context(**PHONE)
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("websocket", lambda ws: self.requests.append(ws.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.set_default_timeout(8000)
+
+    def open(self) -> Phone:
+        self.page.goto(self.base + "/")
+        self.page.wait_for_function("() => window.cribState && window.cribState.live")
+        return self
+
+    def close(self) -> None:
+        self.context.close()
+
+    def tab(self, name: str) -> None:
+        self.page.click(f'.tabs button[data-tab="{name}"]')
+        self.page.wait_for_selector(f"#tab-{name}:not([hidden])")
+
+    def state(self) -> dict[str, Any]:
+        return dict(self.page.evaluate("() => window.cribState"))
+
+    def shown_sides(self) -> list[dict[str, int]]:
+        """Each side's front and back peg as the Score screen shows them."""
+        return list(self.page.evaluate("""() => [...document.querySelectorAll('#sides .side')]
+            .map(s => ({front: Number(s.querySelector('.score').textContent),
+                        back: Number(s.querySelector('.back').dataset.back)}))"""))
+
+    def drawn_pegs(self) -> list[dict[str, int]]:
+        """Each track's pegs as the board drawing places them."""
+        return list(self.page.evaluate("""() => {
+            const out = [];
+            for (const p of document.querySelectorAll('#board-svg .peg')) {
+              const t = Number(p.dataset.track);
+              out[t] = out[t] || {};
+              out[t][p.dataset.kind] = Number(p.dataset.score);
+            }
+            return out; }"""))
+
+    def toast(self) -> str:
+        return str(self.page.locator("#toast").text_content() or "")
+
+    def pair(self, code_reader: Callable[[], str | None], name: str) -> None:
+        """Pair through the page with the code the board lights."""
+        page = self.page
+        page.locator("#pair-open").click()
+        page.wait_for_selector("#pair-dialog[open]")
+        code = wait_until(code_reader, 5, "a pairing code on the board")
+        page.fill("#pair-form [name=code]", code)
+        page.fill("#pair-form [name=name]", name)
+        page.click("#pair-submit")
+        page.wait_for_function("() => !!window.cribState.token")
+
+    def off_origin(self) -> list[str]:
+        origin = re.escape(self.base.split("//", 1)[1])
+        return [u for u in self.requests if not re.match(rf"^(https?|wss?)://{origin}/", u)]
+
+
+def wait_text(page: Any, element_id: str, pattern: str, flags: str = "",
+              timeout: float | None = None) -> None:
+    """Wait until the element's text matches the regular expression (JavaScript syntax)."""
+    page.wait_for_function(
+        "([id, p, f]) => new RegExp(p, f).test(document.getElementById(id).textContent)",
+        arg=[element_id, pattern, flags], **({"timeout": timeout} if timeout else {}))
+
+
+def wait_state(page: Any, element_id: str, *states: str) -> None:
+    """Wait until the element's data-state is one of `states`."""
+    page.wait_for_function(
+        "([id, s]) => s.includes(document.getElementById(id).dataset.state)",
+        arg=[element_id, list(states)])

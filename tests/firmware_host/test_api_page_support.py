@@ -1,0 +1,85 @@
+"""What the phone page needs beyond the core API: shuffle plans, a game's score race, and
+the simulated shuffler's test-only jam."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware_host.config import load_settings
+from firmware_host.errors import ConfigError
+from firmware_host.services import build_device_factories
+from hardware.clock import SystemClock
+from tests.firmware_host.conftest import Client, write_config
+
+
+def test_plans_give_passes_distance_and_a_sentence_for_each_deck(client: Client) -> None:
+    r = client.req("GET", "/api/shuffler/plans?deck=52", auth=False)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["deck"] == 52 and body["default"] == "random"
+    plans = {p["plan"]: p for p in body["plans"]}
+    assert set(plans) == {"random", "exact", "light"}
+    assert plans["random"]["passes"] == 9 and plans["random"]["tv_distance"] == pytest.approx(
+        0.0854, abs=1e-4)
+    assert "well-mixed" in plans["random"]["quality"] and plans["random"]["random"]
+    assert plans["exact"]["passes"] == 6 and plans["exact"]["tv_distance"] == 0
+    assert plans["light"]["passes"] == 3 and not plans["light"]["random"]
+    assert "NOT random" in plans["light"]["quality"]
+    two = {p["plan"]: p for p in client.req("GET", "/api/shuffler/plans?deck=104",
+                                             auth=False).json()["plans"]}
+    assert two["random"]["passes"] == 11 and two["exact"]["passes"] == 7
+    # Without a deck: the configured one.
+    assert client.req("GET", "/api/shuffler/plans", auth=False).json()["deck"] == 52
+
+
+@pytest.mark.parametrize("deck", ["1", "105", "many"])
+def test_plans_for_an_impossible_deck_are_refused_by_name(client: Client, deck: str) -> None:
+    r = client.req("GET", f"/api/shuffler/plans?deck={deck}", auth=False)
+    assert r.status_code == 422
+    assert "deck" in r.json()["error"]
+
+
+def test_race_gives_the_scores_after_every_accepted_action(client: Client) -> None:
+    game = client.new_game(names=["Ann", "Bob"], dealer=0)
+    for action in ({"type": "heels"},
+                   {"type": "peg", "side": 1, "points": 2},
+                   {"type": "count", "points": 8},
+                   {"type": "undo"}):
+        r = client.act(game, action)
+        assert r.status_code == 200, r.text
+        game = r.json()["game"]
+    race = client.req("GET", f"/api/games/{game['id']}/race", auth=False).json()
+    assert race["names"] == ["Ann", "Bob"] and race["target"] == 121
+    assert [p["scores"] for p in race["race"]] == [[0, 0], [2, 0], [2, 2], [2, 10], [2, 2]]
+    assert [p["type"] for p in race["race"]] == [None, "heels", "peg", "count", "undo"]
+    assert [p["version"] for p in race["race"]] == [0, 1, 2, 3, 4]
+    assert race["race"][-1]["scores"] == [s["front"] for s in game["sides"]]
+
+
+def test_race_of_an_unknown_game_is_404(client: Client) -> None:
+    r = client.req("GET", "/api/games/9999/race", auth=False)
+    assert r.status_code == 404 and "9999" in r.json()["error"]
+
+
+def test_the_simulated_shuffler_jams_where_the_configuration_says(tmp_path: Path) -> None:
+    config = write_config(tmp_path, 8123)
+    with config.open("a") as f:
+        f.write("simulate_jam_at = 60\n")
+    settings = load_settings(config, simulate=True)
+    kind, factory = build_device_factories(settings, SystemClock())["shuffler"]
+    assert kind == "simulated" and factory is not None
+    shuffler, cleanup = factory()
+    try:
+        assert shuffler.table.jam_at == 60
+    finally:
+        cleanup()
+
+
+def test_a_jam_card_below_one_stops_the_start_naming_the_key(tmp_path: Path) -> None:
+    config = write_config(tmp_path, 8124)
+    with config.open("a") as f:
+        f.write("simulate_jam_at = 0\n")
+    with pytest.raises(ConfigError, match="simulate_jam_at"):
+        load_settings(config, simulate=True)
