@@ -25,6 +25,7 @@ from firmware_host.api.schemas import (
     ActionIn,
     ActionOut,
     AdviseIn,
+    AdvisePlayIn,
     CountIn,
     CountOut,
     ErrorOut,
@@ -34,6 +35,7 @@ from firmware_host.api.schemas import (
     PairIn,
     PairStartOut,
     PlansOut,
+    PlayHintOut,
     RaceOut,
     SettingsIn,
     SettingsOut,
@@ -154,6 +156,30 @@ def operator(request: Request, authorization: Annotated[str | None, Header()] = 
 
 
 Operator = Annotated[str, Depends(operator)]
+
+
+def _check_play_cards(body: AdvisePlayIn) -> tuple[Any, ...]:
+    """The played cards, parsed; raises BadRequestError naming a bad card and where it is."""
+    from cribbage import CribbageError
+    from cribbage.cards import parse_cards
+
+    where: dict[str, str] = {}
+    parsed: dict[str, tuple[Any, ...]] = {}
+    places = (("the hand", body.hand), ("the played cards", body.played),
+              ("the known cards", body.known))
+    for place, items in places:
+        try:
+            parsed[place] = parse_cards(items)
+        except CribbageError as exc:
+            raise BadRequestError(f"cannot advise on that play: {place}: {exc}") from None
+        for card in parsed[place]:
+            # Name both places: a card cannot be in the hand and on the table at once.
+            other = where.get(str(card))
+            if other is not None and other != place:
+                raise BadRequestError(
+                    f"cannot advise on that play: {card} is in {other} and in {place}")
+            where[str(card)] = place
+    return parsed["the played cards"]
 
 
 # -- the app
@@ -309,6 +335,20 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
         except (CribbageError, ValueError, LookupError) as exc:
             raise BadRequestError(f"cannot advise on that hand: {exc}") from None
         return JSONResponse(advice.to_json())
+
+    @app.post("/api/advise/play", response_model=PlayHintOut, responses=ERRORS)
+    def advise_play(body: AdvisePlayIn) -> JSONResponse:
+        """The card to play now in the play, by a one-ply expectation over the unseen cards."""
+        from cribbage import CribbageError
+        from cribbage.advisor import advise_play as engine_advise_play
+
+        played = _check_play_cards(body)
+        count = body.count if body.count is not None else sum(c.pips for c in played)
+        try:
+            hint = engine_advise_play(body.hand, body.played, count, known=body.known)
+        except CribbageError as exc:
+            raise BadRequestError(f"cannot advise on that play: {exc}") from None
+        return JSONResponse(hint.to_json())
 
     # devices ------------------------------------------------------------------------------------
     @app.get("/api/board", responses=ERRORS)

@@ -114,6 +114,41 @@ class AdviseIn(_In):
     known: list[str] = Field(default_factory=list, max_length=52)
 
 
+class AdvisePlayIn(_In):
+    """The play so far: the cards still in hand, the cards laid since the count was reset
+    (in order), the count (left out: their total) and other cards out of play."""
+
+    hand: list[str] = Field(min_length=1, max_length=6)
+    played: list[str] = Field(default_factory=list, max_length=13)
+    count: int | None = Field(None, ge=0, le=31)
+    known: list[str] = Field(default_factory=list, max_length=52)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"hand": ["5H", "KD", "4C", "AS"], "played": ["KH"],
+                                         "count": 10}]},
+    )
+
+
+class PlayOptionOut(BaseModel):
+    card: str
+    count: int
+    now: int
+    reply: float
+    net: float
+    reason: str
+
+
+class PlayHintOut(BaseModel):
+    """The card to play now (null: say go), why, and every playable card, best first."""
+
+    card: str | None
+    reason: str
+    count: int
+    unseen: int
+    options: list[PlayOptionOut]
+
+
 class ShuffleIn(_In):
     deck: Literal[52, 104] | None = None
     plan: Literal["random", "exact", "light"] | None = None

@@ -94,15 +94,30 @@ function toast(text, action, seconds = 4) {
 }
 
 // ---------------------------------------------------------------- game actions
-function describeAction(a, game) {
+// What the play engine pegged since `before` (cards mode), in words: "Ann pegs 2: fifteen two".
+function peggedSince(before, game) {
+  const old = (before && before.play && before.play.say) || [];
+  const now = (game && game.play && game.play.say) || [];
+  if (!before || !game || before.id !== game.id || now.length < old.length) return "";
+  const notes = now.slice(old.length);
+  if (notes.length > 1 && notes.every((n) => n.player === notes[0].player)) {
+    // One player's points together: "Ann pegs 4: twenty-four, a run of three for three; one for last".
+    const total = notes.reduce((t, n) => t + n.points, 0);
+    return `${game.names[notes[0].player]} pegs ${total}: ${notes.map((n) => n.say).join("; ")}`;
+  }
+  return notes.map((n) => `${game.names[n.player]} pegs ${n.points}: ${n.say}`).join("; ");
+}
+
+function describeAction(a, game, before = null) {
   const side = (i) => game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`;
+  const pegged = peggedSince(before, game);
   switch (a.type) {
+    case "play": return `${pretty(a.card)} played` + (pegged ? ` — ${pegged}` : "");
+    case "go": return "go" + (pegged ? ` — ${pegged}` : "");
     case "peg": return `+${a.points} for ${side(a.side)}`;
     case "count": return a.cards ? "count entered" : `count of ${a.points}`;
     case "heels": return "two for his heels";
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
-    case "play": return `${pretty(a.card)} played`;
-    case "go": return "go";
     case "starter": return `starter ${pretty(a.card)}`;
     default: return a.type;
   }
@@ -132,7 +147,7 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
       setGame(out.game);
       if (!quiet && !["undo", "redo", "next_game"].includes(action.type)) {
         const at = out.game.version;
-        toast(`${describeAction(action, out.game)}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+        toast(`${describeAction(action, out.game, game)}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
       }
       return out.game;
     } catch (err) {
@@ -417,12 +432,17 @@ function renderGame() {
   playBox.hidden = !showPlay;
   if (showPlay) renderPlay(game, legal);
 
+  // In the play of cards mode the play box has its own hint; otherwise the hint is the discard.
+  $("#hint-btn").hidden = showPlay && !legal.has("starter");
+  $("#hint-btn").textContent = "Hint";
+  $("#hint-btn").setAttribute("aria-label", "Hint: which two to throw");
   $("#heels-btn").hidden = game.mode === "cards";
   $("#heels-btn").disabled = over || !legal.has("heels");
   $("#undo-btn").disabled = !game.can_undo;
   $("#redo-btn").disabled = !game.can_redo;
   $("#next-game").hidden = !over || !legal.has("next_game");
   renderMuggins(game, legal);
+  if (!$("#advise-panel").hidden && !$("#tab-count").hidden) renderAdvisor();
 }
 
 function sideOfPlayer(game, player) {
@@ -432,46 +452,156 @@ function sideOfPlayer(game, player) {
 
 function renderPlay(game, legal) {
   const play = game.play || {};
-  $("#play-count").textContent = String(play.count ?? 0);
+  const count = play.count ?? 0;
+  $("#play-count").textContent = String(count);
   $("#play-seq").textContent = (play.cards || []).map(pretty).join(" ");
   const who = play.next_player ?? null;
   const name = who !== null && game.names ? game.names[who] : "";
   const needStarter = legal.has("starter");
-  $("#play-who").textContent = needStarter ? "Tap the starter card." : (name ? `${name} to play.` : "");
+  const canGo = legal.has("go");
+  $("#play-who").textContent = needStarter ? "Cut the starter and tap it." :
+    name ? `${name} to play${canGo ? ` (a go if no card fits under 31)` : ""}.` : "";
+  // What the engine pegged this hand, the latest first.
+  const said = (play.say || []).slice(-3).reverse();
+  $("#play-say").replaceChildren(...said.map((n, i) => el("li", { class: i === 0 ? "latest" : "", "data-player": String(n.player),
+    text: `${game.names[n.player]} pegs ${n.points}: ${n.say}` })));
   const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
-  const picker = $("#play-picker");
-  buildPicker(picker, (card) => {
+  const suggested = !needStarter && H.open && H.result && H.result.card && H.for === who ? H.result.card : null;
+  buildPicker($("#play-picker"), (card) => {
     if (needStarter) act({ type: "starter", card });
     else act({ type: "play", player: who, card });
-  }, (card) => used.has(card));
-  $("#go-btn").disabled = !legal.has("go");
+  }, (card) => used.has(card) || (!needStarter && pips(card) > 31 - count), () => false,
+  (card) => (card === suggested ? "suggest" : ""));
+  $("#go-btn").hidden = needStarter;
+  $("#go-btn").disabled = !canGo;
   $("#go-btn").onclick = () => act({ type: "go", player: who });
+  $("#play-hint-btn").hidden = needStarter || who === null;
+  renderPlayHint(game, needStarter ? null : who);
 }
+
+// ---------------------------------------------------------------- the pegging hint
+// Each player's cards still in hand, as tapped on this phone for the hint; forgotten with the hand.
+const H = { open: false, hands: {}, handKey: "", for: null, key: "", result: null, error: "" };
+const pips = (c) => Math.min(10, RANKS.indexOf(c.slice(0, -1)) + 1);
+function hintHandSize(game, player) {
+  const played = ((game.play && game.play.played) || []).filter((p) => p.player === player).length;
+  return Math.max(0, HAND_SIZE[game.variant] - played);
+}
+function renderPlayHint(game, who) {
+  const box = $("#play-hint");
+  const btn = $("#play-hint-btn");
+  const handKey = `${game.id}/${game.game_number}/${game.hand_number}`;
+  if (H.handKey !== handKey) { H.hands = {}; H.handKey = handKey; H.key = ""; H.result = null; }
+  btn.setAttribute("aria-expanded", String(H.open && who !== null));
+  btn.setAttribute("aria-pressed", String(H.open && who !== null));
+  box.hidden = !H.open || who === null;
+  if (box.hidden) return;
+  const play = game.play || {};
+  const playedCards = (play.played || []).map((p) => p.card);
+  const used = new Set([...playedCards, ...(game.starter ? [game.starter] : [])]);
+  // Cards played since they were tapped have left the hand.
+  const hand = (H.hands[who] || []).filter((c) => !used.has(c));
+  H.hands[who] = hand;
+  H.for = who;
+  const size = hintHandSize(game, who);
+  const name = game.names[who];
+  $("#play-hint-ask").textContent = hand.length < size ?
+    `Tap the ${size === 1 ? "card" : `${size} cards`} ${name} still holds (${size - hand.length} more).` :
+    `${name} holds ${hand.map(pretty).join(" ")}.`;
+  buildPicker($("#hint-picker"), (card) => {
+    const mine = H.hands[who] || [];
+    if (!mine.includes(card) && mine.length >= size) { toast(`${name} holds ${size} cards: tap one of them to take it back.`); return; }
+    H.hands[who] = mine.includes(card) ? mine.filter((c) => c !== card) : [...mine, card];
+    renderPlayHint(S.game, who);
+    renderPlayPickerSuggestion();
+  }, (card) => used.has(card), (card) => hand.includes(card));
+  const out = $("#hint-out");
+  if (!hand.length) { out.replaceChildren(); H.key = ""; H.result = null; return; }
+  const series = play.cards || [];
+  const body = { hand, played: series, count: play.count ?? 0,
+    known: [...playedCards.filter((c) => !series.includes(c)), ...(game.starter ? [game.starter] : [])] };
+  const key = JSON.stringify(body);
+  if (key !== H.key) {
+    H.key = key; H.result = null; H.error = "";
+    out.replaceChildren(el("p", { class: "hint", text: "Thinking…" }));
+    api("POST", "/api/advise/play", body).then((r) => {
+      if (H.key !== key) return;
+      H.result = r;
+      showHint(r, who);
+      renderPlayPickerSuggestion();
+    }).catch((err) => {
+      if (H.key !== key) return;
+      H.error = err.message;
+      out.replaceChildren(el("p", { class: "error", text: err.message }));
+    });
+    return;
+  }
+  if (H.result) showHint(H.result, who);
+  else if (H.error) out.replaceChildren(el("p", { class: "error", text: H.error }));
+}
+function showHint(r, who) {
+  const out = $("#hint-out");
+  const game = S.game;
+  if (!r.card) {
+    out.replaceChildren(el("p", { class: "hint-card", "data-card": "", text: "Say go" }),
+      el("p", { class: "hint-reason", text: r.reason }));
+    return;
+  }
+  // "play 5H: makes fifteen for 2; ..." → the reason after the card.
+  const why = (r.options[0] && r.options[0].reason) || r.reason;
+  const others = r.options.slice(1).map((o) => `${pretty(o.card)} ${o.net >= 0 ? "+" : ""}${o.net.toFixed(2)}`);
+  out.replaceChildren(
+    el("p", { class: "hint-card", "data-card": r.card }, "Play ", el("span", { class: isRed(r.card) ? "red" : "", text: pretty(r.card) }),
+      el("span", { class: "hint-net", text: ` ${r.options[0].net >= 0 ? "+" : ""}${r.options[0].net.toFixed(2)}` })),
+    el("p", { class: "hint-reason", text: why.charAt(0).toUpperCase() + why.slice(1) + "." }),
+    others.length ? el("p", { class: "hint", text: `Others: ${others.join(" · ")} (points now less the expected reply).` }) : null,
+    game && game.legal.includes("play") && game.play && game.play.next_player === who ?
+      el("button", { type: "button", class: "primary", id: "hint-play", text: `Play ${pretty(r.card)}`,
+        onclick: () => act({ type: "play", player: who, card: r.card }) }) : null);
+}
+function renderPlayPickerSuggestion() {
+  const card = H.open && H.result && H.result.card ? H.result.card : null;
+  for (const b of $$("#play-picker button")) b.classList.toggle("suggest", b.dataset.card === card);
+}
+$("#play-hint-btn").addEventListener("click", () => { H.open = !H.open; renderGame(); });
 
 function renderMuggins(game, legal) {
   const box = $("#muggins-box");
   const last = game.last_count;
-  if (!game.muggins || !last || !legal.has("muggins")) { box.hidden = true; return; }
+  if (!game.muggins || !last || !legal.has("muggins")) { box.hidden = true; box.replaceChildren(); box.dataset.key = ""; return; }
+  // Rebuilt only when the count changes, so a number being typed survives live updates.
+  const key = `${game.id}/${game.hand_number}/${last.label}/${last.points}/${last.claimed}`;
   box.hidden = false;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   const claimers = game.sides.map((s, i) => i).filter((i) => i !== last.side);
-  const input = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": "Points missed", value: last.missed ?? "" });
-  box.replaceChildren(el("p", { text: `${last.label} was counted ${last.points}. Missed points? Call muggins:` }),
+  const missed = last.missed ?? null;
+  const input = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": "Points missed", value: missed ?? "", placeholder: "pts" });
+  const counted = last.points + (last.claimed || 0);
+  const text = missed !== null ?
+    `${last.label} was counted ${last.points} but makes ${counted + missed}: ${missed} missed. Muggins!` :
+    `${last.label} was counted ${last.points}${last.claimed ? ` (+${last.claimed} claimed)` : ""}. Missed points? Call muggins:`;
+  box.replaceChildren(el("p", { class: "muggins-text", text }),
     el("div", { class: "row write" }, input, ...claimers.map((i) => el("button", {
-      type: "button", class: "secondary", text: `Muggins for ${game.sides[i].name}`,
-      onclick: () => act({ type: "muggins", side: i, points: Number(input.value) }),
+      type: "button", class: "secondary", "data-side": String(i), text: `Muggins for ${game.sides[i].name}`,
+      onclick: () => {
+        const v = Number(input.value);
+        if (!Number.isInteger(v) || v <= 0) { toast("Type the points the count missed, then tap Muggins."); return; }
+        act({ type: "muggins", side: i, points: v });
+      },
     }))));
 }
 
 function sendCount(points) {
   const game = S.game;
   if (!game || !game.next_count) return;
-  if (game.mode === "cards") { showTab("count"); return; }
+  if (game.mode === "cards") { openCardsCount(); return; }
   if (!Number.isInteger(points) || points < 0) { toast("Type the count, then tap Count."); return; }
   act({ type: "count", points });
   $("#count-input").value = "";
 }
 $("#count-send").addEventListener("click", () => {
-  if (S.game && S.game.mode === "cards") { showTab("count"); return; }
+  if (S.game && S.game.mode === "cards") { openCardsCount(); return; }
   const v = $("#count-input").value.trim();
   sendCount(v === "" ? NaN : Number(v));
 });
@@ -480,7 +610,12 @@ $("#heels-btn").addEventListener("click", () => act({ type: "heels" }));
 $("#undo-btn").addEventListener("click", () => act({ type: "undo" }, { quiet: true }));
 $("#redo-btn").addEventListener("click", () => act({ type: "redo" }, { quiet: true }));
 $("#next-game").addEventListener("click", () => act({ type: "next_game" }, { quiet: true }));
-$("#hint-btn").addEventListener("click", () => showTab("count"));
+// The Score tab's hint: during the play in cards mode, the pegging hint; else which two to throw.
+$("#hint-btn").addEventListener("click", () => {
+  const game = S.game;
+  if (game && game.mode === "cards" && (game.legal || []).includes("play")) { H.open = true; renderGame(); $("#play-hint").scrollIntoView({ block: "nearest" }); return; }
+  openAdvisor();
+});
 $("#end-game").addEventListener("click", () => {
   if (S.game && !S.game.result && !confirm("Leave this game and start a new one?")) return;
   S.leftGameId = S.game ? S.game.id : null; S.game = null; renderGame(); renderBoard();
@@ -535,15 +670,16 @@ function renderBreakdown() {
   const box = $("#breakdown");
   const r = C.result;
   const send = $("#count-to-score");
-  if (!r) { box.replaceChildren(); send.hidden = true; return; }
+  if (!r) { box.replaceChildren(); send.hidden = true; $("#claim-label").hidden = true; return; }
   const items = (r.combinations || []).map((combo) => el("li", {
     tabindex: 0, "data-kind": combo.kind,
     onclick: (ev) => highlight(combo.cards, ev.currentTarget), onfocus: (ev) => highlight(combo.cards, ev.currentTarget),
   }, `${combo.kind} ${(combo.cards || []).map(pretty).join(" ")} — ${combo.points}`));
   box.replaceChildren(el("div", { class: "total", text: String(r.total) }), el("p", { class: "say", text: r.say }), el("ul", {}, ...items));
   const game = S.game;
-  send.hidden = !(game && game.next_count && !game.result);
-  if (!send.hidden) send.textContent = `Send ${r.total} to ${game.next_count.label}`;
+  send.hidden = !(game && game.next_count && !game.result && (game.legal || []).includes("count"));
+  $("#claim-label").hidden = send.hidden || game.mode !== "cards" || !game.muggins;
+  if (!send.hidden) send.textContent = game.mode === "cards" && game.muggins ? `Send to ${game.next_count.label}` : `Send ${r.total} to ${game.next_count.label}`;
 }
 function highlight(cards, li) {
   for (const x of $$("#breakdown li")) x.classList.toggle("hi", x === li);
@@ -556,30 +692,136 @@ $("#count-crib").addEventListener("change", () => { if (C.result) countNow(); })
 $("#count-to-score").addEventListener("click", async () => {
   const game = S.game;
   if (!game || !C.result) return;
-  if (game.mode === "cards") await act({ type: "count", cards: C.hand });
-  else await act({ type: "count", points: C.result.total });
+  let done;
+  if (game.mode === "cards") {
+    // With muggins on, the player's own count is sent and what it misses can be claimed.
+    const action = { type: "count", cards: C.hand };
+    const claim = $("#count-claim").value.trim();
+    if (game.muggins && claim !== "") {
+      const n = Number(claim);
+      if (!Number.isInteger(n) || n < 0) { toast("Type the points counted, or leave it empty for the full count."); return; }
+      action.points = n;
+    }
+    done = await act(action);
+  } else done = await act({ type: "count", points: C.result.total });
+  if (!done) return;
+  $("#count-claim").value = "";
+  C.hand = []; C.starter = null; C.result = null; C.target = "hand";
+  renderCount();
   showTab("score");
 });
-$("#advise-btn").addEventListener("click", async () => {
-  const cards = [...C.hand, ...(C.starter ? [C.starter] : [])];
+
+// Cards mode: the count due, on the Count tab, with what the page already knows (the
+// starter, the cards the player laid in the play, whether it is the crib).
+function openCardsCount() {
+  const game = S.game;
+  showTab("count");
+  setCountMode("count");
+  if (!game || !game.next_count) return;
+  const next = game.next_count;
+  C.starter = game.starter || null;
+  C.hand = next.kind === "hand" ? ((game.play && game.play.played) || []).filter((p) => p.player === next.player).map((p) => p.card) : [];
+  $("#count-crib").checked = next.kind === "crib";
+  C.target = "hand";
+  C.result = null;
+  renderCount();
+  // Every card known already: straight to the breakdown (below the picker) and the send.
+  if (C.starter && C.hand.length === HAND_SIZE[countVariant()]) countNow().then(() => $("#count-to-score").scrollIntoView({ block: "center" }));
+}
+
+// ---------------------------------------------------------------- which two to throw
+const A = { cards: [], dealer: null, chosenByHand: false, result: null, all: false, key: "", handKey: "" };
+const DEALT = { "six-card": 6, "five-card": 5, "three-player": 5, "four-player": 5 };
+function setCountMode(mode) {
+  $("#mode-count").setAttribute("aria-pressed", String(mode === "count"));
+  $("#mode-advise").setAttribute("aria-pressed", String(mode === "advise"));
+  $("#count-panel").hidden = mode !== "count";
+  $("#advise-panel").hidden = mode !== "advise";
+  if (mode === "advise") renderAdvisor();
+}
+function openAdvisor() { showTab("count"); setCountMode("advise"); }
+$("#mode-count").addEventListener("click", () => setCountMode("count"));
+$("#mode-advise").addEventListener("click", () => setCountMode("advise"));
+
+// Who this phone's player is, when the phone's name holds exactly one player's name.
+function phonePlayer(game) {
+  const phone = (S.tokenName || "").toLowerCase();
+  if (!game || !phone) return null;
+  const hits = game.names.map((n, i) => [n.toLowerCase(), i]).filter(([n]) => n && phone.includes(n));
+  return hits.length === 1 ? hits[0][1] : null;
+}
+// The default answer to "who deals", from the game in progress when the page can tell.
+function defaultRole(game) {
+  if (!game || game.dealer === null || game.dealer === undefined || game.result) return null;
+  const me = phonePlayer(game);
+  if (me === null) return null;
+  return sideOfPlayer(game, me) === sideOfPlayer(game, game.crib_owner ?? game.dealer);
+}
+function renderAdvisor() {
+  const game = S.game;
   const variant = countVariant();
-  const want = variant === "six-card" ? 6 : 5;
-  if (cards.length !== want) { toast(`Pick the ${want} cards you were dealt (hand and starter boxes both count).`); return; }
-  const dealerSide = S.game ? sideOfPlayer(S.game, S.game.dealer) : null;
-  const dealer = confirm("Are you the dealer? (OK = dealer, Cancel = pone)");
-  try {
-    const adv = await api("POST", "/api/advise", { hand: cards, dealer, variant, model: "random" });
-    const rows = (adv.options || adv.discards || []).slice(0, 6);
-    $("#advice").replaceChildren(el("p", { text: `Best for the ${dealer ? "dealer" : "pone"}${dealerSide !== null ? "" : ""}:` }),
-      el("table", {}, el("tr", {}, ...["Throw", "Keep", "Hand", "Crib", "Net"].map((h) => el("th", { text: h }))),
-        ...rows.map((o) => el("tr", {},
-          el("td", { text: (o.discard || []).map(pretty).join(" ") }),
-          el("td", { text: (o.keep || []).map(pretty).join(" ") }),
-          el("td", { text: Number(o.hand_mean ?? o.expected_hand ?? 0).toFixed(2) }),
-          el("td", { text: Number(o.crib_mean ?? o.expected_crib ?? 0).toFixed(2) }),
-          el("td", { text: Number(o.net ?? 0).toFixed(2) })))));
-  } catch (err) { toast(err.message, null, 6); }
-});
+  const want = DEALT[variant];
+  if (A.cards.length > want) A.cards = A.cards.slice(0, want);
+  const handKey = game ? `${game.id}/${game.game_number}/${game.hand_number}` : "";
+  if (handKey !== A.handKey) { A.handKey = handKey; A.chosenByHand = false; }
+  if (!A.chosenByHand) A.dealer = defaultRole(game);
+  const partners = variant === "four-player";
+  $("#role-dealer").textContent = partners ? "Our crib" : "I deal";
+  $("#role-pone").textContent = partners ? "Their crib" : "I'm pone";
+  $("#role-dealer").setAttribute("aria-pressed", String(A.dealer === true));
+  $("#role-pone").setAttribute("aria-pressed", String(A.dealer === false));
+  const me = phonePlayer(game);
+  const dealerName = game && game.dealer !== null && game.dealer !== undefined && !game.result ? game.names[game.dealer] : null;
+  $("#role-note").textContent = dealerName ?
+    `${dealerName} deals this hand` + (me !== null && !A.chosenByHand && A.dealer !== null ? ` (this phone is ${game.names[me]}'s).` : ".") : "";
+  $("#advise-ask").textContent = A.cards.length < want ?
+    `Tap the ${want} cards you were dealt (${want - A.cards.length} more), then say who deals.` :
+    A.dealer === null ? "Now say who deals." : "Tap a card to take it back.";
+  $("#dealt").replaceChildren(...A.cards.map((c) => el("span", { class: isRed(c) ? "red" : "", "data-card": c, text: pretty(c) + " " })));
+  buildPicker($("#advise-picker"), (card) => {
+    if (!A.cards.includes(card) && A.cards.length >= want) { toast(`${want} cards are picked: tap one of them to take it back.`); return; }
+    A.cards = A.cards.includes(card) ? A.cards.filter((c) => c !== card) : [...A.cards, card];
+    renderAdvisor();
+  }, () => false, (card) => A.cards.includes(card));
+  const ready = A.cards.length === want && A.dealer !== null;
+  if (!ready) { A.key = ""; A.result = null; $("#advice").replaceChildren(); return; }
+  const body = { hand: A.cards, dealer: A.dealer, variant, model: "random" };
+  const key = JSON.stringify(body);
+  if (key === A.key) { if (A.result) showAdvice(A.result); return; }
+  A.key = key; A.result = null;
+  $("#advice").replaceChildren(el("p", { class: "hint", text: "Working it out…" }));
+  api("POST", "/api/advise", body).then((adv) => {
+    if (A.key !== key) return;
+    A.result = adv;
+    showAdvice(adv);
+  }).catch((err) => { if (A.key === key) $("#advice").replaceChildren(el("p", { class: "error", text: err.message })); });
+}
+const cardsText = (cards) => cards.map((c) => el("span", { class: isRed(c) ? "red" : "", text: pretty(c) }))
+  .flatMap((x, i) => (i ? [" ", x] : [x]));
+function showAdvice(adv) {
+  const options = adv.options || [];
+  const best = options[0];
+  if (!best) { $("#advice").replaceChildren(); return; }
+  const f = (x) => Number(x).toFixed(2);
+  const whose = adv.dealer ? "your crib" : "their crib";
+  const rows = A.all ? options : options.slice(0, 6);
+  const summary = el("p", { class: "advice-best", "data-net": f(best.net) }, "Keep ", ...cardsText(best.keep),
+    `, throw `, ...cardsText(best.discard), ` to ${whose}: `, el("strong", { text: f(best.net) }),
+    ` a hand on average (hand ${f(best.hand)} ${adv.dealer ? "+" : "−"} crib ${f(best.crib)}).`);
+  const table = el("table", { "aria-label": `Every discard for the ${adv.dealer ? "dealer" : "pone"}, best first` },
+    el("thead", {}, el("tr", {}, ...["Keep", "Throw", "Hand", "Crib", "Net"].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, ...rows.map((o, i) => el("tr", { class: i === 0 ? "best" : "", "data-keep": o.keep.join(" "), "data-discard": o.discard.join(" ") },
+      el("td", {}, ...cardsText(o.keep)), el("td", {}, ...cardsText(o.discard)),
+      el("td", { text: f(o.hand), title: `hand ${o.hand_min} to ${o.hand_max}` }), el("td", { text: f(o.crib) }),
+      el("td", { class: "net", text: f(o.net) })))));
+  const more = options.length > 6 ? el("button", { type: "button", class: "secondary", id: "advice-all",
+    text: A.all ? "Show the best 6" : `Show all ${options.length}`, onclick: () => { A.all = !A.all; showAdvice(adv); } }) : null;
+  $("#advice").replaceChildren(summary, table,
+    el("p", { class: "hint", text: `Exact averages over every starter and every crib the other ${adv.unseen} cards can make (${adv.model} model).` }), more);
+}
+$("#role-dealer").addEventListener("click", () => { A.dealer = true; A.chosenByHand = true; renderAdvisor(); });
+$("#role-pone").addEventListener("click", () => { A.dealer = false; A.chosenByHand = true; renderAdvisor(); });
+$("#advise-clear").addEventListener("click", () => { A.cards = []; A.all = false; A.chosenByHand = false; renderAdvisor(); });
 
 // ---------------------------------------------------------------- shuffler
 async function loadPlans() {
