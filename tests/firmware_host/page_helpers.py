@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.firmware_host.conftest import Daemon
 
@@ -21,6 +23,14 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 JAM_AT = 60  # card 8 of the second pass of a 52-card shuffle
 
 
+BROWSER = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+"""The marks of every browser test module: `pytestmark = BROWSER`."""
+
+
 def page_daemon(state: Path) -> Daemon:
     """`crib serve --simulate` with a fast simulated shuffler that jams once."""
     daemon = Daemon(state)
@@ -28,6 +38,15 @@ def page_daemon(state: Path) -> Daemon:
     with daemon.config.open("a") as f:
         f.write(f"simulate_jam_at = {JAM_AT}\n")
     return daemon
+
+
+def running_page_daemon(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Daemon]:
+    """A started `page_daemon` with its board answering, closed afterwards (a fixture body)."""
+    d = page_daemon(tmp_path_factory.mktemp(name))
+    d.start()
+    d.wait_board_idle()
+    yield d
+    d.close()
 
 
 def wait_until(check: Callable[[], Any], timeout: float = 5.0, what: str = "condition",

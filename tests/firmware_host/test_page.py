@@ -13,30 +13,23 @@ from typing import Any
 import pytest
 
 from tests.firmware_host.page_helpers import (
+    BROWSER,
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,
     Phone,
-    page_daemon,
+    running_page_daemon,
     wait_state,
     wait_text,
     wait_until,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="needs Debian's chromium at /usr/bin/chromium"),
-]
+pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    d = page_daemon(tmp_path_factory.mktemp("page-state"))
-    d.start()
-    d.wait_board_idle()
-    yield d
-    d.close()
+    yield from running_page_daemon(tmp_path_factory, "page-state")
 
 
 @pytest.fixture(scope="module")

@@ -13,31 +13,24 @@ from typing import Any
 import pytest
 
 from tests.firmware_host.page_helpers import (
+    BROWSER,
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,
     Phone,
-    page_daemon,
+    running_page_daemon,
     wait_text,
     wait_until,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="needs Debian's chromium at /usr/bin/chromium"),
-]
+pytestmark = BROWSER
 
 DEALT = ["7C", "9H", "5H", "5C", "5D", "JS"]
 
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    d = page_daemon(tmp_path_factory.mktemp("page-more-state"))
-    d.start()
-    d.wait_board_idle()
-    yield d
-    d.close()
+    yield from running_page_daemon(tmp_path_factory, "page-more-state")
 
 
 @pytest.fixture(scope="module")
