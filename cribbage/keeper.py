@@ -291,8 +291,8 @@ class Keeper:
             return replace(self, core=core, past=self.past + ((again, self.core),),
                            redo_stack=self.redo_stack[:-1])
         core = self._step(act)
-        return replace(self, core=core, past=self.past + ((_freeze(act), self.core),),
-                       redo_stack=())
+        # The constructor, not replace(): the same Keeper, without re-reading every field.
+        return type(self)(self.config, self.rules, core, self.past + ((_freeze(act), self.core),))
 
     def legal_actions(self) -> list[str]:
         """The action types allowed now."""
@@ -345,9 +345,12 @@ class Keeper:
 
     def next_count(self) -> dict[str, Any] | None:
         """The count due next (in the play: the first of the show), or None."""
+        return self._next_of(self.show_order())
+
+    def _next_of(self, order: list[dict[str, Any]]) -> dict[str, Any] | None:
         if self.core.phase not in ("play", "show"):
             return None
-        entry = dict(self.show_order()[self.core.show_index])
+        entry = dict(order[self.core.show_index])
         del entry["done"]
         return entry
 
@@ -377,6 +380,7 @@ class Keeper:
                 "say": [{"player": n.player, "points": n.points, "say": n.say}
                         for n in c.play_notes],
             }
+        order = self.show_order()
         return {
             "variant": cfg.variant,
             "mode": cfg.mode,
@@ -395,8 +399,8 @@ class Keeper:
             "game_number": c.game_number,
             "phase": c.phase,
             "starter": c.starter,
-            "next_count": self.next_count(),
-            "show_order": self.show_order(),
+            "next_count": self._next_of(order),
+            "show_order": order,
             "play": play,
             "last_count": last,
             "result": None if c.result is None else c.result.to_json(),
@@ -491,7 +495,9 @@ class Keeper:
         if not 1 <= points <= MAX_PEG:
             raise ImpossibleScoreError(self._message(
                 act, f"one card pegs 1 to {MAX_PEG} points in the play, not {points}"))
-        return self._score(replace(c, play_started=True), act["side"], points)
+        if not c.play_started:
+            c = replace(c, play_started=True)
+        return self._score(c, act["side"], points)
 
     def _do_heels(self, c: Core, act: dict[str, Any]) -> Core:
         assert c.dealer is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import os
 import threading
@@ -316,6 +317,12 @@ def describe_pin_factory(settings: Settings) -> str:
         return f"unavailable ({type(exc).__name__}: {exc})"
 
 
+def json_text(value: Any) -> str:
+    """Compact JSON, as the API's responses are encoded (starlette's JSONResponse)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None,
+                      separators=(",", ":"))
+
+
 # -- games
 PEGGING_TYPES = frozenset({"peg", "play", "go", "heels"})
 
@@ -339,6 +346,8 @@ class GameEntry:
     view: dict[str, Any] = field(default_factory=dict)
     # Answers of actions whose commit is under way, by op id (removed once on disk).
     ops: dict[str, tuple[dict[str, Any], Future[None]]] = field(default_factory=dict)
+    # Op ids of the actions on disk: only a repeated one needs a look in the store.
+    logged: set[str] = field(default_factory=set)
 
     def body(self) -> dict[str, Any]:
         return {**self.view, "id": self.id, "version": self.version}
@@ -434,6 +443,7 @@ class GameService:
         keeper = _keeper_class().new(**_keeper_args(params))
         entry = GameEntry(game_id, params, keeper, view=keeper.view())
         for row in self.store.actions(game_id, upto):
+            entry.logged.add(row.op_id)
             before = entry.view
             entry.keeper = entry.keeper.apply(row.action)
             entry.view = entry.keeper.view()
@@ -483,7 +493,7 @@ class GameService:
         (422, with the game), StoreError if it could not be saved; a repeated op_id gets
         the first answer and changes nothing.
         """
-        response, future, after = self._accept(game_id, version, op_id, action)
+        response, future, after, _ = self._accept(game_id, version, op_id, action)
         if future is not None:
             try:
                 future.result()
@@ -496,7 +506,17 @@ class GameService:
     async def act_async(self, game_id: int, version: int, op_id: str,
                         action: dict[str, Any]) -> dict[str, Any]:
         """`act` for the event loop: other requests run while the commit is on its way."""
-        response, future, after = self._accept(game_id, version, op_id, action)
+        return (await self._act_async(game_id, version, op_id, action))[0]
+
+    async def act_json(self, game_id: int, version: int, op_id: str,
+                       action: dict[str, Any]) -> bytes:
+        """`act_async`, answered as its JSON body (the text that was committed with it)."""
+        response, text = await self._act_async(game_id, version, op_id, action)
+        return (text if text is not None else json_text(response)).encode("utf-8")
+
+    async def _act_async(self, game_id: int, version: int, op_id: str, action: dict[str, Any]
+                         ) -> tuple[dict[str, Any], str | None]:
+        response, future, after, text = self._accept(game_id, version, op_id, action)
         if future is not None:
             try:
                 await asyncio.wrap_future(future)
@@ -504,7 +524,7 @@ class GameService:
                 self._failed(game_id, exc)
         if after is not None:
             self._accepted(after)
-        return response
+        return response, text
 
     def _failed(self, game_id: int, exc: Exception) -> None:
         with self._lock:
@@ -515,19 +535,24 @@ class GameService:
         raise StoreError(f"the action could not be saved: {exc}") from exc
 
     def _accept(self, game_id: int, version: int, op_id: str, action: dict[str, Any]
-                ) -> tuple[dict[str, Any], Future[None] | None, GameEntry | None]:
-        """Check and apply under the lock, queue the commit; (answer, commit, new entry)."""
+                ) -> tuple[dict[str, Any], Future[None] | None, GameEntry | None, str | None]:
+        """Check and apply under the lock, queue the commit.
+
+        Returns (answer, commit, new entry, answer as JSON text for a new action).
+        """
         with self._lock:
             entry = self.entry(game_id)
             pending = entry.ops.get(op_id)
             if pending is not None:
-                return pending[0], pending[1], None
-            prior = self.store.find_op(game_id, op_id)
+                return pending[0], pending[1], None, None
+            # A committed op id is in `logged` before it leaves `ops` (see _committed).
+            prior = self.store.find_op(game_id, op_id) if op_id in entry.logged else None
             if prior is not None:
                 if prior.response is not None:
-                    return prior.response, None, None
+                    return prior.response, None, None, None
                 # Logged by an older schema without answers: rebuild it by a fold.
-                return {"game": self._fold(game_id, prior.seq).body(), "op_id": op_id}, None, None
+                return ({"game": self._fold(game_id, prior.seq).body(), "op_id": op_id},
+                        None, None, None)
             if version != entry.version:
                 raise StaleVersionError(
                     f"the game is at version {entry.version}, not {version}: "
@@ -543,7 +568,8 @@ class GameService:
             before = entry.view
             view = keeper.view()
             trial = GameEntry(entry.id, entry.params, keeper, entry.version + 1,
-                              list(entry.effective), list(entry.redo), view, entry.ops)
+                              list(entry.effective), list(entry.redo), view, entry.ops,
+                              entry.logged)
             track_effect(trial, before, view, action)
             result_row = None
             drop_from = None
@@ -553,10 +579,12 @@ class GameService:
             elif before.get("result") and not view.get("result"):
                 drop_from = match if action.get("type") != "next_game" else None
             response = {"game": trial.body(), "op_id": op_id}
+            text = json_text(response)
             future = self.commits.submit(PendingAction(
-                game_id, trial.version, op_id, action, response, result_row, drop_from))
+                game_id, trial.version, op_id, action, response, result_row, drop_from, text))
             trial.ops[op_id] = (response, future)
-            future.add_done_callback(lambda f, ops=trial.ops: ops.pop(op_id, None))
+            future.add_done_callback(
+                lambda f, t=trial: _committed(f, op_id, t.ops, t.logged))
             self._games[game_id] = trial
         if result_row is not None:
             r = result_row[1]
@@ -566,10 +594,19 @@ class GameService:
                 names[r.get("winner", 0)], names[r.get("loser", 1)] if len(names) > 1 else "-",
                 r.get("kind"), "-".join(str(s) for s in r.get("scores", [])),
             )
-        return response, future, trial
+        return response, future, trial, text
 
     def _accepted(self, entry: GameEntry) -> None:
         self.on_change(entry)
+
+
+def _committed(future: Future[None], op_id: str,
+               ops: dict[str, tuple[dict[str, Any], Future[None]]], logged: set[str]) -> None:
+    """From the writer thread: an op on disk joins `logged` before it leaves `ops`, so a
+    repeat seen in neither is new."""
+    if future.exception() is None:
+        logged.add(op_id)
+    ops.pop(op_id, None)
 
 
 def _keeper_args(params: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,64 @@
+"""The pegging path (`POST /api/games/{id}/actions`) answered without FastAPI's machinery:
+the same answers, errors, tokens and op-id dedupe as the FastAPI route."""
+
+from __future__ import annotations
+
+import json
+
+from tests.firmware_host.conftest import Client, ThreadServer
+
+
+def test_answer_is_the_committed_one(server: ThreadServer, client: Client) -> None:
+    game = client.new_game(dealer=0)
+    r = client.act(game, {"type": "peg", "side": 1, "points": 3}, op_id="fast-1")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    answer = r.json()
+    assert answer["op_id"] == "fast-1" and answer["game"]["sides"][1]["front"] == 3
+    row = server.services.store.find_op(game["id"], "fast-1")
+    assert row is not None and row.response == answer
+    assert client.req("GET", f"/api/games/{game['id']}", auth=False).json() == answer["game"]
+
+
+def test_repeat_after_a_refold_gets_the_first_answer(server: ThreadServer,
+                                                      client: Client) -> None:
+    game = client.new_game(dealer=0)
+    first = client.act(game, {"type": "peg", "side": 0, "points": 2}, op_id="refold-op")
+    assert first.status_code == 200
+    with server.services.games._lock:
+        server.services.games._games.pop(game["id"])  # as after a restart: folded from disk
+    again = client.act(game, {"type": "peg", "side": 0, "points": 2}, op_id="refold-op")
+    assert again.status_code == 200 and again.json() == first.json()
+    now = client.req("GET", f"/api/games/{game['id']}", auth=False).json()
+    assert now["version"] == 1 and now["sides"][0]["front"] == 2
+
+
+def test_json_body_with_another_content_type_is_refused_as_before(client: Client) -> None:
+    game = client.new_game(dealer=0)
+    body = json.dumps({"version": 0, "op_id": "ct", "action": {"type": "peg", "side": 0,
+                                                               "points": 1}})
+    r = client.http.post(f"/api/games/{game['id']}/actions", content=body,
+                         headers={"Authorization": f"Bearer {client.token}",
+                                  "Content-Type": "text/plain"})
+    assert r.status_code == 422 and r.json()["code"] == "invalid_request"
+    assert client.req("GET", f"/api/games/{game['id']}", auth=False).json()["version"] == 0
+
+
+def test_revoked_token_is_refused_at_once(server: ThreadServer, client: Client) -> None:
+    token = server.services.tokens.create("short-lived")
+    phone = Client(client.base, token)
+    game = phone.new_game(dealer=0)
+    assert phone.act(game, {"type": "peg", "side": 0, "points": 1}).status_code == 200
+    assert server.services.tokens.revoke("short-lived")
+    r = phone.act({**game, "version": 1}, {"type": "peg", "side": 0, "points": 1})
+    assert r.status_code == 401 and r.json()["code"] == "unauthorized"
+
+
+def test_errors_from_the_game_keep_their_bodies(client: Client) -> None:
+    game = client.new_game(dealer=0)
+    stale = client.act({**game, "version": 5}, {"type": "peg", "side": 0, "points": 1})
+    assert stale.status_code == 409 and stale.json()["code"] == "stale_version"
+    assert stale.json()["game"]["version"] == 0
+    illegal = client.act(game, {"type": "peg", "side": 0, "points": 99})
+    assert illegal.status_code == 422 and illegal.json()["code"] == "illegal_action"
+    missing = client.act({**game, "id": 999999}, {"type": "peg", "side": 0, "points": 1})
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
