@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,11 @@ CHROMIUM_ARGS = [
 ]
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+_ROOT = Path(__file__).resolve().parents[2]
+# The README's screenshots are refreshed on request (CRIB_UPDATE_SCREENSHOTS=1 make test), so an
+# ordinary test run leaves the work tree clean; otherwise they go beside the other artifacts.
+SCREENSHOTS = (_ROOT / "docs" / "screenshots" if os.environ.get("CRIB_UPDATE_SCREENSHOTS")
+               else _ROOT / "tests" / "artifacts" / "screenshots")
 JAM_AT = 60  # card 8 of the second pass of a 52-card shuffle
 
 
