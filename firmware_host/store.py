@@ -297,8 +297,11 @@ class Store:
 
     def game_params(self, game_id: int) -> dict[str, Any]:
         """The parameters a game was created with; raises NotFoundError."""
-        with self.reading() as db:
-            row = db.execute("SELECT params FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = None
+        # An id beyond SQLite's 64-bit integers names no game (sqlite3 would raise OverflowError).
+        if -(2**63) <= game_id < 2**63:
+            with self.reading() as db:
+                row = db.execute("SELECT params FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"there is no game {game_id}", game_id=game_id)
         return dict(json.loads(row[0]))

@@ -10,7 +10,9 @@ Variant = Literal["six-card", "five-card", "three-player", "four-player"]
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a wrong type is refused (422), never coerced ("1" or true as a version, "yes"
+    # as muggins); subclasses' model_config is merged with this one.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class GameCreateIn(_In):
