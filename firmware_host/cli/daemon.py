@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from firmware_host.config import Settings, load_settings
 from firmware_host.errors import DaemonError
+
+if TYPE_CHECKING:
+    from firmware_host.auth import Tokens
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -56,56 +62,55 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
 
 
-def _tokens(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+@contextlib.contextmanager
+def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
+    """The token store of the configured state directory, closed afterwards; None on a
+    configuration error (already printed)."""
     from firmware_host.auth import Tokens
     from firmware_host.store import Store
 
     settings = _settings(args)
     if settings is None:
-        return None
+        yield None
+        return
     store = Store(settings.db_path)
     store.start()
-    return Tokens(store)
+    try:
+        yield Tokens(store)
+    finally:
+        store.stop()
 
 
 def cmd_token_create(args: argparse.Namespace) -> int:
-    tokens = _tokens(args)
-    if tokens is None:
-        return 2
-    try:
-        print(tokens.create(args.name))
-    except DaemonError as exc:
-        print(f"crib: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        tokens.store.stop()
+    with _tokens(args) as tokens:
+        if tokens is None:
+            return 2
+        try:
+            print(tokens.create(args.name))
+        except DaemonError as exc:
+            print(f"crib: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 
 def cmd_token_list(args: argparse.Namespace) -> int:
-    tokens = _tokens(args)
-    if tokens is None:
-        return 2
-    try:
+    with _tokens(args) as tokens:
+        if tokens is None:
+            return 2
         for t in tokens.list():
             used = "never used" if not t["last_used"] else "used " + time.strftime(
                 "%Y-%m-%d %H:%M", time.localtime(float(t["last_used"])))
             made = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(t["created_at"])))
             print(f"{t['name']}\tcreated {made}\t{used}")
-    finally:
-        tokens.store.stop()
     return 0
 
 
 def cmd_token_revoke(args: argparse.Namespace) -> int:
-    tokens = _tokens(args)
-    if tokens is None:
-        return 2
-    try:
+    with _tokens(args) as tokens:
+        if tokens is None:
+            return 2
         if not tokens.revoke(args.name):
             print(f"crib: no token named {args.name!r}", file=sys.stderr)
             return 1
-    finally:
-        tokens.store.stop()
     print(f"revoked {args.name}")
     return 0
