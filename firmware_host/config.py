@@ -14,9 +14,17 @@ import ipaddress
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -42,6 +50,16 @@ class DeviceMode(enum.StrEnum):
     REAL = "real"
     SIMULATED = "simulated"
     ABSENT = "absent"
+
+
+def _gpio_pin(value: int) -> int:
+    if value not in GPIO_PINS:
+        raise ValueError(f"{value} is not a GPIO number (BCM 0..27)")
+    return value
+
+
+GpioPin = Annotated[int, AfterValidator(_gpio_pin)]
+"""A BCM GPIO number of the 40-pin header."""
 
 
 def _check_pins(pins: dict[str, int]) -> dict[str, int]:
@@ -117,16 +135,9 @@ class ShufflerSettings(_Section):
 class TrackPinSettings(_Section):
     """One track's encoder (A, B) and push button, as BCM numbers."""
 
-    a: int
-    b: int
-    button: int
-
-    @field_validator("a", "b", "button")
-    @classmethod
-    def _pin(cls, value: int) -> int:
-        if value not in GPIO_PINS:
-            raise ValueError(f"{value} is not a GPIO number (BCM 0..27)")
-        return value
+    a: GpioPin
+    b: GpioPin
+    button: GpioPin
 
 
 class InputSettings(_Section):
@@ -141,15 +152,8 @@ class InputSettings(_Section):
         min_length=1,
         max_length=3,
     )
-    undo: int = 5
-    touch: int | None = 6
-
-    @field_validator("undo", "touch")
-    @classmethod
-    def _pin(cls, value: int | None) -> int | None:
-        if value is not None and value not in GPIO_PINS:
-            raise ValueError(f"{value} is not a GPIO number (BCM 0..27)")
-        return value
+    undo: GpioPin = 5
+    touch: GpioPin | None = 6
 
     @property
     def pins(self) -> dict[str, int]:
