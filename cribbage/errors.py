@@ -1,10 +1,20 @@
-"""Errors of the rules engine: one root, leaves that also subclass a builtin."""
+"""Errors of the rules engine: one root, leaves that also subclass a builtin.
+
+Every engine error carries two texts: `str(exc)` is the developer's detail (the input and the
+game state), `exc.say` one sentence for a player at the table (the detail when none is given).
+"""
 
 from __future__ import annotations
 
 
 class CribbageError(Exception):
     """Root of every error the rules engine raises."""
+
+    say: str
+
+    def __init__(self, message: str = "", *, say: str | None = None) -> None:
+        super().__init__(message)
+        self.say = say if say is not None else message
 
 
 class InvalidCardError(CribbageError, ValueError):
@@ -19,8 +29,12 @@ class InvalidHandError(CribbageError, ValueError):
     """A hand of the wrong size for the variant."""
 
 
+class InvalidActionError(CribbageError, ValueError):
+    """A malformed action: not a mapping, an unknown type, a missing or mistyped field."""
+
+
 class IllegalPlayError(CribbageError, ValueError):
-    """An action that the rules do not allow in the current state."""
+    """A well-formed action that the rules do not allow in the current state (or out of turn)."""
 
 
 class ImpossibleScoreError(IllegalPlayError):

@@ -157,6 +157,35 @@ class CountRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Pegs:
+    """The two pegs of one side on the board: the front peg is the score."""
+
+    front: int
+    back: int
+
+
+SCORE_KINDS = ("start", "heels", "pegging", "late", "hand", "crib", "muggins")
+"""What a `ScoreRecord` was pegged for ("start": the five-card three for the first pone;
+"late": a peg correction entered during the show)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRecord:
+    """Points pegged to a side (a hand or crib count is recorded even when it is 0).
+
+    `points` is what moved the front peg: a count that passes the target is cut at the game
+    hole. `player` is None for a side's peg entered without a player (partners, keeper mode).
+    """
+
+    game: int
+    hand: int
+    side: int
+    player: int | None
+    kind: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayNote:
     """Points pegged by the play engine, with the words a table says."""
 
@@ -187,6 +216,7 @@ class Core:
     games_won: tuple[int, ...] = ()
     match_points: tuple[int, ...] = ()
     cut: tuple[str, ...] = ()
+    records: tuple[ScoreRecord, ...] = ()  # every score of the match, in order
 
 
 _Action = tuple[tuple[str, Any], ...]
@@ -268,7 +298,79 @@ class Keeper:
 
     @property
     def result(self) -> Result | None:
+        """The result of this game once a side has reached the target (winner, kind, game
+        points, scores), else None."""
         return self.core.result
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names, by player index."""
+        return self.config.names
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def target(self) -> int:
+        return self.config.target
+
+    @property
+    def pegs(self) -> tuple[Pegs, ...]:
+        """The front and back peg of each side, as the board shows them."""
+        return tuple(Pegs(f, b) for f, b in zip(self.core.fronts, self.core.backs, strict=True))
+
+    @property
+    def dealer(self) -> int | None:
+        return self.core.dealer
+
+    @property
+    def hand_number(self) -> int:
+        return self.core.hand_number
+
+    @property
+    def game_number(self) -> int:
+        """Which game of the match this is (1 for the first)."""
+        return self.core.game_number
+
+    @property
+    def turn(self) -> int | None:
+        """The player the game waits for: in the play with cards, the player to lay a card or
+        say go; in the show (and the play in keeper mode), the player whose count is due next;
+        None before the deal is known and after the game."""
+        c = self.core
+        if c.phase not in ("play", "show"):
+            return None
+        if c.play is not None and not c.play.done and c.phase == "play":
+            return int(c.play.to_play)
+        nxt = self.next_count()
+        return None if nxt is None else int(nxt["player"])
+
+    @property
+    def records(self) -> tuple[ScoreRecord, ...]:
+        """Every score pegged in the match so far, in order (undone ones are gone)."""
+        return self.core.records
+
+    def game_records(self, game: int | None = None) -> tuple[ScoreRecord, ...]:
+        """The scores of one game of the match (default: this one)."""
+        game = self.core.game_number if game is None else game
+        return tuple(r for r in self.core.records if r.game == game)
+
+    @property
+    def games_won(self) -> tuple[int, ...]:
+        """Games won by each side in the match (a skunk is still one game)."""
+        return self.core.games_won
+
+    @property
+    def match_points(self) -> tuple[int, ...]:
+        """Game points of each side in the match (a skunk 2, a double skunk 4 or 3)."""
+        return self.core.match_points
+
+    @property
+    def skunk_lines(self) -> tuple[int, ...]:
+        """The scores of this game's lines in the order the rules name them (skunk, double
+        skunk; or the lurch line); a loser below a line is caught by it."""
+        return self.rules.skunk_lines
 
     def side_name(self, side: int) -> str:
         return " & ".join(self.config.names[p] for p in self.sides[side])
@@ -387,6 +489,7 @@ class Keeper:
             "target": cfg.target,
             "muggins": cfg.muggins,
             "skunk": cfg.skunk,
+            "skunk_lines": list(self.rules.skunk_lines),
             "names": list(cfg.names),
             "sides": [
                 {"name": self.side_name(i), "players": list(members),
@@ -497,12 +600,14 @@ class Keeper:
                 act, f"one card pegs 1 to {MAX_PEG} points in the play, not {points}"))
         if not c.play_started:
             c = replace(c, play_started=True)
-        return self._score(c, act["side"], points)
+        members = self.sides[act["side"]]
+        return self._score(c, act["side"], points, "pegging",
+                           members[0] if len(members) == 1 else None)
 
     def _do_heels(self, c: Core, act: dict[str, Any]) -> Core:
         assert c.dealer is not None
         c = replace(c, heels_done=True)
-        return self._score(c, self.rules.side_of(c.dealer), HEELS)
+        return self._score(c, self.rules.side_of(c.dealer), HEELS, "heels", c.dealer)
 
     def _do_starter(self, c: Core, act: dict[str, Any]) -> Core:
         assert c.dealer is not None
@@ -516,7 +621,8 @@ class Keeper:
             c = replace(c, play=ps)
         if card.rank == _JACK:
             # Two for his heels, pegged at once: it can end the game before a card is played.
-            c = self._score(replace(c, heels_done=True), self.rules.side_of(c.dealer), HEELS)
+            c = self._score(replace(c, heels_done=True), self.rules.side_of(c.dealer), HEELS,
+                            "heels", c.dealer)
         return c
 
     def _do_play(self, c: Core, act: dict[str, Any]) -> Core:
@@ -542,7 +648,8 @@ class Keeper:
             else:
                 say = "thirty-one for two" if event.count == 31 else "one for last"
             c = replace(c, play_notes=c.play_notes + (PlayNote(event.player, event.points, say),))
-            c = self._score(c, self.rules.side_of(event.player), event.points)
+            c = self._score(c, self.rules.side_of(event.player), event.points, "pegging",
+                            event.player)
             if c.phase == "over":
                 break
         return c
@@ -561,8 +668,8 @@ class Keeper:
             record = self._count_cards(c, act, kind, player, side, label)
             c = replace(c, shown=c.shown + record.cards)
         c = replace(c, last_count=record, phase="show", play_started=True)
+        c = self._score(c, side, record.points, kind, player)
         if record.points:
-            c = self._score(c, side, record.points)
             if c.phase == "over":
                 return replace(c, show_index=c.show_index + 1)
         c = replace(c, show_index=c.show_index + 1)
@@ -654,7 +761,8 @@ class Keeper:
                     act, f"{lc.label} counted {counted} and no {lc.kind} makes "
                     f"{counted + points} ({_describe_totals(totals)})"))
         c = replace(c, last_count=replace(lc, claimed=lc.claimed + points))
-        return self._score(c, side, points)
+        members = self.sides[side]
+        return self._score(c, side, points, "muggins", members[0] if len(members) == 1 else None)
 
     def _do_next_game(self, c: Core, act: dict[str, Any]) -> Core:
         result = c.result
@@ -664,7 +772,7 @@ class Keeper:
         dealer = next(p for p in [(c.dealer + k) % n for k in range(1, n + 1)] if p in losers)
         fresh = Core(phase="play", dealer=None, fronts=(0,) * len(self.sides),
                      backs=(0,) * len(self.sides), game_number=c.game_number + 1,
-                     games_won=c.games_won, match_points=c.match_points)
+                     games_won=c.games_won, match_points=c.match_points, records=c.records)
         return self._start_game(fresh, dealer)
 
     # --- helpers --------------------------------------------------------------------------
@@ -673,8 +781,9 @@ class Keeper:
         c = replace(c, phase="play", dealer=dealer, hand_number=1, show_index=0)
         if self.rules.non_dealer_start:
             # Five-card: the first non-dealer pegs three for last at the start of each game.
-            c = self._score(c, self.rules.side_of(self.rules.left_of(dealer)),
-                            self.rules.non_dealer_start)
+            pone = self.rules.left_of(dealer)
+            c = self._score(c, self.rules.side_of(pone), self.rules.non_dealer_start, "start",
+                            pone)
         return c
 
     def _next_hand(self, c: Core) -> Core:
@@ -683,14 +792,21 @@ class Keeper:
                        hand_number=c.hand_number + 1, show_index=0, play_started=False,
                        heels_done=False, starter=None, play=None, play_notes=(), shown=())
 
-    def _score(self, c: Core, side: int, points: int) -> Core:
-        """Peg points to a side; the game ends the moment a side reaches the target."""
+    def _score(self, c: Core, side: int, points: int, kind: str,
+               player: int | None = None) -> Core:
+        """Peg points to a side and record them; the game ends the moment a side reaches the
+        target, with the front peg in the game hole (a board has no hole past it)."""
         if points <= 0:
+            if kind in ("hand", "crib"):
+                rec = ScoreRecord(c.game_number, c.hand_number, side, player, kind, 0)
+                c = replace(c, records=c.records + (rec,))
             return c
         target = self.config.target
         front = min(c.fronts[side] + points, target)
+        rec = ScoreRecord(c.game_number, c.hand_number, side, player, kind,
+                          front - c.fronts[side])
         c = replace(c, fronts=_set(c.fronts, side, front),
-                    backs=_set(c.backs, side, c.fronts[side]))
+                    backs=_set(c.backs, side, c.fronts[side]), records=c.records + (rec,))
         if front >= target:
             result = self.rules.result(c.fronts)
             assert result is not None
@@ -865,7 +981,10 @@ __all__ = [
     "Keeper",
     "MAX_PEG",
     "MODES",
+    "Pegs",
     "ResultKind",
+    "SCORE_KINDS",
+    "ScoreRecord",
     "ZERO_HAND",
     "possible_counts",
 ]

@@ -88,6 +88,10 @@ class SkunkLines:
     def to_json(self) -> dict[str, int | None]:
         return {"skunk": self.skunk, "double_skunk": self.double_skunk, "lurch": self.lurch}
 
+    def scores(self) -> tuple[int, ...]:
+        """The lines in the order the rules name them: skunk, double skunk, then lurch."""
+        return tuple(x for x in (self.skunk, self.double_skunk, self.lurch) if x is not None)
+
 
 @dataclass(frozen=True, slots=True)
 class Result:
@@ -179,6 +183,11 @@ class Rules:
     @property
     def lines(self) -> SkunkLines:
         return SkunkLines.for_target(self.target, self.skunk)
+
+    @property
+    def skunk_lines(self) -> tuple[int, ...]:
+        """The scores of the lines of a game with these rules, in order (see SkunkLines)."""
+        return self.lines.scores()
 
     def side_of(self, player: int) -> int:
         """The side (index into `sides`) a player belongs to; raises InvalidOptionError."""
@@ -318,3 +327,58 @@ def get_rules(name: str, **options: Any) -> Rules:
         raise UnknownVariantError(
             f"unknown variant {name!r}; the variants are {', '.join(RULES)}")
     return rules.with_options(**options)
+
+
+TITLES: Mapping[str, str] = MappingProxyType({
+    "six-card": "Two players, six cards",
+    "five-card": "Two players, five cards",
+    "three-player": "Three players",
+    "four-player": "Four players, partners",
+})
+"""What a person calls each variant."""
+
+
+def catalogue() -> dict[str, Any]:
+    """Every variant with its defaults, hand sizes, crib discards, skunk lines and the totals
+    a hand and a crib can count (JSON-ready; served as it is at GET /api/rules)."""
+    from cribbage.keeper import possible_counts
+
+    variants = []
+    for name, rules in RULES.items():
+        counts = {
+            "hand": sorted(possible_counts(rules.hand_size, False)),
+            "crib": sorted(possible_counts(rules.crib_size, True)),
+        }
+        variants.append({
+            "name": name,
+            "title": TITLES.get(name, name),
+            "players": rules.players,
+            "sides": [list(s) for s in rules.sides],
+            "partners": any(len(s) > 1 for s in rules.sides),
+            "deal": rules.deal,
+            "discard": rules.discard,
+            "hand_size": rules.hand_size,
+            "crib_from_deck": rules.crib_from_deck,
+            "crib_size": rules.crib_size,
+            "non_dealer_start": rules.non_dealer_start,
+            "play_rounds": rules.play_rounds.value,
+            "defaults": {
+                "target": rules.target,
+                "skunk": rules.skunk.value,
+                "muggins": rules.muggins,
+                "go_rule": rules.go_rule.value,
+                "double_skunk_games": rules.double_skunk_games,
+            },
+            "skunk_lines": list(rules.skunk_lines),
+            "lines_by_rule": {s.value: list(rules.with_options(skunk=s.value).skunk_lines)
+                              for s in SkunkRule},
+            "counts": counts,
+        })
+    six = next(v for v in variants if v["name"] == "six-card")
+    return {
+        "variants": variants,
+        "skunk_rules": [s.value for s in SkunkRule],
+        "go_rules": [g.value for g in GoRule],
+        "counts": six["counts"],
+        "zero_hand": 19,
+    }
