@@ -21,12 +21,22 @@ def _real_port(request: pytest.FixtureRequest) -> str | None:
     return request.config.getoption("--port") or os.environ.get("CRIB_BOARD_PORT")
 
 
-@pytest.fixture(params=["simulated", pytest.param("real", marks=pytest.mark.hardware)])
+@pytest.fixture(params=["simulated", "spi", pytest.param("real", marks=pytest.mark.hardware)])
 def board(request):
     layout = BoardLayout(
         tracks=int(os.environ.get("CRIB_BOARD_TRACKS", 2)),
         holes=int(os.environ.get("CRIB_BOARD_HOLES", 120)),
     )
+    if request.param == "spi":  # the direct-SPI strip, read back by a fake spidev's decoder
+        from hardware.board.spi import SpiPegBoard
+
+        from .fake_spidev import FakeSpiDev
+
+        spi_board = SpiPegBoard(layout, SystemClock(), spi_factory=FakeSpiDev,
+                                bufsiz=lambda: 65536)
+        yield spi_board
+        spi_board.stop()
+        return
     sim = None
     if request.param == "simulated":
         sim = BoardSimulator(layout, SystemClock())
