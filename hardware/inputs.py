@@ -2,12 +2,17 @@
 shuffler's touch sensor. `GpioInputPanel` reads them through gpiozero; `SimulatedInputPanel`
 takes presses from code. Both implement `InputPanel` and emit the same events:
 "encoder" {track, steps}, "button" {track}, "undo", "undo_held" {seconds}, "touch".
+
+Real switches bounce: every button and the touch sensor go through a `Debouncer` on the
+injected clock (`bounce_ms`, 20 ms by default), so one press is one event. The encoders need
+none: quadrature decoding cancels a contact's bounce (a step back and forth nets zero).
 """
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +26,52 @@ from hardware.interfaces import (
     Unsubscribe,
 )
 
-UNDO_HOLD_S = 3.0
+UNDO_HOLD_S = 3.0  # the default of the one setting `undo_hold_s` (pairing uses it too)
+BOUNCE_MS = 20.0  # mechanical buttons bounce for 1 to 20 ms
+
+
+class Debouncer:
+    """A switch's edges, debounced on a Clock: the first edge that changes the level is taken
+    at once (a press feels instant), then edges within `window_s` of it are bounce.
+
+    A glitch shorter than the window leaves the last taken level wrong until the next edge;
+    that edge then replays the change that was missed, at the time it really happened, so a
+    press is never lost. `on_change(level, at)` is called outside the lock.
+    Raises InputError for a negative window.
+    """
+
+    def __init__(self, clock: Clock, window_s: float, on_change: Callable[[bool, float], None],
+                 level: bool = False) -> None:
+        if not window_s >= 0:
+            raise InputError(f"a debounce window must be 0 s or more, got {window_s}")
+        self.clock = clock
+        self.window_s = window_s
+        self._on_change = on_change
+        self._lock = threading.Lock()
+        self._level = level  # the level last taken
+        self._taken_at = -math.inf
+        self._raw_at = -math.inf  # when the raw level last changed inside a window
+
+    @property
+    def level(self) -> bool:
+        return self._level
+
+    def edge(self, level: bool) -> None:
+        """The raw input changed to `level` (from gpiozero's callback thread)."""
+        now = self.clock.monotonic()
+        changes: list[tuple[bool, float]] = []
+        with self._lock:
+            if now - self._taken_at < self.window_s:
+                self._raw_at = now
+                return  # bounce
+            if level == self._level:
+                # the level left and came back inside a window: replay the lost change
+                changes.append((not level, max(self._raw_at, self._taken_at)))
+            changes.append((level, now))
+            self._level = level
+            self._taken_at = now
+        for value, at in changes:
+            self._on_change(value, at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,20 +90,21 @@ class InputPins:
     tracks: tuple[TrackPins, ...]
     undo: int | str
     touch: int | str | None = None
-    touch_active_high: bool = True  # capacitive touch modules drive their output high
-    bounce_time: float | None = None
+    # TTP223-class touch modules drive their output high while touched; some boards (or a
+    # jumper on the module) make it active low: one setting, `[inputs] touch_active_high`
+    touch_active_high: bool = True
 
     @classmethod
     def from_mapping(cls, pins: Mapping[str, Any]) -> InputPins:
-        """Build from {"tracks": [{"a", "b", "button"}, ...], "undo", "touch"?}.
+        """Build from {"tracks": [{"a", "b", "button"}, ...], "undo", "touch"?,
+        "touch_active_high"?}.
 
         Raises InputError naming a missing or doubled pin.
         """
         try:
             tracks = tuple(TrackPins(t["a"], t["b"], t["button"]) for t in pins["tracks"])
             made = cls(tracks=tracks, undo=pins["undo"], touch=pins.get("touch"),
-                       touch_active_high=bool(pins.get("touch_active_high", True)),
-                       bounce_time=pins.get("bounce_time"))
+                       touch_active_high=bool(pins.get("touch_active_high", True)))
         except (KeyError, TypeError) as exc:
             raise InputError(f"input pins {dict(pins)!r} lack {exc}") from exc
         made.validate()
@@ -104,20 +155,35 @@ class GpioInputPanel(_Events):
     """Encoders, buttons and the touch sensor on GPIO pins, through gpiozero.
 
     `pins` is an `InputPins` or a mapping for `InputPins.from_mapping`; `pin_factory` None
-    means gpiozero's choice (lgpio on a Pi), logged in `describe()`.
-    Raises InputError for bad pins; `start` raises it too if gpiozero cannot claim one.
+    means gpiozero's choice (lgpio on a Pi), logged in `describe()`. `hold_s` is how long
+    undo is held for "undo_held" (the daemon's `undo_hold_s`, which pairing uses too);
+    `bounce_ms` the debounce window of the buttons and the touch sensor.
+    Raises InputError for bad pins or settings; `start` raises it too if gpiozero cannot
+    claim a pin.
     """
 
     kind = "gpio"
 
     def __init__(
-        self, pins: InputPins | Mapping[str, Any], clock: Clock, pin_factory: Any = None
+        self,
+        pins: InputPins | Mapping[str, Any],
+        clock: Clock,
+        pin_factory: Any = None,
+        *,
+        hold_s: float = UNDO_HOLD_S,
+        bounce_ms: float = BOUNCE_MS,
     ) -> None:
         super().__init__()
         self.pins = pins if isinstance(pins, InputPins) else InputPins.from_mapping(pins)
         self.pins.validate()
+        if not hold_s > 0:
+            raise InputError(f"undo hold time must be above 0 s, got {hold_s}")
+        if not 0 <= bounce_ms <= 500:
+            raise InputError(f"bounce_ms must be between 0 and 500, got {bounce_ms}")
         self.clock = clock
         self.pin_factory = pin_factory
+        self.hold_s = float(hold_s)
+        self.bounce_s = bounce_ms / 1000.0
         self.tracks = len(self.pins.tracks)
         self._devices: list[Any] = []
         self._undo_down: float | None = None
@@ -130,33 +196,38 @@ class GpioInputPanel(_Events):
         from gpiozero.exc import GPIOZeroError
 
         factory = self.pin_factory
-        bt = self.pins.bounce_time
         try:
             for track, tp in enumerate(self.pins.tracks):
-                enc = RotaryEncoder(tp.a, tp.b, max_steps=0, bounce_time=bt, pin_factory=factory)
+                enc = RotaryEncoder(tp.a, tp.b, max_steps=0, pin_factory=factory)
                 enc.when_rotated_clockwise = lambda t=track: self._emit("encoder", track=t,
                                                                          steps=1)
                 enc.when_rotated_counter_clockwise = lambda t=track: self._emit(
                     "encoder", track=t, steps=-1)
-                btn = Button(tp.button, bounce_time=bt, pin_factory=factory)
-                btn.when_pressed = lambda t=track: self._emit("button", track=t)
-                self._devices += [enc, btn]
-            undo = Button(self.pins.undo, bounce_time=bt, hold_time=UNDO_HOLD_S,
-                          pin_factory=factory)
-            undo.when_pressed = self._undo_pressed
+                self._devices.append(enc)
+                self._switch(Button(tp.button, pin_factory=factory),
+                             lambda on, _at, t=track: on and self._emit("button", track=t))
+            # gpiozero's hold timer runs in real time: it reports a hold while the button is
+            # still down; the injected clock measures a press that ends before it fires
+            undo = Button(self.pins.undo, hold_time=self.hold_s, pin_factory=factory)
             undo.when_held = self._undo_held_now
-            undo.when_released = self._undo_released
-            self._devices.append(undo)
+            self._switch(undo, self._undo_changed)
             if self.pins.touch is not None:
                 touch = Button(self.pins.touch, pull_up=not self.pins.touch_active_high,
-                               bounce_time=bt, pin_factory=factory)
-                touch.when_pressed = lambda: self._emit("touch")
-                self._devices.append(touch)
+                               pin_factory=factory)
+                self._switch(touch, lambda on, _at: on and self._emit("touch"))
         except (GPIOZeroError, OSError, ValueError) as exc:
             self._close_devices()
             raise InputError(f"cannot claim input pins {self.pins}: {exc}") from exc
         self._factory_name = type(factory or Device.pin_factory).__name__
         self._set_state(DeviceState.IDLE)
+
+    def _switch(self, button: Any, on_change: Callable[[bool, float], None]) -> Debouncer:
+        """Route a gpiozero button's raw edges through a debouncer."""
+        deb = Debouncer(self.clock, self.bounce_s, on_change, level=bool(button.is_pressed))
+        button.when_pressed = lambda: deb.edge(True)
+        button.when_released = lambda: deb.edge(False)
+        self._devices.append(button)
+        return deb
 
     def stop(self) -> None:
         self._close_devices()
@@ -165,6 +236,8 @@ class GpioInputPanel(_Events):
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info["pin_factory"] = getattr(self, "_factory_name", None)
+        info["hold_s"] = self.hold_s
+        info["bounce_ms"] = self.bounce_s * 1000.0
         return info
 
     def _close_devices(self) -> None:
@@ -172,28 +245,27 @@ class GpioInputPanel(_Events):
             dev.close()
         self._devices = []
 
-    # The undo button: a short press is "undo"; held 3 s is "undo_held" (undo the game's
-    # last hand, or whatever the daemon makes of it). gpiozero's hold timer runs in real
-    # time; the injected clock measures the press too, so a fake clock decides in tests.
-    def _undo_pressed(self) -> None:
-        self._undo_down = self.clock.monotonic()
-        self._undo_held = False
-
-    def _undo_held_now(self) -> None:
-        if not self._undo_held:
-            self._undo_held = True
-            self._emit("undo_held", seconds=UNDO_HOLD_S)
-
-    def _undo_released(self) -> None:
-        down, self._undo_down = self._undo_down, None
-        if self._undo_held or down is None:
+    # The undo button: a short press is "undo"; held `hold_s` is "undo_held" (pairing, or
+    # whatever the daemon makes of it), never both.
+    def _undo_changed(self, down: bool, at: float) -> None:
+        if down:
+            self._undo_down = at
+            self._undo_held = False
             return
-        held = self.clock.monotonic() - down
-        if held >= UNDO_HOLD_S:
+        start, self._undo_down = self._undo_down, None
+        if self._undo_held or start is None:
+            return
+        held = at - start
+        if held >= self.hold_s:
             self._undo_held = True
             self._emit("undo_held", seconds=round(held, 3))
         else:
             self._emit("undo")
+
+    def _undo_held_now(self) -> None:
+        if self._undo_down is not None and not self._undo_held:
+            self._undo_held = True
+            self._emit("undo_held", seconds=self.hold_s)
 
 
 class SimulatedInputPanel(_Events):
@@ -204,11 +276,14 @@ class SimulatedInputPanel(_Events):
 
     kind = "simulated"
 
-    def __init__(self, tracks: int = 2) -> None:
+    def __init__(self, tracks: int = 2, *, hold_s: float = UNDO_HOLD_S) -> None:
         super().__init__()
         if not 1 <= tracks <= 3:
             raise InputError(f"{tracks} encoder tracks; the panel has 1 to 3")
+        if not hold_s > 0:
+            raise InputError(f"undo hold time must be above 0 s, got {hold_s}")
         self.tracks = tracks
+        self.hold_s = float(hold_s)
 
     def start(self) -> None:
         self._set_state(DeviceState.IDLE)
@@ -231,10 +306,11 @@ class SimulatedInputPanel(_Events):
         self._check()
         self._emit("undo")
 
-    def hold_undo(self, seconds: float = UNDO_HOLD_S) -> None:
-        """Hold undo for `seconds`: "undo_held" from 3 s, a plain "undo" below."""
+    def hold_undo(self, seconds: float | None = None) -> None:
+        """Hold undo for `seconds` (default `hold_s`): "undo_held" from `hold_s`, "undo" below."""
         self._check()
-        if seconds >= UNDO_HOLD_S:
+        seconds = self.hold_s if seconds is None else seconds
+        if seconds >= self.hold_s:
             self._emit("undo_held", seconds=seconds)
         else:
             self._emit("undo")

@@ -42,7 +42,9 @@ class GpioDriver:
     def press(self, track: int) -> None:
         pin = self.pin(PINS.tracks[track].button)
         pin.drive_low()
+        self.clock.advance(0.1)  # a person's press lasts longer than any bounce
         pin.drive_high()
+        self.clock.advance(0.1)
 
     def press_undo(self) -> None:
         self.hold_undo(0.2)
@@ -52,11 +54,14 @@ class GpioDriver:
         pin.drive_low()
         self.clock.advance(seconds)
         pin.drive_high()
+        self.clock.advance(0.1)
 
     def touch(self) -> None:
         pin = self.pin(PINS.touch)
         pin.drive_high()
+        self.clock.advance(0.1)
         pin.drive_low()
+        self.clock.advance(0.1)
 
 
 class SimDriver:
@@ -163,10 +168,11 @@ def test_gpio_undo_held_fires_from_gpiozero_hold_timer_once():
     got: list[DeviceEvent] = []
     d.panel.subscribe(got.append)
     d.panel.start()
-    d.panel._undo_pressed()
+    undo = d.pin(PINS.undo)
+    undo.drive_low()
     d.panel._undo_held_now()  # what gpiozero's hold thread calls at 3 s
     d.clock.advance(4)
-    d.panel._undo_released()
+    undo.drive_high()
     assert kinds(got) == [("undo_held", {"seconds": 3.0})]
     d.panel.stop()
 
@@ -187,3 +193,155 @@ def test_simulated_panel_refuses_presses_when_stopped_or_off_the_panel():
     panel.start()
     with pytest.raises(InputError, match="track 2"):
         panel.press(2)
+
+
+# real switches: bounce, glitches, hold time, touch polarity --------------------------------
+
+
+def _panel(pins: InputPins = PINS, **kw):
+    factory, clock = MockFactory(), FakeClock()
+    panel = GpioInputPanel(pins, clock, pin_factory=factory, **kw)
+    got: list[DeviceEvent] = []
+    panel.subscribe(got.append)
+    panel.start()
+    return panel, factory, clock, got
+
+
+def _bounce(pin, clock, settle: bool, edges: int = 4, gap: float = 0.001) -> None:
+    """A contact closing (settle False: active low) or opening, with `edges` bounces first."""
+    for _ in range(edges):
+        (pin.drive_low if settle is False else pin.drive_high)()
+        clock.advance(gap)
+        (pin.drive_high if settle is False else pin.drive_low)()
+        clock.advance(gap)
+    (pin.drive_low if settle is False else pin.drive_high)()
+
+
+def test_one_bouncy_press_of_undo_is_one_undo():
+    # The bug: without a debounce each of the five contacts of one press was an undo.
+    panel, factory, clock, got = _panel()
+    undo = factory.pin(PINS.undo)
+    _bounce(undo, clock, settle=False)  # press: 5 falling edges within 8 ms
+    clock.advance(0.3)
+    _bounce(undo, clock, settle=True)  # release: 5 rising edges
+    assert kinds(got) == [("undo", {})]
+    # the pin really saw the bounces: power-on low, pulled up, then 9 + 9 changes
+    assert len(undo.states) == 2 + 9 + 9
+    undo.assert_states([False, True] + [False, True] * 9)
+    panel.stop()
+
+
+def test_bouncy_track_buttons_commit_once_per_press():
+    panel, factory, clock, got = _panel(bounce_ms=20)
+    button = factory.pin(PINS.tracks[1].button)
+    for _ in range(3):
+        _bounce(button, clock, settle=False, edges=3, gap=0.002)
+        clock.advance(0.15)
+        _bounce(button, clock, settle=True, edges=2, gap=0.002)
+        clock.advance(0.15)
+    assert kinds(got) == [("button", {"track": 1})] * 3
+    assert len(button.states) == 2 + 3 * (7 + 5)
+    panel.stop()
+
+
+def test_a_glitch_inside_the_window_does_not_lose_the_next_press():
+    panel, factory, clock, got = _panel()
+    button = factory.pin(PINS.tracks[0].button)
+    button.drive_low()  # a 1 ms spike
+    clock.advance(0.001)
+    button.drive_high()
+    clock.advance(5.0)
+    button.drive_low()  # a real press, long after
+    clock.advance(0.2)
+    button.drive_high()
+    assert kinds(got) == [("button", {"track": 0})] * 2
+    # the spike was replayed as ended at 1 ms: an undo glitch is not a 5 s hold
+    undo = factory.pin(PINS.undo)
+    clock.advance(1.0)
+    undo.drive_low()
+    clock.advance(0.001)
+    undo.drive_high()
+    clock.advance(5.0)
+    undo.drive_low()
+    clock.advance(0.2)
+    undo.drive_high()
+    assert [k for k, _ in kinds(got)][2:] == ["undo", "undo"]
+    panel.stop()
+
+
+def test_bounce_zero_counts_every_edge():
+    panel, factory, clock, got = _panel(bounce_ms=0)
+    undo = factory.pin(PINS.undo)
+    _bounce(undo, clock, settle=False, edges=2)
+    clock.advance(0.1)
+    undo.drive_high()
+    assert kinds(got) == [("undo", {})] * 3
+    panel.stop()
+
+
+@pytest.mark.parametrize(("hold_s", "held", "kind"), [
+    (5.0, 5.5, "undo_held"), (5.0, 4.0, "undo"), (2.0, 2.5, "undo_held"), (2.0, 1.5, "undo"),
+])
+def test_undo_hold_uses_the_configured_hold_time(hold_s, held, kind):
+    # The bug: the button used a 3 s constant, pairing `undo_hold_s`: with 5 a hold never
+    # paired, with 2 a 2.5 s hold undid the last action.
+    panel, factory, clock, got = _panel(hold_s=hold_s)
+    undo = factory.pin(PINS.undo)
+    undo.drive_low()
+    clock.advance(held)
+    undo.drive_high()
+    assert [k for k, _ in kinds(got)] == [kind]
+    if kind == "undo_held":
+        assert kinds(got)[0][1]["seconds"] == held >= hold_s
+    assert panel.describe()["hold_s"] == hold_s
+    panel.stop()
+
+
+def test_gpiozero_hold_timer_uses_the_configured_hold_time():
+    panel, factory, clock, got = _panel(hold_s=5.0)
+    undo = next(d for d in panel._devices if getattr(d, "pin", None) is factory.pin(PINS.undo))
+    assert undo.hold_time == 5.0
+    panel.stop()
+
+
+def test_simulated_panel_uses_the_same_hold_time():
+    panel = SimulatedInputPanel(hold_s=2.0)
+    got: list[DeviceEvent] = []
+    panel.subscribe(got.append)
+    panel.start()
+    panel.hold_undo(2.5)
+    panel.hold_undo(1.9)
+    panel.hold_undo()
+    assert [k for k, _ in kinds(got)] == ["undo_held", "undo", "undo_held"]
+
+
+@pytest.mark.parametrize("active_high", [True, False])
+def test_touch_polarity_is_a_setting(active_high):
+    # The bug: the panel read the touch active high, the shuffler active low.
+    pins = InputPins(tracks=PINS.tracks, undo=PINS.undo, touch=PINS.touch,
+                     touch_active_high=active_high)
+    panel, factory, clock, got = _panel(pins)
+    touch = factory.pin(PINS.touch)
+    assert touch.pull == ("down" if active_high else "up")
+    on, off = (touch.drive_high, touch.drive_low) if active_high else (touch.drive_low,
+                                                                       touch.drive_high)
+    on()
+    clock.advance(0.3)
+    off()
+    clock.advance(0.3)
+    assert kinds(got) == [("touch", {})]
+    # power-on low; an active-low module's input is pulled up first
+    expected = [False, True, False] if active_high else [False, True, False, True]
+    assert [s.state for s in touch.states] == expected
+    assert len(touch.states) == len(expected)
+    panel.stop()
+
+
+def test_touch_polarity_from_a_mapping_and_bad_settings_refused():
+    pins = InputPins.from_mapping({"tracks": [{"a": 5, "b": 6, "button": 13}], "undo": 20,
+                                   "touch": 16, "touch_active_high": False})
+    assert pins.touch_active_high is False
+    with pytest.raises(InputError, match="bounce_ms"):
+        GpioInputPanel(pins, FakeClock(), bounce_ms=-1)
+    with pytest.raises(InputError, match="hold time"):
+        GpioInputPanel(pins, FakeClock(), hold_s=0)
