@@ -12,6 +12,7 @@ import contextvars
 import enum
 import ipaddress
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -73,11 +74,25 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class BoardSettings(_Section):
-    """The LED peg board behind its microcontroller on a serial port."""
+class BoardMode(enum.StrEnum):
+    """The board's modes: a device's four, and "spi" for a strip on the Pi's own SPI0 MOSI."""
 
-    mode: DeviceMode = DeviceMode.AUTO
+    AUTO = "auto"
+    REAL = "real"
+    SIMULATED = "simulated"
+    ABSENT = "absent"
+    SPI = "spi"
+
+
+class BoardSettings(_Section):
+    """The LED peg board: behind its microcontroller on a serial port, or on SPI ("spi")."""
+
+    mode: BoardMode = BoardMode.AUTO
     port: str = "/dev/serial/by-id/usb-cribbage-table_peg-board-if00"
+    # mode = "spi": the strip's data line on SPI0 MOSI (GPIO10) through a level shifter.
+    spi_device: str = "/dev/spidev0.0"
+    colour_order: Literal["GRB", "RGB", "GRBW"] = "GRB"  # WS2812B GRB; SK6812 RGBW GRBW
+    power_budget_a: float = Field(2.0, gt=0, le=20)  # LED current the supply can spare
     tracks: int = Field(2, ge=1, le=3)
     holes: Literal[60, 120] = 120
     brightness: int = Field(128, ge=0, le=255)
@@ -90,6 +105,13 @@ class BoardSettings(_Section):
             raise ValueError(
                 f"{value!r} is not a serial device: use /dev/serial/by-id/... or a pyserial URL"
             )
+        return value
+
+    @field_validator("spi_device")
+    @classmethod
+    def _spi_device(cls, value: str) -> str:
+        if re.fullmatch(r"/dev/spidev\d+\.\d+", value) is None:
+            raise ValueError(f"{value!r} is not an SPI device: use /dev/spidev0.0")
         return value
 
 
@@ -268,9 +290,9 @@ class Settings(BaseSettings):
         """The sqlite database in the state directory."""
         return self.state_dir / "cribbage.sqlite3"
 
-    def device_mode(self, device: str) -> DeviceMode:
-        """The resolved mode of a device: auto and --simulate decided."""
-        mode: DeviceMode = getattr(self, device).mode
+    def device_mode(self, device: str) -> DeviceMode | BoardMode:
+        """The resolved mode of a device: auto and --simulate decided (the board may be spi)."""
+        mode: DeviceMode | BoardMode = getattr(self, device).mode
         if mode == DeviceMode.ABSENT:
             return mode
         if self.simulate:
