@@ -18,6 +18,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,10 @@ DEFAULT_CONFIG = Path("/etc/cribbage-table/config.toml")
 DEFAULT_STATE_DIR = Path("/var/lib/cribbage-table")
 DEFAULT_UNIT = Path("/etc/systemd/system/cribbage-table.service")
 STABLE_BOARD_LINK = "/dev/cribbage-board"
+BY_ID_DIR = Path("/dev/serial/by-id")
+SYS_ROOT = Path("/")
+MICROPYTHON_USB_ID = ("2e8a", "0005")  # MicroPython's own USB CDC id on an RP2040
+DEFAULT_SPI_DEVICE = "/dev/spidev0.0"
 INSTALL_HINT = "sudo ./systemd/install.sh (from the checkout)"
 
 # Free space below these stops the event log, or soon will.
@@ -112,6 +117,10 @@ class Report:
 
 class BoardBusyError(OSError):
     """The board's port is open elsewhere (normally by the running service)."""
+
+
+class MicroPythonOnlyError(TimeoutError):
+    """The port answers with MicroPython's REPL, not the cribbage board's firmware."""
 
 
 # --- system lookups (the defaults of Setup's injectable fields) ---------------------------
@@ -202,6 +211,54 @@ def probe_board(port: str, *, tracks: int = 2, holes: int = 120, timeout: float 
         board.stop()
 
 
+def sniff_repl(port: str, timeout: float = 1.5) -> str | None:
+    """MicroPython's banner if a REPL answers on `port` (Ctrl-B asks for it), else None.
+
+    Our firmware reads these bytes as a garbled frame and drops them, so asking is harmless.
+    """
+    import serial
+
+    try:
+        link = serial.serial_for_url(port, exclusive=True, timeout=0.1)
+    except (serial.SerialException, OSError, ValueError):
+        return None
+    try:
+        link.reset_input_buffer()
+        link.write(b"\r\x02")
+        got = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and b">>>" not in got:
+            got += link.read(256)
+    except (serial.SerialException, OSError):
+        return None
+    finally:
+        link.close()
+    text = got.decode("utf-8", "replace")
+    for line in text.splitlines():
+        if line.startswith("MicroPython"):
+            return line.split(";")[0].strip()
+    return "a MicroPython REPL" if ">>>" in text else None
+
+
+def micropython_ports(by_id_dir: Path = BY_ID_DIR, sys_root: Path = SYS_ROOT) -> list[str]:
+    """The /dev/serial/by-id links of boards with MicroPython's USB id (2e8a:0005)."""
+    found = []
+    try:
+        entries = sorted(by_id_dir.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        tty = os.path.basename(os.path.realpath(entry))
+        usb = sys_root / "sys/class/tty" / tty / "device" / ".."
+        try:
+            ids = ((usb / "idVendor").read_text().strip(), (usb / "idProduct").read_text().strip())
+        except OSError:
+            ids = None
+        if ids == MICROPYTHON_USB_ID or (ids is None and "MicroPython" in entry.name):
+            found.append(str(entry))
+    return found
+
+
 def installed_version() -> str | None:
     """The version of the installed cribbage-table distribution, or None."""
     try:
@@ -247,6 +304,9 @@ class Setup:
     user_uid: Callable[[str], int | None] = system_user_uid
     pin_factory: Callable[[], tuple[str, list[str]]] = gpiozero_pin_factory
     board_probe: Callable[[str], str] = probe_board
+    repl_probe: Callable[[str], str | None] = sniff_repl
+    spi_device: str = DEFAULT_SPI_DEVICE
+    spi_frame_bytes: int = 244 * 3 * 4 + 120  # a 2-track board of 120 holes, GRB
     version: Callable[[], str | None] = installed_version
     vcgencmd: Callable[[], str | None] = run_vcgencmd
     disk_usage: Callable[[Path], Any] = shutil.disk_usage
@@ -285,7 +345,16 @@ def _settings_values(path: Path | None) -> dict[str, Any]:
 
     gpio_modes = {mode(settings.shuffler), mode(settings.inputs)}
     board = settings.board
+    spi_values: dict[str, Any] = {}
+    if str(board.mode) == "spi":
+        from hardware.board.layout import BoardLayout
+        from hardware.board.spi import frame_bytes
+
+        leds = BoardLayout(tracks=board.tracks, holes=board.holes).led_count or 0
+        spi_values = {"spi_device": board.spi_device,
+                      "spi_frame_bytes": frame_bytes(leds, board.colour_order)}
     return {
+        **spi_values,
         "board_probe": functools.partial(probe_board, tracks=board.tracks, holes=board.holes),
         "state_dir": Path(settings.state_dir),
         "http_port": int(settings.port),
@@ -346,6 +415,9 @@ def check_config(setup: Setup) -> Check:
 def check_user_groups(setup: Setup) -> Check:
     user = setup.user
     groups = setup.groups_of(user)
+    if groups is None and pi_model(setup) is None:
+        return Check("groups", Status.SKIP, f"not a Raspberry Pi: the service user {user!r} "
+                     "is needed only by the installed service")
     if groups is None:
         return Check(
             "groups",
@@ -484,12 +556,77 @@ def check_board_hello(setup: Setup, serial_check: Check) -> Check:
             f"sudo systemctl start {SERVICE}",
         )
     except TimeoutError as exc:
+        banner = setup.repl_probe(port)
+        if banner is not None:
+            return Check("board", Status.FAIL,
+                         f"the board runs MicroPython ({banner}) but not the cribbage board's "
+                         "firmware", f"crib board flash --port {port}", {"micropython": banner})
         return Check("board", Status.FAIL, f"the board did not answer the hello: {exc}",
                      "unplug and replug the board; check its firmware is the cribbage board's")
     except Exception as exc:  # a refused protocol version, a permission error, a bad port
         return Check("board", Status.FAIL, f"the board hello failed: {_one_line(exc)}",
                      "read the message; `crib board test --port PORT` shows more")
     return Check("board", Status.OK, f"the board answered: {answer}")
+
+
+_BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")  # Bookworm, then older
+_SPI_ON = re.compile(r"^\s*dtparam=(?:[^#\n]*,)?spi=on\b", re.MULTILINE)
+_CORE_FREQ = re.compile(r"^\s*core_freq(?:_min)?=", re.MULTILINE)
+
+
+def _boot_config(setup: Setup) -> tuple[Path | None, str]:
+    for rel in _BOOT_CONFIGS:
+        path = setup.sys_root / rel
+        try:
+            return path, path.read_text(errors="replace")
+        except OSError:
+            continue
+    return None, ""
+
+
+def check_spi(setup: Setup) -> Check:
+    if _resolve(setup.board_mode, setup) != "spi":
+        return Check("spi", Status.SKIP, "the board is not on SPI in the configuration")
+    device = setup.spi_device
+    model = pi_model(setup)
+    boot, text = _boot_config(setup)
+    shown = f"/{boot.relative_to(setup.sys_root)}" if boot else "/boot/firmware/config.txt"
+    details: dict[str, Any] = {"device": device, "boot_config": shown}
+    if model is not None and not _SPI_ON.search(text):
+        return Check("spi", Status.FAIL, f"SPI is off: no dtparam=spi=on in {shown}",
+                     f"sudo raspi-config nonint do_spi 0 (or add dtparam=spi=on to {shown}), "
+                     "then reboot", details)
+    if not (setup.sys_root / device.lstrip("/")).exists():
+        return Check("spi", Status.FAIL, f"{device} does not exist",
+                     "turn SPI on (dtparam=spi=on) and reboot" if model else
+                     "not a Raspberry Pi: use board.mode = \"simulated\" here", details)
+    groups = setup.groups_of(setup.user)
+    if groups is not None and "spi" not in groups:
+        return Check("spi", Status.FAIL, f"{setup.user} is not in the spi group: it cannot "
+                     f"open {device}",
+                     f"sudo usermod -aG spi {setup.user} && sudo systemctl restart {SERVICE}",
+                     details)
+    try:
+        bufsiz = int((setup.sys_root / "sys/module/spidev/parameters/bufsiz").read_text())
+    except (OSError, ValueError):
+        bufsiz = 4096
+    details["bufsiz"] = bufsiz
+    details["frame_bytes"] = setup.spi_frame_bytes
+    if setup.spi_frame_bytes > bufsiz:
+        return Check("spi", Status.FAIL,
+                     f"a frame is {setup.spi_frame_bytes} SPI bytes, more than spidev's "
+                     f"buffer of {bufsiz}",
+                     "add spidev.bufsiz=65536 to /boot/firmware/cmdline.txt and reboot", details)
+    # On a Pi 3, 4 and Zero 2 W the SPI clock follows the core clock, which scales with load
+    # unless pinned; a Pi 5's SPI is on the RP1 and keeps its clock.
+    if model is not None and "Pi 5" not in model and not _CORE_FREQ.search(text):
+        fix = "core_freq=500 and core_freq_min=500" if "Pi 4" in model or "Pi 400" in model \
+            else "core_freq=250"
+        return Check("spi", Status.WARN,
+                     f"{device} is ready, but the core clock is not pinned: the LED timing "
+                     "drifts when it scales", f"add {fix} to {shown} and reboot", details)
+    return Check("spi", Status.OK, f"{device} is ready ({setup.spi_frame_bytes} bytes a "
+                 f"frame, buffer {bufsiz})", details=details)
 
 
 def _dir_writable(path: Path, uid: int | None, euid: int) -> str | None:
@@ -541,6 +678,9 @@ def check_unit_version(setup: Setup) -> Check:
     try:
         text = setup.unit_path.read_text()
     except FileNotFoundError:
+        if pi_model(setup) is None:
+            return Check("unit", Status.SKIP, f"not a Raspberry Pi: no unit at "
+                         f"{setup.unit_path}, none needed", details={"application": app})
         return Check("unit", Status.WARN, f"no unit at {setup.unit_path}: not installed as a "
                      "service", f"install it with {INSTALL_HINT}", {"application": app})
     except OSError as exc:
@@ -628,6 +768,7 @@ def run(setup: Setup) -> Report:
     serial_check = check_serial_port(setup)
     checks.append(serial_check)
     checks.append(check_board_hello(setup, serial_check))
+    checks.append(check_spi(setup))
     checks += [check_state_dir(setup), check_unit_version(setup), check_power(setup),
                check_disk(setup)]
     return Report(tuple(checks))

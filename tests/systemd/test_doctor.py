@@ -16,6 +16,7 @@ from firmware_host import doctor
 from firmware_host.cli import main
 from firmware_host.doctor import Setup, Status
 from hardware.board.layout import BoardLayout
+from hardware.board.protocol import PROTOCOL_VERSION
 from hardware.board.simulator import BoardSimulator
 from hardware.clock import SystemClock
 
@@ -80,13 +81,13 @@ def test_healthy_pi_passes_every_check(tmp_path: Path, board: BoardSimulator) ->
     statuses = {c.name: c.status for c in report.checks}
     assert statuses == {
         "platform": Status.OK, "config": Status.OK, "groups": Status.OK, "gpio": Status.OK,
-        "serial": Status.OK, "board": Status.OK, "state": Status.OK, "unit": Status.OK,
-        "power": Status.OK, "disk": Status.OK,
+        "serial": Status.OK, "board": Status.OK, "spi": Status.SKIP, "state": Status.OK,
+        "unit": Status.OK, "power": Status.OK, "disk": Status.OK,
     }, "\n".join(report.lines())
     assert report.ok
     assert "gpiozero will use LGPIOFactory" in report.by_name("gpio").line()
     # The real host driver did the hello with the simulated board.
-    assert "protocol 1" in report.by_name("board").message
+    assert f"protocol {PROTOCOL_VERSION}," in report.by_name("board").message
     assert "usb-cribbage-table_peg-board-if00" in report.by_name("serial").message
     assert report.lines()[-1] == "doctor: all good"
 
@@ -301,8 +302,8 @@ def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[
     config = next(c for c in out["checks"] if c["name"] == "config")
     assert config["status"] == "fail" and "board.port" in config["message"]
     assert [c["name"] for c in out["checks"]] == [
-        "platform", "config", "groups", "gpio", "serial", "board", "state", "unit", "power",
-        "disk",
+        "platform", "config", "groups", "gpio", "serial", "board", "spi", "state", "unit",
+        "power", "disk",
     ]
 
 
@@ -312,5 +313,195 @@ def test_cli_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["doctor", "--config", str(cfg), "--user", "nobody-here-xyz"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == f"OK    config: {cfg} is valid"
-    assert lines[2].startswith("FAIL  groups: the service user 'nobody-here-xyz' does not exist")
+    if doctor.pi_model(Setup()) is None:  # this machine: a laptop or CI, not a Pi
+        assert lines[2].startswith("SKIP  groups: not a Raspberry Pi: the service user "
+                                   "'nobody-here-xyz' is needed only by the installed service")
+    else:
+        assert lines[2].startswith("FAIL  groups: the service user 'nobody-here-xyz' does not")
     assert lines[-1].startswith("doctor: ")
+
+
+# --- a Pico with MicroPython but not our firmware -------------------------------------------
+
+BANNER = (b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n"
+          b'Type "help()" for more information.\r\n>>> ')
+
+
+@pytest.fixture
+def bare_micropython() -> Iterator[str]:
+    """A pty that answers like a Pico running only MicroPython: the banner on Ctrl-B."""
+    import select
+    import threading
+    import tty
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    stop = threading.Event()
+
+    def repl() -> None:
+        while not stop.is_set():
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    data = os.read(master, 1024)
+                except OSError:
+                    return
+                if b"\x02" in data:
+                    os.write(master, BANNER)
+                elif b"\r" in data:
+                    os.write(master, b"\r\n>>> ")
+
+    thread = threading.Thread(target=repl, daemon=True)
+    thread.start()
+    yield os.ttyname(slave)
+    stop.set()
+    thread.join(timeout=5)
+    os.close(master)
+    os.close(slave)
+
+
+def test_micropython_without_our_firmware_says_to_flash(
+    tmp_path: Path, bare_micropython: str
+) -> None:
+    setup = healthy(tmp_path, bare_micropython,
+                    board_probe=lambda port: doctor.probe_board(port, timeout=0.5))
+    check = doctor.run(setup).by_name("board")
+    assert check.status is Status.FAIL
+    assert check.message == ("the board runs MicroPython (MicroPython v1.24.1 on 2024-11-29) "
+                             "but not the cribbage board's firmware")
+    assert check.fix == f"crib board flash --port {setup.board_port}"
+
+
+def test_a_silent_port_is_not_called_micropython(tmp_path: Path, board: BoardSimulator) -> None:
+    board.stop_answering()
+    assert doctor.sniff_repl(board.pty_name, timeout=0.3) is None
+
+
+def test_micropython_ports_are_found_by_usb_id(tmp_path: Path) -> None:
+    by_id, sys_root = tmp_path / "by-id", tmp_path / "root"
+    by_id.mkdir()
+    for tty, ids in (("ttyACM0", ("2e8a", "0005")), ("ttyACM1", ("0403", "6001"))):
+        usb = sys_root / "sys/bus/usb/devices" / tty
+        (usb / "iface").mkdir(parents=True)
+        (usb / "idVendor").write_text(ids[0] + "\n")
+        (usb / "idProduct").write_text(ids[1] + "\n")
+        (sys_root / "sys/class/tty" / tty).mkdir(parents=True)
+        (sys_root / "sys/class/tty" / tty / "device").symlink_to(usb / "iface")
+        (tmp_path / tty).write_text("")
+    (by_id / "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00").symlink_to(
+        tmp_path / "ttyACM0")
+    (by_id / "usb-FTDI_FT232R_A50285BI-if00-port0").symlink_to(tmp_path / "ttyACM1")
+    assert doctor.micropython_ports(by_id, sys_root) == [
+        str(by_id / "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00")]
+
+
+# --- the direct-SPI board ---------------------------------------------------------------------
+
+
+def spi_pi(tmp_path: Path, boot: str = "dtparam=spi=on\ncore_freq=500\ncore_freq_min=500\n",
+           **overrides: Any) -> Setup:
+    setup = healthy(tmp_path, "/dev/null", board_mode="spi",
+                    groups_of=lambda user: {"cribbage", "gpio", "dialout", "spi"}, **overrides)
+    (setup.sys_root / "boot/firmware").mkdir(parents=True, exist_ok=True)
+    (setup.sys_root / "boot/firmware/config.txt").write_text(boot)
+    (setup.sys_root / "dev").mkdir(exist_ok=True)
+    (setup.sys_root / "dev/spidev0.0").write_text("")
+    return setup
+
+
+def test_spi_board_ready(tmp_path: Path) -> None:
+    report = doctor.run(spi_pi(tmp_path))
+    check = report.by_name("spi")
+    assert check.status is Status.OK, check.line()
+    assert check.message == "/dev/spidev0.0 is ready (3048 bytes a frame, buffer 4096)"
+    assert report.by_name("serial").status is Status.SKIP  # no serial port in this build
+    assert report.ok
+
+
+def test_spi_turned_off_in_the_boot_config_fails_with_raspi_config(tmp_path: Path) -> None:
+    check = doctor.check_spi(spi_pi(tmp_path, boot="#dtparam=spi=on\ndtparam=audio=on\n"))
+    assert check.status is Status.FAIL
+    assert check.message == "SPI is off: no dtparam=spi=on in /boot/firmware/config.txt"
+    assert check.fix.startswith("sudo raspi-config nonint do_spi 0")
+
+
+def test_spi_on_in_the_older_boot_config_and_among_other_params(tmp_path: Path) -> None:
+    setup = spi_pi(tmp_path)
+    (setup.sys_root / "boot/firmware/config.txt").unlink()
+    (setup.sys_root / "boot/config.txt").write_text("dtparam=i2c_arm=on,spi=on\ncore_freq=250\n")
+    assert doctor.check_spi(setup).status is Status.OK
+
+
+def test_spi_device_missing_fails(tmp_path: Path) -> None:
+    setup = spi_pi(tmp_path)
+    (setup.sys_root / "dev/spidev0.0").unlink()
+    check = doctor.check_spi(setup)
+    assert check.status is Status.FAIL and check.message == "/dev/spidev0.0 does not exist"
+
+
+def test_service_user_outside_the_spi_group_fails(tmp_path: Path) -> None:
+    setup = spi_pi(tmp_path)
+    setup.groups_of = lambda user: {"cribbage", "gpio", "dialout"}
+    check = doctor.check_spi(setup)
+    assert check.status is Status.FAIL and "not in the spi group" in check.message
+    assert check.fix == "sudo usermod -aG spi cribbage && sudo systemctl restart cribbage-table"
+
+
+def test_a_frame_larger_than_the_spidev_buffer_fails(tmp_path: Path) -> None:
+    setup = spi_pi(tmp_path, spi_frame_bytes=4512)
+    assert doctor.check_spi(setup).fix.startswith("add spidev.bufsiz=65536")
+    params = setup.sys_root / "sys/module/spidev/parameters"
+    params.mkdir(parents=True)
+    (params / "bufsiz").write_text("65536\n")
+    assert doctor.check_spi(setup).status is Status.OK
+
+
+def test_unpinned_core_clock_on_a_pi_4_warns(tmp_path: Path) -> None:
+    check = doctor.check_spi(spi_pi(tmp_path, boot="dtparam=spi=on\n"))
+    assert check.status is Status.WARN
+    assert check.fix == "add core_freq=500 and core_freq_min=500 to /boot/firmware/config.txt " \
+        "and reboot"
+
+
+def test_spi_config_reaches_the_check(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "spi"\nspi_device = "/dev/spidev1.0"\ntracks = 3\n'
+                   'colour_order = "GRBW"\n')
+    setup = Setup.from_config(cfg)
+    assert setup.config_error is None and setup.board_mode == "spi"
+    assert (setup.spi_device, setup.spi_frame_bytes) == ("/dev/spidev1.0", 366 * 16 + 120)
+
+
+# --- off a Pi: only what a laptop needs -------------------------------------------------------
+
+
+def test_doctor_on_a_laptop_exits_0_as_a_user_runs_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    if doctor.pi_model(Setup()) is not None:
+        pytest.skip("this machine is a Raspberry Pi")
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'state_dir = "{tmp_path}"\n')
+    crib = Path(sys.executable).with_name("crib")
+    done = subprocess.run([str(crib), "doctor", "--config", str(cfg), "--unit",
+                           str(tmp_path / "none.service")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lines[0].startswith("OK    platform: not a Raspberry Pi")
+    assert any(line.startswith("SKIP  groups: not a Raspberry Pi") for line in lines)
+    assert any(line.startswith("SKIP  unit: not a Raspberry Pi") for line in lines)
+    assert not any(line.startswith("FAIL") for line in lines)
+
+
+def test_doctor_on_a_laptop_still_fails_a_bad_config(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "pwm"\n')
+    crib = Path(sys.executable).with_name("crib")
+    done = subprocess.run([str(crib), "doctor", "--config", str(cfg)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1 and "FAIL  config:" in done.stdout and "board.mode" in done.stdout
