@@ -115,11 +115,12 @@ else
     fi
 fi
 
-# 2. The service user, in the groups that open the GPIO chips and the serial port.
+# 2. The service user, in the groups that open the GPIO chips, the serial port and SPI.
 say "user $USER_NAME"
 run_sh "getent group gpio >/dev/null || groupadd --system gpio"
+run_sh "getent group spi >/dev/null || groupadd --system spi"
 run_sh "id -u $USER_NAME >/dev/null 2>&1 || useradd --system --user-group --home-dir /var/lib/$SERVICE --no-create-home --shell /usr/sbin/nologin --comment 'Cribbage table daemon' $USER_NAME"
-run usermod -a -G gpio,dialout "$USER_NAME"
+run usermod -a -G gpio,dialout,spi "$USER_NAME"
 
 # 3. The application in its own venv (upgraded in place when it exists).
 say "application $VERSION in $VENV"
@@ -196,7 +197,7 @@ put "$HERE/99-cribbage-board.rules" "$UDEV_RULE" 0644
 render "$HERE/cribbage.avahi.service" > "$TMP/cribbage.avahi.service"
 put "$TMP/cribbage.avahi.service" "$AVAHI_FILE" 0644
 run udevadm control --reload-rules
-run udevadm trigger --subsystem-match=tty --subsystem-match=gpio
+run udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
 run systemctl daemon-reload
 run systemctl enable avahi-daemon
 run systemctl restart avahi-daemon

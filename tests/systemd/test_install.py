@@ -34,6 +34,9 @@ def test_first_install_writes_every_file(tmp_path: Path) -> None:
     assert (root / "etc/cribbage-table/config.example.toml").exists()
     rules = (root / "etc/udev/rules.d/99-cribbage-board.rules").read_text()
     assert 'SYMLINK+="cribbage-board"' in rules
+    # MicroPython's own USB id (the flashed Pico) and the SPI device for the direct build.
+    assert 'ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="0005", SYMLINK+="cribbage-board"' in rules
+    assert 'SUBSYSTEM=="spidev", KERNEL=="spidev0.0", GROUP="spi", MODE="0660"' in rules
     avahi = (root / "etc/avahi/services/cribbage.service").read_text()
     assert "<port>80</port>" in avahi and "_http._tcp" in avahi
     assert (root / "etc/systemd/system" / (UNIT_NAME + ".d") / "README.conf").exists()
@@ -49,7 +52,9 @@ def test_install_prints_but_does_not_run_the_system_commands(tmp_path: Path) -> 
     for package in ("python3-venv", "python3-lgpio", "avahi-daemon"):
         assert package in apt.split()
     assert any("useradd --system" in c and c.endswith(" cribbage") for c in cmds)
-    assert "usermod -a -G gpio,dialout cribbage" in cmds
+    assert "usermod -a -G gpio,dialout,spi cribbage" in cmds
+    # The unit's SupplementaryGroups= needs every group to exist, or the service won't start.
+    assert "getent group spi >/dev/null || groupadd --system spi" in cmds
     assert f"python3 -m venv --system-site-packages --clear {prefix}/venv" in cmds
     assert f"{prefix}/venv/bin/pip install --quiet --disable-pip-version-check --upgrade {REPO}" \
         in cmds

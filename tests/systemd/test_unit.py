@@ -89,12 +89,14 @@ def test_unit_has_the_service_contract(rendered: Path) -> None:
     assert s["WatchdogSec"] and s["Restart"] == ["on-failure"]
     assert s["StartLimitIntervalSec"] and s["StartLimitBurst"]
     assert s["User"] == ["cribbage"]
-    assert s["SupplementaryGroups"] == ["gpio dialout"]
+    assert s["SupplementaryGroups"] == ["gpio dialout spi"]
+    assert s["LimitNOFILE"] == ["4096"]  # above the daemon's connection cap, not 1024
     assert s["StateDirectory"] == ["cribbage-table"]
     assert s["RuntimeDirectory"] == ["cribbage-table"]
     assert "LG_WD=%t/cribbage-table" in s["Environment"]
     assert s["DevicePolicy"] == ["closed"]
-    for device in ("char-gpiochip rw", "char-ttyACM rw", "char-ttyUSB rw", "/dev/gpiomem rw"):
+    for device in ("char-gpiochip rw", "char-ttyACM rw", "char-ttyUSB rw", "/dev/gpiomem rw",
+                   "/dev/spidev0.0 rw"):
         assert device in s["DeviceAllow"]
     # The one capability is for port 80, nothing else.
     assert s["CapabilityBoundingSet"] == ["CAP_NET_BIND_SERVICE"]
