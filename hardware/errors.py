@@ -2,12 +2,19 @@
 
 Callers may catch the root (`HardwareError`), a leaf, or the builtin it extends
 (`ValueError`, `OSError`, `TimeoutError`, `LookupError`), whichever fits.
+
+The board's firmware imports this module under MicroPython, where a class cannot have two
+builtin exception bases: there the root is a plain mixin and the firmware catches the builtin
+(`ValueError`) instead. No `from __future__` for the same reason.
 """
 
-from __future__ import annotations
+import sys
+
+# MicroPython: a mixin root, so each leaf has a single builtin exception base.
+_ROOT = object if sys.implementation.name == "micropython" else Exception
 
 
-class HardwareError(Exception):
+class HardwareError(_ROOT):  # type: ignore[valid-type,misc]
     """Root of every error the hardware layer raises."""
 
 

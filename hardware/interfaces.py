@@ -177,6 +177,7 @@ class BoardState:
     palette: str = "classic"  # or "colorblind"
     code: str | None = None  # a pairing code to light, or None
     winner: int | None = None  # a track to celebrate, or None
+    lines: tuple[int, ...] = ()  # skunk/lurch line scores to mark, as the engine gives them
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,9 @@ class BoardReadback:
     code: str | None
     leds: tuple[tuple[int, int, int], ...]  # the frame buffer, one RGB triple per LED
     boot_id: int | None = None
+    lines: tuple[int, ...] = ()  # the skunk lines the board says it draws
+    budget_ma: int | None = None  # the board's supply budget for the LEDs
+    dim_percent: int | None = None  # the share of full light the cap left the frame (100: none)
 
 
 @runtime_checkable

@@ -12,10 +12,11 @@ import threading
 from typing import Any
 
 from hardware.board.layout import BoardLayout
-from hardware.board.protocol import (
+from hardware.board.link import (
     Acked,
     CommandFailed,
     Connected,
+    Degraded,
     DeviceInput,
     Garbled,
     HostEvent,
@@ -124,6 +125,10 @@ class SerialPegBoard:
                 "garbled": dict(stats.garbled),
                 "bytes_per_update": stats.last_state_bytes or None,
                 "reconnects": self._reconnects,
+                "degraded": self.link.degraded,
+                "link_resets": stats.resets,
+                "budget_ma": dev.budget_ma if dev else None,
+                "colour_order": dev.colour_order if dev else None,
                 "fault": self._fault,
             }
 
@@ -162,8 +167,10 @@ class SerialPegBoard:
         if result is None:
             return None
         tracks, code = self.layout.decode(result.leds, result.info.state)
-        return BoardReadback(tracks=tracks, code=code, leds=result.leds,
-                             boot_id=result.info.boot_id)
+        info = result.info
+        return BoardReadback(tracks=tracks, code=code, leds=result.leds, boot_id=info.boot_id,
+                             lines=info.state.lines, budget_ma=info.budget_ma,
+                             dim_percent=info.dim_percent)
 
     # extras for `crib board test` -------------------------------------------------------
 
@@ -265,6 +272,9 @@ class SerialPegBoard:
                 self._set_state(DeviceState.FAULT, ev.reason)
             elif isinstance(ev, Lost):
                 self._set_state(DeviceState.LOST, f"{ev.reason}; retrying")
+            elif isinstance(ev, Degraded):
+                self._emit("degraded", {"reason": ev.reason})
+                self._set_state(DeviceState.LOST, ev.reason)
             elif isinstance(ev, Readback):
                 with self._lock:
                     self._rb_result = ev

