@@ -25,8 +25,11 @@ const svg = (tag, attrs = {}) => {
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
-const PLAYERS = { "six-card": 2, "five-card": 2, "three-player": 3, "four-player": 4 };
-const HAND_SIZE = { "six-card": 4, "five-card": 3, "three-player": 4, "four-player": 4 };
+const RANK_WORDS = { A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
+  9: "nine", 10: "ten", J: "jack", Q: "queen", K: "king" };
+const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+// What a screen reader says for a card: "four of clubs", never "4C".
+const spoken = (c) => `${RANK_WORDS[c.slice(0, -1)] || c.slice(0, -1)} of ${SUIT_WORDS[c.slice(-1)] || c.slice(-1)}`;
 const pretty = (c) => {
   const suit = c.slice(-1);
   const glyph = (SUITS.find(([s]) => s === suit) || [suit, suit])[1];
@@ -53,6 +56,7 @@ const S = {
   live: false,
   seq: 0,
   pending: false,
+  spoken: [],
 };
 window.cribState = S; // for the browser tests and curious players
 
@@ -75,12 +79,16 @@ async function api(method, path, body) {
     const err = new Error((data && (data.error || data.detail)) || `${res.status} ${res.statusText}`);
     err.status = res.status;
     err.data = data;
+    // The sentence for the table (the engine's `say`); the developer detail stays in err.message.
+    err.say = data && typeof data.say === "string" && data.say ? data.say : "";
     if (typeof err.message !== "string") err.message = JSON.stringify(err.message);
     if (res.status === 401 && S.token) forgetToken("This phone's pairing is no longer valid: pair it again.");
     throw err;
   }
   return data;
 }
+
+const sayOf = (err) => err.say || err.message;
 
 // ---------------------------------------------------------------- toast
 let toastTimer = 0;
@@ -110,12 +118,19 @@ function peggedSince(before, game) {
 
 function describeAction(a, game, before = null) {
   const side = (i) => game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`;
+  const player = (p) => (game && game.names && game.names[p]) || "";
   const pegged = peggedSince(before, game);
+  // The count that was due when the tap was made: "Ann's hand: 19 (nothing)".
+  const due = before && before.next_count ? before.next_count.label : (game && game.last_count ? game.last_count.label : "count");
+  const counted = game && game.last_count && before && game.version > before.version ? game.last_count.points : a.points;
   switch (a.type) {
     case "play": return `${pretty(a.card)} played` + (pegged ? ` — ${pegged}` : "");
-    case "go": return "go" + (pegged ? ` — ${pegged}` : "");
+    case "go": return (player(a.player) ? `${player(a.player)} says go` : "go") + (pegged ? ` — ${pegged}` : "");
     case "peg": return `+${a.points} for ${side(a.side)}`;
-    case "count": return a.cards ? "count entered" : `count of ${a.points}`;
+    case "count": {
+      const n = a.cards ? counted : a.points;
+      return n === 19 || (n === 0 && a.points === 19) ? `${due}: 19 (nothing)` : n === 0 ? `${due}: 0 (nothing)` : `${due}: ${n}`;
+    }
     case "heels": return "two for his heels";
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
     case "starter": return `starter ${pretty(a.card)}`;
@@ -148,6 +163,7 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
       if (!quiet && !["undo", "redo", "next_game"].includes(action.type)) {
         const at = out.game.version;
         toast(`${describeAction(action, out.game, game)}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+        if (speakAll()) speak(spokenAction(action, out.game, game));
       }
       return out.game;
     } catch (err) {
@@ -161,7 +177,7 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
         openPairing();
       } else {
         if (err.data && err.data.game) setGame(err.data.game);
-        toast(err.network ? "Not sent: the table's computer cannot be reached. Try again when it is back." : err.message, null, 6);
+        toast(err.network ? "Not sent: the table's computer cannot be reached. Try again when it is back." : sayOf(err), null, 8);
       }
       return null;
     }
@@ -238,12 +254,13 @@ function onEvent(msg) {
       S.devices = msg.devices || {};
       applyPalette();
       renderAll();
+      renderBoardFit();
       break;
     case "game":
       if (!msg.game) { S.game = null; renderGame(); renderBoard(); }
       else setGame(msg.game);
       break;
-    case "board": S.board = msg.board; applyPalette(); renderBoard(); break;
+    case "board": S.board = msg.board; applyPalette(); renderBoard(); renderBoardFit(); break;
     case "shuffler": S.shuffler = msg.shuffler; S.shufflerSeen++; renderShuffler(); break;
     case "device":
       // {device, kind, data}: a "state" change carries the device's whole description.
@@ -277,33 +294,131 @@ function showTab(name) {
 }
 for (const b of $$(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
 
+// ---------------------------------------------------------------- rules, from the engine
+// Every rule the page shows (players, hand sizes, targets, skunk lines, possible counts)
+// comes from the daemon's GET /api/rules (the engine's catalogue) or the game's own view.
+// Where a figure is missing the page shows nothing rather than a guess of its own.
+const R = { catalogue: null, error: "" };
+async function loadRules() {
+  try { R.catalogue = await api("GET", "/api/rules"); R.error = ""; } catch (err) { R.catalogue = null; R.error = err.message; }
+}
+function variantRules(name) {
+  const list = (R.catalogue && R.catalogue.variants) || [];
+  return list.find((v) => v.name === name) || null;
+}
+function sidesOfVariant(v) {
+  if (!v) return null;
+  if (Array.isArray(v.sides)) return v.sides.length;
+  if (Number.isInteger(v.sides)) return v.sides;
+  return v.partners ? v.players / 2 : v.players;
+}
+// Cards in a hand or crib of this variant, or null when the catalogue does not say.
+function cardsIn(variant, kind) {
+  const v = variantRules(variant);
+  if (!v) return null;
+  if (kind === "crib") return v.crib_size ?? (v.players * v.discard + (v.crib_from_deck || 0));
+  return v.hand_size ?? null;
+}
+function dealtCards(variant) { const v = variantRules(variant); return v ? v.deal : null; }
+// The totals a hand (or crib) of this variant can make, lowest first; null when not given.
+function possibleCounts(variant, kind) {
+  const v = variantRules(variant);
+  const counts = (v && v.counts) || (R.catalogue && R.catalogue.counts) || null;
+  return counts && Array.isArray(counts[kind]) ? counts[kind] : null;
+}
+// The play's limit: the count never passes it (the same in every variant of the catalogue).
+const playLimit = (game) => (game && game.play && game.play.limit) ?? (R.catalogue && R.catalogue.play_limit) ?? 31;
+
 // ---------------------------------------------------------------- new game
 function knownNames() { try { return JSON.parse(localStorage.getItem("crib.names") || "[]"); } catch { return []; } }
 function rememberNames(names) {
   const all = [...new Set([...names, ...knownNames()])].slice(0, 30);
   localStorage.setItem("crib.names", JSON.stringify(all));
 }
+function renderVariantChoices() {
+  const select = $("#variant");
+  const variants = (R.catalogue && R.catalogue.variants) || [];
+  if (!variants.length) return; // the served list stays
+  const was = select.value;
+  select.replaceChildren(...variants.map((v) => el("option", { value: v.name, text: v.title || v.name })));
+  if (variants.some((v) => v.name === was)) select.value = was;
+}
 function renderNameFields() {
   const variant = $("#variant").value;
-  const n = PLAYERS[variant];
+  const v = variantRules(variant);
+  // Without the catalogue the page does not know the number of players: four fields, the
+  // empty ones left out (the daemon says if the number is wrong for the game).
+  const n = v ? v.players : 4;
   const box = $("#name-fields");
   const old = $$("input", box).map((i) => i.value);
   const names = knownNames();
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
-    const label = variant === "four-player" ? `Player ${i + 1} (${i % 2 === 0 ? "partners A" : "partners B"})` : `Player ${i + 1}`;
-    box.append(el("label", {}, label, el("input", {
-      name: `name${i}`, list: "known-names", required: true, maxlength: 24, "aria-label": `Name of player ${i + 1}`,
-      value: old[i] || names[i] || ["Ann", "Bob", "Cy", "Di"][i],
+    const team = v && v.partners ? ` (partners ${i % 2 === 0 ? "A" : "B"})` : "";
+    box.append(el("label", {}, `Player ${i + 1}${team}`, el("input", {
+      name: `name${i}`, list: "known-names", required: !!v || i < 2, maxlength: 24, "aria-label": `Name of player ${i + 1}`,
+      value: old[i] ?? (v || i < 2 ? names[i] || ["Ann", "Bob", "Cy", "Di"][i] : ""),
+      oninput: renderDealerChoices,
     })));
   }
   $("#known-names").replaceChildren(...names.map((x) => el("option", { value: x })));
+  renderDealerChoices();
+  renderTargetChoices();
+  renderBoardFit();
+}
+function formNames() {
+  return $$("#name-fields input").map((i) => i.value.trim()).filter((x, i, all) => x || i < 2 || all.slice(i).some(Boolean));
+}
+function renderDealerChoices() {
   const dealer = $("#dealer-select");
-  dealer.replaceChildren(el("option", { value: "", text: "Cut on the page" }),
-    ...Array.from({ length: n }, (_, i) => el("option", { value: String(i), text: `Player ${i + 1}` })));
-  $("#cut-result").textContent = "";
+  const was = dealer.value;
+  const names = $$("#name-fields input").map((i, k) => i.value.trim() || `Player ${k + 1}`);
+  dealer.replaceChildren(el("option", { value: "", text: "Cut for deal on this phone" }),
+    ...names.map((name, i) => el("option", { value: String(i), text: name })));
+  if ([...dealer.options].some((o) => o.value === was)) dealer.value = was;
+}
+function renderTargetChoices() {
+  const v = variantRules($("#variant").value);
+  const target = $("#new-game").target;
+  const skunk = $("#new-game").skunk;
+  const choices = v ? [...new Set([v.defaults.target, ...(v.targets || [])])] : [];
+  const was = target.value;
+  target.replaceChildren(el("option", { value: "", text: v ? `${v.defaults.target} (the game's own)` : "The game's own" }),
+    ...choices.filter((t) => t !== (v && v.defaults.target)).map((t) => el("option", { value: String(t), text: String(t) })));
+  if ([...target.options].some((o) => o.value === was)) target.value = was;
+  // The lines are named only when the catalogue gives them for this target.
+  const atDefault = v && (target.value === "" || Number(target.value) === v.defaults.target);
+  const byRule = atDefault ? v.lines_by_rule || (Array.isArray(v.skunk_lines) ? { skunk: v.skunk_lines } : {}) : {};
+  const rules = (R.catalogue && R.catalogue.skunk_rules) || ["skunk", "lurch", "none"];
+  const skunkLines = byRule.skunk || [];
+  const lurchLines = byRule.lurch || [];
+  const words = {
+    skunk: skunkLines.length === 2 ? `Skunk under ${skunkLines[0]}, double under ${skunkLines[1]}` :
+      skunkLines.length === 1 ? `Skunk under ${skunkLines[0]}` : "Skunk and double skunk",
+    lurch: lurchLines.length === 1 ? `One line, the lurch, at ${lurchLines[0]}` : "One line, the lurch",
+    none: "None",
+  };
+  const wasSkunk = skunk.value;
+  skunk.replaceChildren(...rules.map((r) => el("option", { value: r, text: words[r] || r })));
+  skunk.value = rules.includes(wasSkunk) ? wasSkunk : (v && v.defaults.skunk) || rules[0];
+}
+// Bug 2: a board with fewer tracks than the game has sides cannot show them all; say so
+// before the game starts, in the board's own count of tracks.
+function boardTracks() { return S.board && Array.isArray(S.board.tracks) ? S.board.tracks.length : null; }
+function renderBoardFit() {
+  const note = $("#board-fit");
+  if (!note) return;
+  const sides = sidesOfVariant(variantRules($("#variant").value));
+  const tracks = boardTracks();
+  if (!sides || !tracks || sides <= tracks) { note.hidden = true; note.textContent = ""; return; }
+  const names = $$("#name-fields input").map((i, k) => i.value.trim() || `Player ${k + 1}`);
+  const off = names.slice(tracks);
+  note.hidden = false;
+  note.textContent = `The board has ${tracks} tracks: it will show ${names.slice(0, tracks).join(" and ")}; ` +
+    `${off.join(" and ")} ${off.length > 1 ? "are" : "is"} kept on this page only.`;
 }
 $("#variant").addEventListener("change", renderNameFields);
+$("#new-game").target.addEventListener("change", renderTargetChoices);
 
 function randomIndex(n) {
   // Uniform without modulo bias.
@@ -312,48 +427,63 @@ function randomIndex(n) {
   do crypto.getRandomValues(buf); while (buf[0] >= limit);
   return buf[0] % n;
 }
-function cutForDeal(n) {
-  for (;;) {
-    const deck = [];
-    for (const r of RANKS) for (const [s] of SUITS) deck.push(r + s);
-    const cuts = [];
-    for (let i = 0; i < n; i++) cuts.push(deck.splice(randomIndex(deck.length), 1)[0]);
-    const ranks = cuts.map((c) => RANKS.indexOf(c.slice(0, -1)));
-    const low = Math.min(...ranks);
-    if (ranks.filter((r) => r === low).length === 1) return { cuts, dealer: ranks.indexOf(low) };
-    // A tie for low cuts again, as at the table.
-  }
+// The cut for deal: the phone draws one card per player at random; the engine says who deals
+// (and refuses a tie, which is cut again).
+function drawCut(n) {
+  const deck = [];
+  for (const r of RANKS) for (const [s] of SUITS) deck.push(r + s);
+  return Array.from({ length: n }, () => deck.splice(randomIndex(deck.length), 1)[0]);
 }
-$("#cut-btn").addEventListener("click", () => {
-  const form = $("#new-game");
-  const n = PLAYERS[form.variant.value];
-  const { cuts, dealer } = cutForDeal(n);
-  const names = Array.from({ length: n }, (_, i) => form[`name${i}`].value || `Player ${i + 1}`);
-  $("#cut-result").textContent = cuts.map((c, i) => `${names[i]} ${pretty(c)}`).join(", ") + ` — ${names[dealer]} deals (low card).`;
-  $("#dealer-select").value = String(dealer);
-});
+async function cutForDeal(game) {
+  for (let tries = 0; tries < 12; tries++) {
+    const cards = drawCut(game.names.length);
+    try {
+      const out = await api("POST", `/api/games/${game.id}/actions`, { version: game.version, op_id: opId(), action: { type: "cut", cards } });
+      const after = out.game;
+      toast(cards.map((c, i) => `${game.names[i]} ${pretty(c)}`).join(", ") + ` — ${after.names[after.dealer]} deals.`, null, 6);
+      return after;
+    } catch (err) {
+      if (err.status !== 422) throw err;
+      if (err.data && err.data.game) game = err.data.game; // a tie: cut again
+    }
+  }
+  throw new Error("the cut tied too often; choose the dealer");
+}
 
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   if (!S.token) { openPairing(); return; }
   const form = ev.target;
   const variant = form.variant.value;
-  const n = PLAYERS[variant];
-  const names = Array.from({ length: n }, (_, i) => form[`name${i}`].value.trim() || `Player ${i + 1}`);
-  let dealer = form.dealer.value;
-  if (dealer === "") { const cut = cutForDeal(n); dealer = cut.dealer; toast(`${names[dealer]} cut low and deals.`); }
-  const body = { variant, names, skunk: form.skunk.value, muggins: form.muggins.checked, mode: form.mode.value, dealer: Number(dealer) };
+  const names = formNames().map((x, i) => x || `Player ${i + 1}`);
+  const dealer = form.dealer.value;
+  const body = { variant, names, skunk: form.skunk.value, muggins: form.muggins.checked, mode: form.mode.value };
+  if (dealer !== "") body.dealer = Number(dealer);
   if (form.target.value) body.target = Number(form.target.value);
   try {
-    const game = await api("POST", "/api/games", body);
+    let game = await api("POST", "/api/games", body);
     rememberNames(names);
+    if (dealer === "" && (game.legal || []).includes("cut")) game = await cutForDeal(game);
+    S.leftGameId = null;
     setGame(game);
-  } catch (err) { toast(err.message, null, 6); }
+    // Bug 10: the game starts at the top, the first panel under the tabs, not under them.
+    window.scrollTo(0, 0);
+  } catch (err) { toast(sayOf(err), null, 6); }
 });
 
 // ---------------------------------------------------------------- game screen
 const PAD = [1, 2, 3, 4, 6, 12];
 function sideColour(i) { return `var(--p${i % 4})`; }
+
+// "Bob wins 121 to 86 — a skunk": the winner's score first, then the others in side order.
+function resultText(game) {
+  const r = game.result;
+  const winner = game.sides[r.winner] ? game.sides[r.winner].name : "";
+  const scores = r.scores || game.sides.map((s) => s.front);
+  const others = scores.filter((_, i) => i !== r.winner);
+  const kind = { skunk: " — a skunk", double_skunk: " — a double skunk", lurch: " — lurched" }[r.kind] || "";
+  return `${winner} wins ${scores[r.winner]} to ${others.join(" and ")}${kind}` + (r.game_points > 1 ? ` (${r.game_points} games)` : "");
+}
 
 function renderGame() {
   const game = S.game;
@@ -364,17 +494,13 @@ function renderGame() {
   const over = game.phase === "over" || !!game.result;
   const legal = new Set(game.legal || []);
 
-  // The result, when a side has reached the target.
   const result = $("#result");
-  if (game.result) {
-    const r = game.result;
-    const winner = game.sides[r.winner] ? game.sides[r.winner].name : "";
-    const kind = { skunk: " — a skunk", double_skunk: " — a double skunk", lurch: " — lurched" }[r.kind] || "";
-    result.textContent = `${winner} wins ${(r.scores || []).join(" to ")}${kind}` + (r.game_points > 1 ? ` (${r.game_points} games)` : "");
-    result.hidden = false;
-  } else result.hidden = true;
+  if (game.result) { result.textContent = resultText(game); result.hidden = false; } else result.hidden = true;
 
-  // One panel per side, with its pad.
+  // One panel per side, with its pad (bug 7: once counting starts the engine closes pegging;
+  // the panel says why and how to fix a forgotten peg instead of showing dead buttons).
+  const showing = game.phase === "show";
+  const pegOpen = !over && legal.has("peg");
   const sides = $("#sides");
   sides.replaceChildren();
   game.sides.forEach((side, i) => {
@@ -383,19 +509,17 @@ function renderGame() {
     if (dealerSide === i) tags.push("deals");
     const cribSide = game.crib_owner !== null && game.crib_owner !== undefined ? sideOfPlayer(game, game.crib_owner) : dealerSide;
     if (cribSide === i) tags.push("crib");
-    const num = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": `Points for ${side.name}`, placeholder: "n" });
+    const numId = `peg-n-${i}`;
+    const num = el("input", { id: numId, inputmode: "numeric", maxlength: 2, "aria-label": `Points to peg for ${side.name}`, placeholder: "pts",
+      onkeydown: (ev) => { if (ev.key === "Enter") { ev.preventDefault(); pegNumber(i, num); } } });
     const pad = el("div", { class: "pad write" },
       ...PAD.map((p) => el("button", {
-        type: "button", text: `+${p}`, "aria-label": `Peg ${p} for ${side.name}`, disabled: over || !legal.has("peg"),
+        type: "button", text: `+${p}`, "aria-label": `Peg ${p} for ${side.name}`, disabled: !pegOpen,
         onclick: () => act({ type: "peg", side: i, points: p }),
       })),
       el("div", { class: "num" }, num, el("button", {
-        type: "button", text: "Peg", "aria-label": `Peg the number for ${side.name}`, disabled: over || !legal.has("peg"),
-        onclick: () => {
-          const v = Number(num.value);
-          if (!Number.isInteger(v) || v <= 0) { toast("Type the points to peg, then tap Peg."); return; }
-          act({ type: "peg", side: i, points: v });
-        },
+        type: "button", text: "Peg", "aria-label": `Peg the number for ${side.name}`, disabled: !pegOpen,
+        onclick: () => pegNumber(i, num),
       })));
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
       el("header", {},
@@ -403,11 +527,15 @@ function renderGame() {
         el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) })),
       el("div", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + (game.games_won && game.game_number > 1 ? ` · games won ${game.games_won[i] || 0}` : "") }),
-      game.mode === "cards" ? null : pad);
+      game.mode === "cards" || (!pegOpen && showing) ? null : pad);
     sides.append(panel);
   });
+  const closed = $("#peg-closed");
+  closed.hidden = !(showing && !pegOpen && game.mode !== "cards" && !over);
+  closed.textContent = closed.hidden ? "" :
+    "Pegging closed when the counting began. A forgotten peg: Undo the counts back to the play, peg it, and count again.";
 
-  // The next count due, in show order.
+  // The next count due, in show order, and the starter once it is cut.
   const due = $("#due");
   const order = (game.show_order || []).filter((x) => !x.done).map((x) => x.label);
   const dealerName = game.dealer !== null && game.dealer !== undefined ? game.names[game.dealer] : null;
@@ -415,16 +543,26 @@ function renderGame() {
   if (over) due.textContent = "";
   else if (order.length) due.textContent = `${hand}${game.phase === "play" ? "After the play: " : "Now: "}${order.join(", then ")}.`;
   else due.textContent = game.phase === "cut" ? "Cut for deal." : hand;
+  const starter = $("#starter");
+  starter.hidden = !game.starter || over;
+  starter.replaceChildren(...(game.starter ? ["Starter ", el("span", { class: isRed(game.starter) ? "red" : "", "aria-label": spoken(game.starter), text: pretty(game.starter) })] : []));
+
   const next = game.next_count;
   $("#count-label").textContent = next ? `Count for ${next.label}` : "Count";
   $("#count-input").setAttribute("aria-label", next ? `Count for ${next.label}` : "Count");
+  $("#count-19").setAttribute("aria-label", next ? `19, nothing: ${next.label} is a zero hand` : "19, nothing: a zero hand");
   $("#show-entry").hidden = over || !next || !legal.has("count");
   if (game.mode === "cards") {
-    $("#count-input").hidden = true; $("#count-19").hidden = true;
+    $("#count-input").hidden = true; $("#count-19").hidden = true; $("#count-pad").hidden = true;
     $("#count-send").textContent = next ? `Count ${next.label} on the Count tab` : "Count";
   } else {
     $("#count-input").hidden = false; $("#count-19").hidden = false; $("#count-send").textContent = "Count";
+    renderCountPad(game, next);
   }
+  // Bug 14: in the show the count comes first, above the panels; in the play the pegging pads do.
+  const box = $("#game");
+  if (showing) box.insertBefore($("#show-entry"), $("#sides"));
+  else box.insertBefore($("#show-entry"), $("#peg-closed").nextSibling);
 
   // Pegging by playing cards.
   const playBox = $("#play-cards");
@@ -445,6 +583,29 @@ function renderGame() {
   if (!$("#advise-panel").hidden && !$("#tab-count").hidden) renderAdvisor();
 }
 
+function pegNumber(side, input) {
+  const v = Number(input.value);
+  if (input.value.trim() === "" || !Number.isInteger(v) || v <= 0) { toast("Type the points to peg, then tap Peg."); return; }
+  act({ type: "peg", side, points: v });
+}
+
+// The count pad: one button per total the engine says this hand (or crib) can make, so a
+// count is one tap and an impossible total is not there to tap. Without the engine's list
+// the pad stays empty and the number field does the work.
+function renderCountPad(game, next) {
+  const pad = $("#count-pad");
+  const counts = next ? possibleCounts(game.variant, next.kind) : null;
+  pad.hidden = !counts;
+  const key = counts ? `${next.label}/${counts.join(",")}` : "";
+  if (pad.dataset.key === key) return;
+  pad.dataset.key = key;
+  if (!counts) { pad.replaceChildren(); return; }
+  pad.replaceChildren(...counts.map((n) => el("button", {
+    type: "button", class: "count-n", "data-points": String(n), text: String(n),
+    "aria-label": `${n} for ${next.label}`, onclick: () => sendCount(n),
+  })));
+}
+
 function sideOfPlayer(game, player) {
   const i = game.sides.findIndex((s) => (s.players || []).includes(player));
   return i < 0 ? player : i;
@@ -458,9 +619,15 @@ function renderPlay(game, legal) {
   const who = play.next_player ?? null;
   const name = who !== null && game.names ? game.names[who] : "";
   const needStarter = legal.has("starter");
-  const canGo = legal.has("go");
+  const limit = playLimit(game);
+  // Bug 6: a go is against the rules while a card this phone knows is in the hand fits.
+  const known = who === null ? [] : knownHand(game, who);
+  const fits = known.filter((c) => pips(c) <= limit - count);
+  const canGo = legal.has("go") && !fits.length;
   $("#play-who").textContent = needStarter ? "Cut the starter and tap it." :
-    name ? `${name} to play${canGo ? ` (a go if no card fits under 31)` : ""}.` : "";
+    !name ? "" : fits.length && legal.has("go") ?
+      `${name} to play: no go, ${fits.map(pretty).join(" and ")} ${fits.length > 1 ? "fit" : "fits"} (count ${count}, up to ${limit}).` :
+      `${name} to play${canGo ? ` (a go if no card fits up to ${limit})` : ""}.`;
   // What the engine pegged this hand, the latest first.
   const said = (play.say || []).slice(-3).reverse();
   $("#play-say").replaceChildren(...said.map((n, i) => el("li", { class: i === 0 ? "latest" : "", "data-player": String(n.player),
@@ -470,10 +637,11 @@ function renderPlay(game, legal) {
   buildPicker($("#play-picker"), (card) => {
     if (needStarter) act({ type: "starter", card });
     else act({ type: "play", player: who, card });
-  }, (card) => used.has(card) || (!needStarter && pips(card) > 31 - count), () => false,
+  }, (card) => used.has(card) || (!needStarter && pips(card) > limit - count), () => false,
   (card) => (card === suggested ? "suggest" : ""));
   $("#go-btn").hidden = needStarter;
   $("#go-btn").disabled = !canGo;
+  $("#go-btn").setAttribute("aria-label", canGo ? `Go: ${name} cannot play` : fits.length ? `Go refused: ${fits.map(spoken).join(" and ")} fits` : "Go");
   $("#go-btn").onclick = () => act({ type: "go", player: who });
   $("#play-hint-btn").hidden = needStarter || who === null;
   renderPlayHint(game, needStarter ? null : who);
@@ -485,7 +653,15 @@ const H = { open: false, hands: {}, handKey: "", for: null, key: "", result: nul
 const pips = (c) => Math.min(10, RANKS.indexOf(c.slice(0, -1)) + 1);
 function hintHandSize(game, player) {
   const played = ((game.play && game.play.played) || []).filter((p) => p.player === player).length;
-  return Math.max(0, HAND_SIZE[game.variant] - played);
+  const size = cardsIn(game.variant, "hand");
+  return size === null ? null : Math.max(0, size - played);
+}
+// The cards this phone knows are still in a player's hand (tapped for the hint), less those
+// played or cut since.
+function knownHand(game, player) {
+  const play = game.play || {};
+  const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
+  return (H.hands[player] || []).filter((c) => !used.has(c));
 }
 function renderPlayHint(game, who) {
   const box = $("#play-hint");
@@ -512,8 +688,7 @@ function renderPlayHint(game, who) {
     const mine = H.hands[who] || [];
     if (!mine.includes(card) && mine.length >= size) { toast(`${name} holds ${size} cards: tap one of them to take it back.`); return; }
     H.hands[who] = mine.includes(card) ? mine.filter((c) => c !== card) : [...mine, card];
-    renderPlayHint(S.game, who);
-    renderPlayPickerSuggestion();
+    renderGame(); // the Go button depends on the cards known in hand
   }, (card) => used.has(card), (card) => hand.includes(card));
   const out = $("#hint-out");
   if (!hand.length) { out.replaceChildren(); H.key = ""; H.result = null; return; }
@@ -531,8 +706,8 @@ function renderPlayHint(game, who) {
       renderPlayPickerSuggestion();
     }).catch((err) => {
       if (H.key !== key) return;
-      H.error = err.message;
-      out.replaceChildren(el("p", { class: "error", text: err.message }));
+      H.error = sayOf(err);
+      out.replaceChildren(el("p", { class: "error", text: H.error }));
     });
     return;
   }
@@ -571,9 +746,12 @@ function renderMuggins(game, legal) {
   if (!game.muggins || !last || !legal.has("muggins")) { box.hidden = true; box.replaceChildren(); box.dataset.key = ""; return; }
   // Rebuilt only when the count changes, so a number being typed survives live updates.
   const key = `${game.id}/${game.hand_number}/${last.label}/${last.points}/${last.claimed}`;
+  const opening = box.hidden;
   box.hidden = false;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
+  // Bug 11: the muggins box opens in view, not below the fold.
+  if (opening) requestAnimationFrame(() => box.scrollIntoView({ block: "nearest" }));
   const claimers = game.sides.map((s, i) => i).filter((i) => i !== last.side);
   const missed = last.missed ?? null;
   const input = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": "Points missed", value: missed ?? "", placeholder: "pts" });
@@ -600,7 +778,9 @@ function sendCount(points) {
   act({ type: "count", points });
   $("#count-input").value = "";
 }
-$("#count-send").addEventListener("click", () => {
+// Bug 9: a form, so Enter on the phone's keyboard sends the count as the button does.
+$("#count-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
   if (S.game && S.game.mode === "cards") { openCardsCount(); return; }
   const v = $("#count-input").value.trim();
   sendCount(v === "" ? NaN : Number(v));
@@ -628,8 +808,8 @@ function buildPicker(root, onPick, isDisabled = () => false, isPressed = () => f
     for (const r of RANKS) {
       const card = r + s;
       root.append(el("button", {
-        type: "button", class: `${isRed(card) ? "red" : ""} ${pressedClass(card)}`.trim(), "data-card": card,
-        "aria-label": card, "aria-pressed": String(isPressed(card)), disabled: isDisabled(card),
+        type: "button", class: `${isRed(card) ? "red" : ""} ${r === "A" ? "ace" : ""} ${pressedClass(card)}`.replace(/\s+/g, " ").trim(), "data-card": card,
+        "aria-label": spoken(card), "aria-pressed": String(isPressed(card)), disabled: isDisabled(card),
         onclick: () => onPick(card),
       }, el("span", { text: r }), el("span", { text: glyph })));
     }
@@ -638,33 +818,48 @@ function buildPicker(root, onPick, isDisabled = () => false, isPressed = () => f
 
 const C = { hand: [], starter: null, target: "hand", result: null };
 function countVariant() { return S.game ? S.game.variant : "six-card"; }
+function countSize() { return cardsIn(countVariant(), $("#count-crib").checked ? "crib" : "hand"); }
+// Bug 5: while a count of a cards-mode game is due, every card known to be elsewhere this
+// deal (laid in the play from another hand; for the crib, from any hand) is greyed out.
+function elsewhere() {
+  const game = S.game;
+  if (!game || game.mode !== "cards" || !game.next_count || game.result) return new Set();
+  const next = game.next_count;
+  const played = (game.play && game.play.played) || [];
+  return new Set(played.filter((p) => next.kind === "crib" || p.player !== next.player).map((p) => p.card));
+}
 function renderCount() {
-  const size = HAND_SIZE[countVariant()];
+  const size = countSize();
   $("#pick-hand").setAttribute("aria-pressed", String(C.target === "hand"));
   $("#pick-starter").setAttribute("aria-pressed", String(C.target === "starter"));
-  buildPicker($("#count-picker"), pickCountCard, () => false,
+  const away = elsewhere();
+  buildPicker($("#count-picker"), pickCountCard, (c) => away.has(c) && !C.hand.includes(c),
     (c) => C.hand.includes(c) || C.starter === c, (c) => (C.starter === c ? "starter" : ""));
   const chosen = $("#chosen");
-  chosen.replaceChildren(...C.hand.map((c) => el("span", { class: isRed(c) ? "red" : "", "data-card": c, text: pretty(c) + " " })),
-    C.starter ? el("span", { text: " | starter " }) : el("span", { class: "hint", text: C.hand.length < size ? ` (${size - C.hand.length} more)` : " — now the starter" }),
-    C.starter ? el("span", { class: isRed(C.starter) ? "red" : "", "data-card": C.starter, text: pretty(C.starter) }) : null);
+  chosen.replaceChildren(...C.hand.map((c) => el("span", { class: isRed(c) ? "red" : "", "data-card": c, "aria-label": spoken(c), text: pretty(c) + " " })),
+    C.starter ? el("span", { text: " | starter " }) : el("span", { class: "hint", text: size !== null && C.hand.length < size ? ` (${size - C.hand.length} more)` : " — now the starter" }),
+    C.starter ? el("span", { class: isRed(C.starter) ? "red" : "", "data-card": C.starter, "aria-label": spoken(C.starter), text: pretty(C.starter) }) : null);
   renderBreakdown();
 }
 function pickCountCard(card) {
-  const size = HAND_SIZE[countVariant()];
+  const size = countSize();
+  if (elsewhere().has(card) && !C.hand.includes(card)) return;
   if (C.hand.includes(card)) C.hand = C.hand.filter((c) => c !== card);
   else if (C.starter === card) C.starter = null;
-  else if (C.target === "starter" || C.hand.length >= size) { C.starter = card; C.target = "hand"; }
+  else if (C.target === "starter" || (size !== null && C.hand.length >= size)) { C.starter = card; C.target = "hand"; }
   else { C.hand.push(card); if (C.hand.length === size && !C.starter) C.target = "starter"; }
   C.result = null;
   renderCount();
-  if (C.hand.length === size && C.starter) countNow();
+  if (C.starter && (size === null ? C.hand.length > 0 : C.hand.length === size)) countNow(true);
 }
-async function countNow() {
+async function countNow(reveal = false) {
   try {
     C.result = await api("POST", "/api/count", { hand: C.hand, starter: C.starter, crib: $("#count-crib").checked, variant: countVariant() });
-  } catch (err) { C.result = null; toast(err.message, null, 6); }
+  } catch (err) { C.result = null; toast(sayOf(err), null, 6); }
   renderBreakdown();
+  // Bug 13: after the last card the total and Send come into view.
+  if (reveal && C.result) ($("#count-to-score").hidden ? $("#breakdown") : $("#count-to-score")).scrollIntoView({ block: "nearest" });
+  if (C.result && speakAll()) speak(C.result.say);
 }
 function renderBreakdown() {
   const box = $("#breakdown");
@@ -675,7 +870,10 @@ function renderBreakdown() {
     tabindex: 0, "data-kind": combo.kind,
     onclick: (ev) => highlight(combo.cards, ev.currentTarget), onfocus: (ev) => highlight(combo.cards, ev.currentTarget),
   }, `${combo.kind} ${(combo.cards || []).map(pretty).join(" ")} — ${combo.points}`));
-  box.replaceChildren(el("div", { class: "total", text: String(r.total) }), el("p", { class: "say", text: r.say }), el("ul", {}, ...items));
+  box.replaceChildren(el("div", { class: "total", text: String(r.total) }),
+    el("p", { class: "say", text: r.say }),
+    canSpeak() ? el("button", { type: "button", class: "secondary", id: "say-it", text: "Say it", "aria-label": "Say the count aloud", onclick: () => speak(r.say) }) : null,
+    el("ul", {}, ...items));
   const game = S.game;
   send.hidden = !(game && game.next_count && !game.result && (game.legal || []).includes("count"));
   $("#claim-label").hidden = send.hidden || game.mode !== "cards" || !game.muggins;
@@ -726,12 +924,11 @@ function openCardsCount() {
   C.result = null;
   renderCount();
   // Every card known already: straight to the breakdown (below the picker) and the send.
-  if (C.starter && C.hand.length === HAND_SIZE[countVariant()]) countNow().then(() => $("#count-to-score").scrollIntoView({ block: "center" }));
+  if (C.starter && C.hand.length === countSize()) countNow().then(() => $("#count-to-score").scrollIntoView({ block: "center" }));
 }
 
 // ---------------------------------------------------------------- which two to throw
 const A = { cards: [], dealer: null, chosenByHand: false, result: null, all: false, key: "", handKey: "" };
-const DEALT = { "six-card": 6, "five-card": 5, "three-player": 5, "four-player": 5 };
 function setCountMode(mode) {
   $("#mode-count").setAttribute("aria-pressed", String(mode === "count"));
   $("#mode-advise").setAttribute("aria-pressed", String(mode === "advise"));
@@ -760,12 +957,17 @@ function defaultRole(game) {
 function renderAdvisor() {
   const game = S.game;
   const variant = countVariant();
-  const want = DEALT[variant];
+  const want = dealtCards(variant);
+  if (want === null) {
+    // No catalogue, no guess: the advisor needs the number of cards dealt.
+    $("#advise-ask").textContent = `The table has not sent its rules (${R.error || "no answer"}): reload the page.`;
+    return;
+  }
   if (A.cards.length > want) A.cards = A.cards.slice(0, want);
   const handKey = game ? `${game.id}/${game.game_number}/${game.hand_number}` : "";
   if (handKey !== A.handKey) { A.handKey = handKey; A.chosenByHand = false; }
   if (!A.chosenByHand) A.dealer = defaultRole(game);
-  const partners = variant === "four-player";
+  const partners = !!(variantRules(variant) || {}).partners;
   $("#role-dealer").textContent = partners ? "Our crib" : "I deal";
   $("#role-pone").textContent = partners ? "Their crib" : "I'm pone";
   $("#role-dealer").setAttribute("aria-pressed", String(A.dealer === true));
@@ -794,7 +996,7 @@ function renderAdvisor() {
     if (A.key !== key) return;
     A.result = adv;
     showAdvice(adv);
-  }).catch((err) => { if (A.key === key) $("#advice").replaceChildren(el("p", { class: "error", text: err.message })); });
+  }).catch((err) => { if (A.key === key) $("#advice").replaceChildren(el("p", { class: "error", text: sayOf(err) })); });
 }
 const cardsText = (cards) => cards.map((c) => el("span", { class: isRed(c) ? "red" : "", text: pretty(c) }))
   .flatMap((x, i) => (i ? [" ", x] : [x]));
@@ -849,7 +1051,7 @@ async function shufflerCall(path, body) {
   try {
     const status = await api("POST", path, body);
     if (S.shufflerSeen === seen) { S.shuffler = status; renderShuffler(); }
-  } catch (err) { toast(err.message, null, 8); }
+  } catch (err) { toast(sayOf(err), null, 8); }
 }
 $("#shuffle-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -925,7 +1127,7 @@ function drawBoardHoles(root, n, target) {
   }
   root.append(g);
   const label = (text, x, y) => { const node = svg("text", { x, y, class: "board-label", "text-anchor": "middle" }); node.textContent = text; root.append(node); };
-  label("121", 180, 50);
+  label(String(target), 180, 50);
   label("60", 24, BOARD.top + 4);
   label("1", 24, BOARD.bottom + 4);
   root.append(svg("g", { class: "pegs" }));
@@ -945,17 +1147,15 @@ function renderBoard() {
   const shown = pegsShown();
   const n = shown.length;
   const target = game ? game.target : (S.board && S.board.target) || 121;
-  const key = `${n}/${target}/${game ? game.skunk : ""}`;
+  // The lines are the engine's (the game view's skunk_lines), drawn as given; none without it.
+  const lines = game && Array.isArray(game.skunk_lines) ? game.skunk_lines : [];
+  const key = `${n}/${target}/${lines.join(",")}`;
   if (key !== boardKey) {
     drawBoardHoles(root, n, target);
     boardKey = key;
-    if (game && game.skunk !== "none") {
-      // Skunk lines: under 91 is a skunk, under 61 a double skunk (121 games).
-      const lines = target === 121 ? [91, 61] : [Math.ceil(target * 3 / 4)];
-      for (let t = 0; t < n; t++) for (const line of lines) {
-        const [x, y] = holeXY(t, n, line, 1000);
-        root.insertBefore(svg("line", { x1: x - 9, x2: x + 9, y1: y - 4, y2: y - 4, class: "skunk-line" }), root.lastChild);
-      }
+    for (let t = 0; t < n; t++) for (const line of lines) {
+      const [x, y] = holeXY(t, n, line, 1000);
+      root.insertBefore(svg("line", { x1: x - 9, x2: x + 9, y1: y - 4, y2: y - 4, class: "skunk-line", "data-line": String(line) }), root.lastChild);
     }
   }
   const pegs = $(".pegs", root);
@@ -982,9 +1182,14 @@ function renderBoard() {
   checkLeds();
 }
 // On the Board screen, ask the board what its LEDs really show (read back from the device).
+// Bug 2: only the tracks the board has are compared, the sides it cannot show are named,
+// and the page gives up asking after a few seconds instead of polling forever.
 let ledTimer = 0;
-function checkLeds() {
+let ledTries = 0;
+const LED_TRIES = 12; // about 4 s at one read-back every 300 ms
+function checkLeds(again = false) {
   clearTimeout(ledTimer);
+  if (!again) ledTries = 0;
   if ($("#tab-board").hidden) return;
   ledTimer = setTimeout(async () => {
     const note = $("#board-note");
@@ -992,9 +1197,16 @@ function checkLeds() {
       const back = await api("GET", "/api/board");
       if (!back.reachable) { note.textContent = "The board does not answer; the drawing shows what was sent to it."; return; }
       const shown = pegsShown();
-      const same = shown.every((tr, i) => back.tracks[i] && back.tracks[i].front === tr.front && back.tracks[i].back === tr.back);
-      note.textContent = same ? "The board's LEDs show the same (read back just now)." : "The board is catching up…";
-      if (!same) checkLeds();
+      const tracks = (back.tracks || []).length;
+      const onBoard = shown.slice(0, tracks);
+      const same = onBoard.every((tr, i) => back.tracks[i].front === tr.front && back.tracks[i].back === tr.back);
+      const names = S.game ? S.game.sides.map((x) => x.name) : [];
+      const off = names.slice(tracks);
+      const missing = off.length ? ` The board has ${tracks} tracks: ${off.join(" and ")} ${off.length > 1 ? "are" : "is"} on this page only.` : "";
+      ledTries++;
+      if (same) note.textContent = "The board's LEDs show the same (read back just now)." + missing;
+      else if (ledTries >= LED_TRIES) note.textContent = `The board has not shown the latest pegs after ${Math.round(LED_TRIES * 0.3)} s; the drawing shows what was sent to it.` + missing;
+      else { note.textContent = "The board is catching up…" + missing; checkLeds(true); }
     } catch (err) { note.textContent = err.status === 503 ? "The board is not connected." : ""; }
   }, 300);
 }
@@ -1028,12 +1240,24 @@ async function loadHistory() {
         el("td", { text: f(p.pegging_per_hand) }), el("td", { text: String(p.best_hand ?? "–") }))))) : el("p", { class: "hint", text: "Figures appear after the first finished game." }));
     const latest = S.game ? [S.game.id, S.game.game_number] : games[0] ? [games[0].game_id, games[0].match_game] : null;
     if (latest) showRace(...latest); else { $("#race").replaceChildren(); $("#race-legend").replaceChildren(); }
-  } catch (err) { toast(err.message, null, 6); }
+  } catch (err) { toast(sayOf(err), null, 6); }
+}
+// Bug 4: the race is the game as it stands: a tap that was undone is not drawn (an undo takes
+// the latest point off, a redo puts it back, a new tap forgets what could be redone).
+function effectiveRace(points) {
+  const out = [];
+  const undone = [];
+  for (const p of points) {
+    if (p.type === "undo") { if (out.length > 1) undone.push(out.pop()); }
+    else if (p.type === "redo") { undone.pop(); out.push(p); }
+    else { out.push(p); if (p.type !== null) undone.length = 0; }
+  }
+  return out;
 }
 async function showRace(id, gameNumber) {
   try {
     const data = await api("GET", `/api/games/${id}/race`);
-    const race = data.race.filter((p) => !gameNumber || p.game_number === gameNumber);
+    const race = effectiveRace(data.race).filter((p) => !gameNumber || p.game_number === gameNumber);
     const root = $("#race");
     root.replaceChildren();
     const max = Math.max(data.target, ...race.flatMap((p) => p.scores));
@@ -1054,7 +1278,7 @@ async function showRace(id, gameNumber) {
     $("#race-title").textContent = `Score race · game ${id}${gameNumber > 1 ? ` (${gameNumber})` : ""}`;
     root.setAttribute("aria-label", `Score race of game ${id}: ` + data.names.map((n, s) => `${n} ${race.length ? race[race.length - 1].scores[s] : 0}`).join(", "));
     $("#race-legend").replaceChildren(...data.names.map((n, s) => el("span", { class: "legend-item" }, el("i", { class: `swatch p${s}` }), n)));
-  } catch (err) { toast(err.message, null, 6); }
+  } catch (err) { toast(sayOf(err), null, 6); }
 }
 
 // ---------------------------------------------------------------- settings, pairing, devices
@@ -1081,7 +1305,7 @@ $("#settings-form").addEventListener("submit", async (ev) => {
     document.body.classList.toggle("colorblind", st.palette === "colorblind");
     toast(`Saved: brightness ${st.brightness}, ${st.palette === "colorblind" ? "colour-blind safe" : "classic"} colours.`);
     renderBoard();
-  } catch (err) { toast(err.message, null, 6); }
+  } catch (err) { toast(sayOf(err), null, 6); }
 });
 function renderDevices() {
   const list = $("#devices");
@@ -1154,6 +1378,63 @@ $("#pair-held").addEventListener("click", () => {
   pairWith({ request: pairRequest });
 });
 $("#unpair").addEventListener("click", () => forgetToken("This phone is watching only now."));
+// Issue 15.13: a token made on the Pi (`crib token create laptop`) pairs this phone too. It is
+// checked with an empty settings change, which needs a token and changes nothing.
+$("#token-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const token = $("#token-input").value.trim();
+  const error = $("#token-error");
+  if (!token) { error.textContent = "Paste the token that crib token create printed."; return; }
+  let res;
+  try {
+    res = await fetch("/api/settings", { method: "PUT", headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: `Bearer ${token}` }, body: "{}" });
+  } catch { error.textContent = "The table's computer cannot be reached."; return; }
+  if (res.status === 401 || res.status === 403) { error.textContent = "The table does not know that token: check it, or make one with crib token create."; return; }
+  if (!res.ok) { error.textContent = `The table answered ${res.status}.`; return; }
+  error.textContent = "";
+  $("#token-input").value = "";
+  S.token = token;
+  S.tokenName = "token";
+  localStorage.setItem("crib.token", token);
+  localStorage.setItem("crib.phone", "token");
+  toast("Paired with the token. This phone can keep score.");
+  renderAll();
+});
+
+// ---------------------------------------------------------------- speech
+// The count read aloud in the table's words, with the phone's own voices (works offline).
+const canSpeak = () => typeof window.speechSynthesis !== "undefined" && typeof window.SpeechSynthesisUtterance !== "undefined";
+const speakAll = () => localStorage.getItem("crib.speak") === "1";
+function speak(text) {
+  if (!text || !canSpeak()) return;
+  S.spoken.push(text); // what was said, for the tests and the curious
+  const u = new SpeechSynthesisUtterance(text);
+  u.lang = document.documentElement.lang || "en";
+  window.speechSynthesis.speak(u);
+}
+// What the table says after a tap: the engine's words for pegs and counts.
+function spokenAction(a, game, before) {
+  const pegged = peggedSince(before, game);
+  switch (a.type) {
+    case "play": return `${spoken(a.card)}${game.play ? `, ${game.play.count}` : ""}` + (pegged ? `. ${pegged}` : "");
+    case "go": return describeAction(a, game, before);
+    case "peg": return `${a.points} for ${game.sides[a.side] ? game.sides[a.side].name : ""}`;
+    case "heels": return "two for his heels";
+    case "count": {
+      const last = game.last_count;
+      const say = last && last.breakdown && last.breakdown.say;
+      return say ? `${last.label}: ${say}` : describeAction(a, game, before).replace(": 19 (nothing)", ": nineteen, nothing");
+    }
+    default: return describeAction(a, game, before);
+  }
+}
+$("#speak-all").checked = speakAll();
+$("#speak-all").disabled = !canSpeak();
+$("#speak-note").textContent = canSpeak() ? "" : "This browser has no speech voices.";
+$("#speak-all").addEventListener("change", (ev) => {
+  localStorage.setItem("crib.speak", ev.target.checked ? "1" : "0");
+  if (ev.target.checked) speak("Counts and pegs will be read aloud.");
+});
 
 // ---------------------------------------------------------------- start
 function renderAll() {
@@ -1168,6 +1449,9 @@ function renderAll() {
 async function start() {
   renderNameFields();
   renderAll();
+  await loadRules();
+  renderVariantChoices();
+  renderNameFields();
   try { S.game = await api("GET", "/api/games/current"); } catch { S.game = null; }
   S.lastUpdate = Date.now();
   renderAll();
