@@ -1,40 +1,73 @@
-"""The scorekeeper: a game played with real cards, kept by entering points (or cards).
+"""The game machine: one game of cribbage (and the match after it), from the cut to `next_game`.
 
-`Keeper` is an immutable value. `apply(action)` returns the next state; an illegal action
-raises `IllegalPlayError` (or `ImpossibleScoreError`) naming the action and the state and
-changes nothing. Every accepted action is kept, so `undo`/`redo` and a lossless JSON form
-(config, the actions, the redo stack) come for free.
+`Keeper` is an immutable value. `apply(action)` returns the next state. A malformed action
+raises `InvalidActionError`; one the rules do not allow now raises `IllegalPlayError` (or its
+leaf `ImpossibleScoreError`); both name the action and the state, carry `.say` (one sentence
+for the table) and change nothing. Every accepted action is kept, so `undo`/`redo` and a
+lossless JSON form (config, the actions, the redo stack) come for free.
 
-Two modes:
-- "keeper": points are entered (pegging points, each count in show order, his heels).
-  Counts and muggins claims are bounded by what a hand can make; pegging by what one card
-  can score.
-- "cards": the starter, each card played and each hand shown are entered; the play is run by
-  `cribbage.play.PlayState` with unknown hands and counts by `score_hand`.
+Three modes, one machine:
+- "keeper": real cards, points entered (pegging points, each count in show order, his
+  heels). Counts and muggins claims are bounded by what a hand can make; pegging by what one
+  card can score. A peg forgotten in the play can be entered during the show as a late peg.
+- "cards": real cards, cards entered: the starter, each card played and each hand shown. The
+  play is run by `cribbage.play.PlayState` with unknown hands; counts by `score_hand`.
+- "dealt": the engine knows every card: `deal` and `discard` come first, the starter must be
+  an undealt card, a go with a card that fits is refused, counts need no cards. Simulations
+  and the referee cases use this mode (`cribbage.simulate` makes random actions).
 
 Choices (where tables differ):
 - A side that reaches the target stops there: its front peg is put in the game hole
-  (the target), and nothing more of the hand is counted.
+  (the target), as on a board, and nothing more of the hand is counted.
 - Muggins may be claimed by any other side, right after the count (before the next action);
-  in keeper mode a claim must make the count a total some hand can make.
+  in keeper mode a claim must make the count a total some hand can make. With muggins off a
+  claim that is not the true count is refused with the true count (cards and dealt modes).
 - In the next game of a match the loser deals; with partners, the losing side's player
   nearest the last dealer's left.
+- "Games won" counts games; "match points" adds up game points (a skunk is worth 2).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cribbage.cards import Card, check_distinct
-from cribbage.errors import CribbageError, IllegalPlayError, ImpossibleScoreError
-from cribbage.ranks import all_multisets, rank_points
+from cribbage.actions import (
+    Action,
+    Count,
+    Cut,
+    Deal,
+    Dealer,
+    Discard,
+    Go,
+    Heels,
+    LatePeg,
+    Muggins,
+    NextGame,
+    Peg,
+    Play,
+    Redo,
+    Starter,
+    Undo,
+    action_text,
+    format_action,
+    parse_action,
+)
+from cribbage.cards import ALL_CARDS, Card, check_distinct
+from cribbage.errors import (
+    CribbageError,
+    IllegalPlayError,
+    ImpossibleScoreError,
+    InvalidActionError,
+)
+from cribbage.play import PlayState
 from cribbage.rules import Result, ResultKind, Rules, get_rules
 
-MODES = ("keeper", "cards")
+MODES = ("keeper", "cards", "dealt")
 ZERO_HAND = 19
 """A count of 19 is impossible, so tables say "nineteen" for a hand worth nothing."""
 
@@ -46,22 +79,20 @@ _JACK = 11
 _FORMAT = "cribbage-keeper"
 _FORMAT_VERSION = 1
 
-# Fields of each action type, and which of them are required.
-_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "cut": (("cards",), ()),
-    "dealer": (("player",), ()),
-    "peg": (("side", "points"), ()),
-    "heels": ((), ()),
-    "starter": (("card",), ()),
-    "play": (("player", "card"), ()),
-    "go": (("player",), ()),
-    "count": ((), ("points", "cards")),
-    "muggins": (("side", "points"), ()),
-    "undo": ((), ()),
-    "redo": ((), ()),
-    "next_game": ((), ()),
-}
-ACTION_TYPES: tuple[str, ...] = tuple(_FIELDS)
+
+class Phase(enum.StrEnum):
+    """What the game waits for (a str: `k.phase == "play"` holds)."""
+
+    CUT = "cut"
+    DEAL = "deal"  # dealt mode only
+    DISCARD = "discard"  # dealt mode only
+    PLAY = "play"  # the starter, his heels and the play
+    SHOW = "show"
+    OVER = "over"
+
+
+_MUGGINS_PHASES = (Phase.DEAL, Phase.PLAY, Phase.SHOW)
+"""Muggins on the crib may be called after it, before the next deal."""
 
 
 # ---- what a hand can count ---------------------------------------------------------------
@@ -76,6 +107,8 @@ def possible_counts(cards: int, crib: bool) -> frozenset[int]:
     of a new rank to match it), nobs a jack in hand and a starter that is not a jack, and a
     hand of four jacks always holds the starter's jack.
     """
+    from cribbage.ranks import all_multisets, rank_points
+
     totals: set[int] = set()
     for hand in all_multisets(cards):
         jacks = hand.count(_JACK)
@@ -102,8 +135,18 @@ def _describe_totals(totals: frozenset[int]) -> str:
     gaps = [str(t) for t in range(top + 1) if t not in totals]
     if not gaps:
         return f"0 to {top}"
-    text = gaps[0] if len(gaps) == 1 else ", ".join(gaps[:-1]) + " and " + gaps[-1]
-    return f"0 to {top} except {text}"
+    return f"0 to {top} except {_and(gaps)}"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _say_impossible(points: int, kind: str, totals: frozenset[int]) -> str:
+    top = max(totals)
+    gaps = [str(t) for t in range(top + 1) if t not in totals]
+    never = f", but never {_and(gaps)}" if gaps else ""
+    return (f"{points} isn't a {kind} anyone can hold: counts go from 0 to {top}{never}.")
 
 
 # ---- state -------------------------------------------------------------------------------
@@ -111,7 +154,7 @@ def _describe_totals(totals: frozenset[int]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The options a kept game was started with."""
+    """The options a game was started with."""
 
     variant: str
     names: tuple[str, ...]
@@ -120,6 +163,8 @@ class Config:
     muggins: bool
     mode: str
     dealer: int | None
+    go_rule: str = "continue"
+    double_skunk_games: int = 4
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +175,8 @@ class Config:
             "muggins": self.muggins,
             "mode": self.mode,
             "dealer": self.dealer,
+            "go_rule": self.go_rule,
+            "double_skunk_games": self.double_skunk_games,
         }
 
 
@@ -143,9 +190,9 @@ class CountRecord:
     label: str
     points: int  # what the count pegged
     claimed: int = 0  # taken by muggins since
-    true_total: int | None = None  # cards mode: what the cards really make
-    breakdown: str | None = None  # cards mode: HandScore.to_json(), as JSON text
-    cards: tuple[str, ...] = ()
+    true_total: int | None = None  # cards and dealt modes: what the cards really make
+    breakdown: str | None = None  # cards and dealt modes: HandScore.to_json(), as JSON text
+    cards: tuple[Card, ...] = ()
     notes: tuple[str, ...] = ()
     open: bool = True  # muggins may be called now
 
@@ -198,7 +245,7 @@ class PlayNote:
 class Core:
     """The game state proper (everything but the undo/redo history)."""
 
-    phase: str  # cut, play, show, over
+    phase: Phase
     dealer: int | None
     fronts: tuple[int, ...]
     backs: tuple[int, ...]
@@ -207,38 +254,32 @@ class Core:
     show_index: int = 0
     play_started: bool = False
     heels_done: bool = False
-    starter: str | None = None
-    play: Any = None  # cards mode: cribbage.play.PlayState
+    starter: Card | None = None
+    play: PlayState | None = None  # cards and dealt modes
     play_notes: tuple[PlayNote, ...] = ()
-    shown: tuple[str, ...] = ()  # cards counted in this show
+    shown: tuple[Card, ...] = ()  # cards counted in this show
     last_count: CountRecord | None = None
     result: Result | None = None
     games_won: tuple[int, ...] = ()
     match_points: tuple[int, ...] = ()
-    cut: tuple[str, ...] = ()
+    cut: tuple[Card, ...] = ()
     records: tuple[ScoreRecord, ...] = ()  # every score of the match, in order
-
-
-_Action = tuple[tuple[str, Any], ...]
-
-
-def _freeze(action: Mapping[str, Any]) -> _Action:
-    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in action.items())
-
-
-def _thaw(action: _Action) -> dict[str, Any]:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in action}
+    # dealt mode: the cards of this hand
+    hands: tuple[tuple[Card, ...], ...] = ()  # each player's cards (kept hand after discard)
+    discarded: tuple[bool, ...] = ()
+    crib: tuple[Card, ...] = ()
+    stock: tuple[Card, ...] = ()  # the undealt cards
 
 
 @dataclass(frozen=True, slots=True)
 class Keeper:
-    """A kept game of cribbage (immutable). Build with `Keeper.new`, advance with `apply`."""
+    """A game of cribbage (immutable). Build with `Keeper.new`, advance with `apply`."""
 
     config: Config
     rules: Rules = field(repr=False)
     core: Core
-    past: tuple[tuple[_Action, Core], ...] = field(default=(), repr=False)
-    redo_stack: tuple[_Action, ...] = field(default=(), repr=False)
+    past: tuple[tuple[Action, Core], ...] = field(default=(), repr=False)
+    redo_stack: tuple[Action, ...] = field(default=(), repr=False)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -253,9 +294,14 @@ class Keeper:
         muggins: bool = False,
         mode: str = "keeper",
         dealer: int | None = None,
+        **options: Any,
     ) -> Keeper:
-        """A new game; raises UnknownVariantError, InvalidOptionError or IllegalPlayError."""
-        rules = get_rules(variant, target=target, skunk=skunk, muggins=muggins)
+        """A new game (a cut for deal is due unless `dealer` is given). Other rule options
+        (go_rule, double_skunk_games) pass to `get_rules`.
+
+        Raises UnknownVariantError, InvalidOptionError or IllegalPlayError.
+        """
+        rules = get_rules(variant, target=target, skunk=skunk, muggins=muggins, **options)
         if isinstance(names, str) or not isinstance(names, Sequence):
             raise IllegalPlayError(f"names must be a list of {rules.players} names, not {names!r}")
         clean = tuple(n.strip() if isinstance(n, str) else n for n in names)
@@ -268,16 +314,17 @@ class Keeper:
             raise IllegalPlayError(
                 f"dealer must be a player 0..{rules.players - 1} or None, not {dealer!r}")
         config = Config(variant, clean, rules.target, rules.skunk.value, rules.muggins, mode,
-                        dealer)
+                        dealer, rules.go_rule.value, rules.double_skunk_games)
         n_sides = len(rules.sides)
-        core = Core(phase="cut", dealer=None, fronts=(0,) * n_sides, backs=(0,) * n_sides,
-                    games_won=(0,) * n_sides, match_points=(0,) * n_sides)
+        core = Core(phase=Phase.CUT, dealer=None, fronts=(0,) * n_sides,
+                    backs=(0,) * n_sides, games_won=(0,) * n_sides,
+                    match_points=(0,) * n_sides)
         keeper = cls(config, rules, core)
         if dealer is not None:
             keeper = replace(keeper, core=keeper._start_game(core, dealer))
         return keeper
 
-    # --- public API -----------------------------------------------------------------------
+    # --- typed reads ----------------------------------------------------------------------
 
     @property
     def players(self) -> int:
@@ -288,13 +335,18 @@ class Keeper:
         return self.rules.sides
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self.core.phase
 
     @property
     def scores(self) -> tuple[int, ...]:
         """The front peg of each side."""
         return self.core.fronts
+
+    @property
+    def backs(self) -> tuple[int, ...]:
+        """The back peg of each side."""
+        return self.core.backs
 
     @property
     def result(self) -> Result | None:
@@ -334,15 +386,46 @@ class Keeper:
         return self.core.game_number
 
     @property
+    def starter(self) -> Card | None:
+        return self.core.starter
+
+    @property
+    def play(self) -> PlayState | None:
+        """The play of this hand (cards and dealt modes), once the starter is known."""
+        return self.core.play
+
+    @property
+    def last_count(self) -> CountRecord | None:
+        return self.core.last_count
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Dealt mode: each player's cards (the kept hand after the discard); else ()."""
+        return self.core.hands
+
+    @property
+    def crib(self) -> tuple[Card, ...]:
+        """Dealt mode: the crib so far."""
+        return self.core.crib
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        """Dealt mode: the undealt cards (the starter is turned from these)."""
+        return self.core.stock
+
+    @property
     def turn(self) -> int | None:
         """The player the game waits for: in the play with cards, the player to lay a card or
-        say go; in the show (and the play in keeper mode), the player whose count is due next;
-        None before the deal is known and after the game."""
+        say go; in the discard, the first player still to discard; in the show (and the play
+        in keeper mode), the player whose count is due next; None at the cut, the deal and
+        after the game."""
         c = self.core
-        if c.phase not in ("play", "show"):
+        if c.phase is Phase.DISCARD:
+            return next(p for p, done in enumerate(c.discarded) if not done)
+        if c.phase not in (Phase.PLAY, Phase.SHOW):
             return None
-        if c.play is not None and not c.play.done and c.phase == "play":
-            return int(c.play.to_play)
+        if c.play is not None and not c.play.done and c.phase is Phase.PLAY:
+            return c.play.to_play
         nxt = self.next_count()
         return None if nxt is None else int(nxt["player"])
 
@@ -372,59 +455,100 @@ class Keeper:
         skunk; or the lurch line); a loser below a line is caught by it."""
         return self.rules.skunk_lines
 
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.past)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.redo_stack)
+
     def side_name(self, side: int) -> str:
         return " & ".join(self.config.names[p] for p in self.sides[side])
 
-    def apply(self, action: Mapping[str, Any]) -> Keeper:
-        """The state after `action`; raises IllegalPlayError naming the action and the state."""
-        act = self._normalize(action)
-        kind = act["type"]
-        if kind == "undo":
+    def true_count(self) -> int:
+        """Dealt mode: what the next count due really makes; raises IllegalPlayError when no
+        count is due or the cards are not known."""
+        c = self.core
+        if self.config.mode != "dealt" or c.starter is None or self.next_count() is None or (
+                c.phase is Phase.PLAY and (c.play is None or not c.play.done)):
+            raise IllegalPlayError(f"no count of known cards is due ({self.describe()})")
+        from cribbage.scoring import score_hand
+
+        entry = self.show_order()[c.show_index]
+        cards = c.crib if entry["kind"] == "crib" else c.hands[entry["player"]]
+        return int(score_hand(cards, c.starter, crib=entry["kind"] == "crib",
+                              variant=self.config.variant).total)
+
+    # --- actions --------------------------------------------------------------------------
+
+    def apply(self, action: Action | Mapping[str, Any]) -> Keeper:
+        """The state after `action` (a typed action or its JSON dict).
+
+        Raises InvalidActionError for a malformed action, IllegalPlayError (or its leaf
+        ImpossibleScoreError) for one the rules do not allow now; both name the action and
+        the state, and this state is unchanged.
+        """
+        act = self.parse(action)
+        if isinstance(act, Undo):
             if not self.past:
-                raise self._error(act, "there is nothing to undo")
+                raise self._error(act, "there is nothing to undo", "There's nothing to undo.")
             last, before = self.past[-1]
             return replace(self, core=before, past=self.past[:-1],
                            redo_stack=self.redo_stack + (last,))
-        if kind == "redo":
+        if isinstance(act, Redo):
             if not self.redo_stack:
-                raise self._error(act, "there is nothing to redo")
+                raise self._error(act, "there is nothing to redo", "There's nothing to redo.")
             again = self.redo_stack[-1]
-            core = self._step(_thaw(again))
+            core = self._step(again)
             return replace(self, core=core, past=self.past + ((again, self.core),),
                            redo_stack=self.redo_stack[:-1])
         core = self._step(act)
         # The constructor, not replace(): the same Keeper, without re-reading every field.
-        return type(self)(self.config, self.rules, core, self.past + ((_freeze(act), self.core),))
+        return type(self)(self.config, self.rules, core, self.past + ((act, self.core),))
+
+    def parse(self, action: Action | Mapping[str, Any]) -> Action:
+        """The typed action; raises InvalidActionError naming the action and this state."""
+        try:
+            return parse_action(action)
+        except InvalidActionError as exc:
+            raise InvalidActionError(f"{exc} ({self.describe()})", say=exc.say) from None
 
     def legal_actions(self) -> list[str]:
         """The action types allowed now."""
         c = self.core
+        mode = self.config.mode
         out: list[str] = []
-        if c.phase == "cut":
+        if c.phase is Phase.CUT:
             out += ["cut", "dealer"]
-        elif c.phase == "over":
+        elif c.phase is Phase.OVER:
             out.append("next_game")
-        elif self.config.mode == "keeper":
-            if c.phase == "play":
+        elif c.phase is Phase.DEAL:
+            out.append("deal")
+        elif c.phase is Phase.DISCARD:
+            out.append("discard")
+        elif mode == "keeper":
+            if c.phase is Phase.PLAY:
                 out.append("peg")
                 if self._heels_allowed():
                     out.append("heels")
                 if c.starter is None and not c.play_started:
                     out.append("starter")
+            else:
+                out.append("late_peg")
             out.append("count")
-        else:
-            if c.phase == "play":
-                if c.starter is None:
-                    out.append("starter")
-                elif c.play is not None and not c.play.done:
-                    out.append("play")
-                    if c.play.can_go():
-                        out.append("go")
-                else:
-                    out.append("count")
+        elif c.phase is Phase.PLAY:
+            if c.starter is None:
+                out.append("starter")
+            elif c.play is not None and not c.play.done:
+                out.append("play")
+                if c.play.can_go():
+                    out.append("go")
             else:
                 out.append("count")
-        if c.phase in ("play", "show") and self._muggins_room() > 0:
+        else:
+            out.append("count")
+        if c.phase in _MUGGINS_PHASES and self._muggins_room() > 0:
             out.append("muggins")
         if self.past:
             out.append("undo")
@@ -450,11 +574,13 @@ class Keeper:
         return self._next_of(self.show_order())
 
     def _next_of(self, order: list[dict[str, Any]]) -> dict[str, Any] | None:
-        if self.core.phase not in ("play", "show"):
+        if self.core.phase not in (Phase.PLAY, Phase.SHOW):
             return None
         entry = dict(order[self.core.show_index])
         del entry["done"]
         return entry
+
+    # --- JSON -----------------------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
         """The JSON-ready view of the game (docs/contracts.md section 1)."""
@@ -468,10 +594,10 @@ class Keeper:
                 "player": lc.player,
                 "breakdown": None if lc.breakdown is None else json.loads(lc.breakdown),
                 "claimed": lc.claimed, "missed": lc.missed, "notes": list(lc.notes),
-                "muggins_open": c.phase in ("play", "show") and self._muggins_room() > 0,
+                "muggins_open": c.phase in _MUGGINS_PHASES and self._muggins_room() > 0,
             }
         play = None
-        if cfg.mode == "cards" and c.play is not None:
+        if cfg.mode != "keeper" and c.play is not None:
             ps = c.play
             play = {
                 "count": ps.count,
@@ -483,7 +609,7 @@ class Keeper:
                         for n in c.play_notes],
             }
         order = self.show_order()
-        return {
+        view: dict[str, Any] = {
             "variant": cfg.variant,
             "mode": cfg.mode,
             "target": cfg.target,
@@ -500,8 +626,9 @@ class Keeper:
             "crib_owner": c.dealer,
             "hand_number": c.hand_number,
             "game_number": c.game_number,
-            "phase": c.phase,
-            "starter": c.starter,
+            "phase": c.phase.value,
+            "turn": self.turn,
+            "starter": None if c.starter is None else str(c.starter),
             "next_count": self._next_of(order),
             "show_order": order,
             "play": play,
@@ -513,6 +640,10 @@ class Keeper:
             "can_redo": bool(self.redo_stack),
             "legal": self.legal_actions(),
         }
+        if cfg.mode == "dealt":
+            view["hands"] = [[str(x) for x in h] for h in c.hands]
+            view["crib"] = [str(x) for x in c.crib]
+        return view
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready record: the options, every accepted action and the redo stack."""
@@ -520,13 +651,13 @@ class Keeper:
             "format": _FORMAT,
             "version": _FORMAT_VERSION,
             "config": self.config.to_json(),
-            "actions": [_thaw(a) for a, _ in self.past],
-            "redo": [_thaw(a) for a in self.redo_stack],
+            "actions": [format_action(a) for a, _ in self.past],
+            "redo": [format_action(a) for a in self.redo_stack],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Keeper:
-        """Rebuild a keeper from `to_json` by replaying it; raises CribbageError if malformed."""
+        """Rebuild a game from `to_json` by replaying it; raises CribbageError if malformed."""
         try:
             if data.get("format") != _FORMAT or data.get("version") != _FORMAT_VERSION:
                 raise IllegalPlayError(
@@ -535,33 +666,36 @@ class Keeper:
             cfg = data["config"]
             keeper = cls.new(cfg["variant"], cfg["names"], target=cfg["target"],
                              skunk=cfg["skunk"], muggins=cfg["muggins"], mode=cfg["mode"],
-                             dealer=cfg["dealer"])
+                             dealer=cfg["dealer"], go_rule=cfg.get("go_rule", "continue"),
+                             double_skunk_games=cfg.get("double_skunk_games", 4))
             for i, action in enumerate(data["actions"]):
                 if action.get("type") in ("undo", "redo"):
                     raise IllegalPlayError(f"action {i} of the record is an {action['type']}")
                 keeper = keeper.apply(action)
-            redo = []
-            for action in data["redo"]:
-                redo.append(_freeze(keeper._normalize(action)))
+            redo = tuple(keeper.parse(a) for a in data["redo"])
         except CribbageError:
             raise
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise IllegalPlayError(f"not a keeper record: {exc!r}") from None
-        return replace(keeper, redo_stack=tuple(redo))
+        return replace(keeper, redo_stack=redo)
 
     def describe(self) -> str:
         """The state in a few words, for error messages."""
         c = self.core
         scores = ", ".join(f"{self.side_name(i)} {f}" for i, f in enumerate(c.fronts))
-        if c.phase == "cut":
+        if c.phase is Phase.CUT:
             return f"game {c.game_number}: the cut for deal is due; {scores}"
-        if c.phase == "over":
+        if c.phase is Phase.OVER:
             assert c.result is not None
             return (f"game {c.game_number} is over, {self.side_name(c.result.winner)} won "
                     f"({c.result.kind.value}); {scores}")
         dealer = self.config.names[c.dealer] if c.dealer is not None else "?"
+        if c.phase in (Phase.DEAL, Phase.DISCARD):
+            return f"hand {c.hand_number}, {dealer} deals, the {c.phase.value} is due; {scores}"
         nxt = self.next_count()
-        where = "the play" if c.phase == "play" else "the show"
+        where = "the play" if c.phase is Phase.PLAY else "the show"
+        if c.phase is Phase.PLAY and c.play is not None and not c.play.done:
+            where += f" ({c.play.describe()})"
         due = f", {nxt['label']} next" if nxt else ""
         return f"hand {c.hand_number}, {dealer} dealt, {where}{due}; {scores}"
 
@@ -570,54 +704,119 @@ class Keeper:
 
     # --- the actions ----------------------------------------------------------------------
 
-    def _step(self, act: dict[str, Any]) -> Core:
-        kind = act["type"]
+    def _step(self, act: Action) -> Core:
         c = self.core
-        allowed = self.legal_actions()
-        if kind not in allowed:
-            raise self._error(act, self._why_not(kind))
+        if act.type not in self.legal_actions():
+            raise self._error(act, *self._why_not(act))
         # Muggins must be called at once: any other action closes the last count.
-        if kind != "muggins" and c.last_count is not None and c.last_count.open:
+        if not isinstance(act, Muggins) and c.last_count is not None and c.last_count.open:
             c = replace(c, last_count=replace(c.last_count, open=False))
-        return getattr(self, "_do_" + kind)(c, act)
+        handler = getattr(self, "_do_" + act.type)
+        return handler(c, act)  # type: ignore[no-any-return]
 
-    def _do_cut(self, c: Core, act: dict[str, Any]) -> Core:
-        cards = act["cards"]
-        low = min(Card.parse(x).rank for x in cards)
-        lowest = [p for p, x in enumerate(cards) if Card.parse(x).rank == low]
+    def _do_cut(self, c: Core, act: Cut) -> Core:
+        cards = act.cards
+        if len(cards) != self.players:
+            raise self._error(act, f"a cut needs one card per player ({self.players}), not "
+                              f"{len(cards)}", f"Each of the {self.players} players cuts one card.")
+        self._distinct(act, cards)
+        low = min(x.rank for x in cards)
+        lowest = [p for p, x in enumerate(cards) if x.rank == low]
         if len(lowest) > 1:
             who = " and ".join(self.config.names[p] for p in lowest)
-            raise self._error(act, f"{who} tie for the lowest card; cut again")
-        return self._start_game(replace(c, cut=tuple(cards)), lowest[0])
+            raise self._error(act, f"{who} tie for the lowest card; cut again",
+                              f"{who} tie for the lowest card: cut again.")
+        return self._start_game(replace(c, cut=cards), lowest[0])
 
-    def _do_dealer(self, c: Core, act: dict[str, Any]) -> Core:
-        return self._start_game(c, act["player"])
+    def _do_dealer(self, c: Core, act: Dealer) -> Core:
+        self._check_player(act, act.player)
+        return self._start_game(c, act.player)
 
-    def _do_peg(self, c: Core, act: dict[str, Any]) -> Core:
-        points = act["points"]
-        if not 1 <= points <= MAX_PEG:
-            raise ImpossibleScoreError(self._message(
-                act, f"one card pegs 1 to {MAX_PEG} points in the play, not {points}"))
+    def _do_deal(self, c: Core, act: Deal) -> Core:
+        rules = self.rules
+        if len(act.hands) != rules.players:
+            raise self._error(act, f"{rules.players} hands are dealt, not {len(act.hands)}")
+        for p, hand in enumerate(act.hands):
+            if len(hand) != rules.deal:
+                raise self._error(act, f"{self.config.names[p]} gets {rules.deal} cards in "
+                                  f"{rules.name}, not {len(hand)}")
+        if len(act.crib) != rules.crib_from_deck:
+            raise self._error(act, f"{rules.crib_from_deck} cards go to the crib in "
+                              f"{rules.name}, not {len(act.crib)}")
+        dealt = [x for h in act.hands for x in h] + list(act.crib)
+        self._distinct(act, dealt)
+        gone = set(dealt)
+        return replace(c, phase=Phase.DISCARD, hands=act.hands, crib=act.crib,
+                       stock=tuple(x for x in ALL_CARDS if x not in gone),
+                       discarded=(False,) * rules.players)
+
+    def _do_discard(self, c: Core, act: Discard) -> Core:
+        p = self._check_player(act, act.player)
+        who = self.config.names[p]
+        self._distinct(act, act.cards)
+        if c.discarded[p]:
+            raise self._error(act, f"{who} has already discarded",
+                              f"{who} has already laid away to the crib.")
+        n = self.rules.discard
+        if len(act.cards) != n:
+            raise self._error(act, f"each player lays away {n} in {self.rules.name}",
+                              f"Each player lays away {n} to the crib.")
+        hand = c.hands[p]
+        for x in act.cards:
+            if x not in hand:
+                raise self._error(act, f"{who} cannot discard {x}: {who} holds "
+                                  f"{' '.join(map(str, hand))}", f"{who} doesn't hold the "
+                                  f"{x.pretty}.")
+        kept = tuple(x for x in hand if x not in act.cards)
+        c = replace(c, hands=_set(c.hands, p, kept), crib=c.crib + act.cards,
+                    discarded=_set(c.discarded, p, True))
+        if all(c.discarded):
+            c = replace(c, phase=Phase.PLAY)
+        return c
+
+    def _do_peg(self, c: Core, act: Peg) -> Core:
+        side = self._check_side(act, act.side)
+        self._check_peg(act, act.points)
         if not c.play_started:
             c = replace(c, play_started=True)
-        members = self.sides[act["side"]]
-        return self._score(c, act["side"], points, "pegging",
+        members = self.sides[side]
+        return self._score(c, side, act.points, "pegging",
                            members[0] if len(members) == 1 else None)
 
-    def _do_heels(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_late_peg(self, c: Core, act: LatePeg) -> Core:
+        """A peg of the play forgotten until the show: recorded as "late", the show goes on."""
+        side = self._check_side(act, act.side)
+        self._check_peg(act, act.points)
+        members = self.sides[side]
+        return self._score(c, side, act.points, "late",
+                           members[0] if len(members) == 1 else None)
+
+    def _check_peg(self, act: Peg | LatePeg, points: int) -> None:
+        if not 1 <= points <= MAX_PEG:
+            raise ImpossibleScoreError(self._message(
+                act, f"one card pegs 1 to {MAX_PEG} points in the play, not {points}"),
+                say=f"One card pegs 1 to {MAX_PEG} in the play, not {points}.")
+
+    def _do_heels(self, c: Core, act: Heels) -> Core:
         assert c.dealer is not None
         c = replace(c, heels_done=True)
         return self._score(c, self.rules.side_of(c.dealer), HEELS, "heels", c.dealer)
 
-    def _do_starter(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_starter(self, c: Core, act: Starter) -> Core:
         assert c.dealer is not None
-        card = Card.parse(act["card"])
-        c = replace(c, starter=str(card))
-        if self.config.mode == "cards":
-            from cribbage.play import PlayState
-
-            ps = PlayState.for_rules(self.rules, [None] * self.players, c.dealer,
-                                     names=self.config.names, seen=[card])
+        card = act.card
+        mode = self.config.mode
+        if mode == "dealt":
+            if card not in c.stock:
+                raise self._error(act, f"{card} is not among the undealt cards",
+                                  f"The {card.pretty} was dealt: the starter is cut from the "
+                                  "rest of the pack.")
+            c = replace(c, stock=tuple(x for x in c.stock if x != card))
+        c = replace(c, starter=card)
+        if mode != "keeper":
+            hands: list[Any] = list(c.hands) if mode == "dealt" else [None] * self.players
+            ps = PlayState.for_rules(self.rules, hands, c.dealer, names=self.config.names,
+                                     seen=[card])
             c = replace(c, play=ps)
         if card.rank == _JACK:
             # Two for his heels, pegged at once: it can end the game before a card is played.
@@ -625,106 +824,91 @@ class Keeper:
                             "heels", c.dealer)
         return c
 
-    def _do_play(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_play(self, c: Core, act: Play) -> Core:
         return self._play_step(c, act)
 
-    def _do_go(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_go(self, c: Core, act: Go) -> Core:
         return self._play_step(c, act)
 
-    def _play_step(self, c: Core, act: dict[str, Any]) -> Core:
+    def _play_step(self, c: Core, act: Play | Go) -> Core:
         from cribbage.pegscore import score_pegging
 
         ps = c.play
+        assert ps is not None
+        self._check_player(act, act.player)
         try:
-            new = ps.apply(act)
-        except CribbageError as exc:
-            raise IllegalPlayError(self._message(act, str(exc))) from None
+            new = ps.play(act.card, act.player) if isinstance(act, Play) else ps.go(act.player)
+        except IllegalPlayError as exc:
+            raise IllegalPlayError(self._message(act, str(exc)), say=exc.say) from None
         c = replace(c, play=new, play_started=True)
         for event in new.log[len(ps.log):]:
             if not event.points:
                 continue
             if event.kind == "play":
+                assert event.card is not None
                 say = score_pegging(ps.series + (event.card,)).say()
             else:
                 say = "thirty-one for two" if event.count == 31 else "one for last"
             c = replace(c, play_notes=c.play_notes + (PlayNote(event.player, event.points, say),))
             c = self._score(c, self.rules.side_of(event.player), event.points, "pegging",
                             event.player)
-            if c.phase == "over":
+            if c.phase is Phase.OVER:
                 break
         return c
 
-    def _do_count(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_count(self, c: Core, act: Count) -> Core:
         entry = self.show_order()[c.show_index]
         kind, player, side, label = entry["kind"], entry["player"], entry["side"], entry["label"]
         if self.config.mode == "keeper":
-            if "cards" in act:
-                raise self._error(act, "in keeper mode a count is its points, not cards")
-            if "points" not in act:
-                raise self._error(act, "a count needs its points")
-            points = self._check_count(act, act["points"], kind, label)
+            if act.cards is not None:
+                raise InvalidActionError(self._message(
+                    act, "in keeper mode a count is its points, not cards"),
+                    say="Enter the points of the count.")
+            if act.points is None:
+                raise InvalidActionError(self._message(act, "a count needs its points"),
+                                         say="Enter the points of the count.")
+            points = self._check_count(act, act.points, kind, label)
             record = CountRecord(kind, player, side, label, points)
         else:
             record = self._count_cards(c, act, kind, player, side, label)
             c = replace(c, shown=c.shown + record.cards)
-        c = replace(c, last_count=record, phase="show", play_started=True)
+        c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True)
         c = self._score(c, side, record.points, kind, player)
-        if record.points:
-            if c.phase == "over":
-                return replace(c, show_index=c.show_index + 1)
+        if c.phase is Phase.OVER:
+            return replace(c, show_index=c.show_index + 1)
         c = replace(c, show_index=c.show_index + 1)
         if c.show_index > self.players:
             c = self._next_hand(c)
         return c
 
-    def _count_cards(self, c: Core, act: dict[str, Any], kind: str, player: int, side: int,
+    def _count_cards(self, c: Core, act: Count, kind: str, player: int, side: int,
                      label: str) -> CountRecord:
         from cribbage.scoring import score_hand
 
         ps = c.play
         assert ps is not None and c.starter is not None
         size = self.rules.crib_size if kind == "crib" else self.rules.hand_size
-        played_own = [str(x) for x in ps.played_by(player)] if kind == "hand" else []
-        if "cards" in act:
-            cards = list(act["cards"])
-        elif len(played_own) == size:
-            cards = played_own  # every card of the hand was seen in the play
+        if self.config.mode == "dealt":
+            known = c.crib if kind == "crib" else c.hands[player]
+            if act.cards is not None and set(act.cards) != set(known):
+                raise self._error(act, f"{label} is {' '.join(map(str, known))}",
+                                  f"{label} is {' '.join(x.pretty for x in known)}.")
+            parsed = list(known)
         else:
-            raise self._error(act, f"{label} needs its {size} cards")
-        parsed = [Card.parse(x) for x in cards]
-        if len(parsed) != size:
-            raise self._error(act, f"{label} has {size} cards, not {len(parsed)}")
-        try:
-            check_distinct(parsed)
-        except CribbageError as exc:
-            raise self._error(act, str(exc)) from None
-        cards = [str(x) for x in parsed]
-        played_by = {str(x): p for p, x in ps.played}
-        for x in cards:
-            if x == c.starter:
-                raise self._error(act, f"{x} is the starter, so it cannot be in {label}")
-            owner = played_by.get(x)
-            if owner is not None and (kind == "crib" or owner != player):
-                raise self._error(act, f"{x} was played by {self.config.names[owner]}")
-            if x in c.shown:
-                raise self._error(act, f"{x} was already shown in this hand")
-        missing = [x for x in played_own if x not in cards]
-        if missing:
-            raise self._error(act, f"{missing[0]} was played by {self.config.names[player]}, "
-                              f"so it must be in {label}")
-        score = score_hand(parsed, Card.parse(c.starter), crib=kind == "crib",
-                           variant=self.config.variant)
+            parsed = self._shown_cards(c, act, kind, player, label, size)
+        score = score_hand(parsed, c.starter, crib=kind == "crib", variant=self.config.variant)
         true_total = int(score.total)
         points = true_total
-        if "points" in act:
-            claim = act["points"]
-            claim = 0 if claim == ZERO_HAND else claim
+        if act.points is not None:
+            claim = 0 if act.points == ZERO_HAND else act.points
             if not 0 <= claim <= true_total:
                 raise ImpossibleScoreError(self._message(
-                    act, f"{label} makes {true_total}, so it cannot be counted as {claim}"))
+                    act, f"{label} makes {true_total}, so it cannot be counted as {claim}"),
+                    say=f"{label} makes {true_total}, not {claim}.")
             if claim != true_total and not self.config.muggins:
                 raise self._error(act, f"{label} makes {true_total}, not {claim} (muggins is "
-                                  "off: leave the points out to peg the true count)")
+                                  "off: leave the points out to peg the true count)",
+                                  f"{label} makes {true_total}, not {claim}.")
             points = claim
         notes: tuple[str, ...] = ()
         if kind == "hand" and ps.gos:
@@ -736,41 +920,90 @@ class Keeper:
                     + " ".join(map(str, g.playable))
                     for g in ps.false_gos(shown))
         return CountRecord(kind, player, side, label, points, 0, true_total,
-                           json.dumps(score.to_json()), tuple(cards), notes)
+                           json.dumps(score.to_json()), tuple(parsed), notes)
 
-    def _do_muggins(self, c: Core, act: dict[str, Any]) -> Core:
+    def _shown_cards(self, c: Core, act: Count, kind: str, player: int, label: str,
+                     size: int) -> list[Card]:
+        """Cards mode: the cards of the count (given, or all seen in the play), checked
+        against what the play and this show have seen."""
+        ps = c.play
+        assert ps is not None
+        played_own = list(ps.played_by(player)) if kind == "hand" else []
+        if act.cards is not None:
+            cards = list(act.cards)
+        elif len(played_own) == size:
+            cards = played_own  # every card of the hand was seen in the play
+        else:
+            raise self._error(act, f"{label} needs its {size} cards",
+                              f"Enter the {size} cards of {label}.")
+        if len(cards) != size:
+            raise self._error(act, f"{label} has {size} cards, not {len(cards)}",
+                              f"{label} has {size} cards, not {len(cards)}.")
+        self._distinct(act, cards)
+        played_by = {x: p for p, x in ps.played}
+        for x in cards:
+            if x == c.starter:
+                raise self._error(act, f"{x} is the starter, so it cannot be in {label}",
+                                  f"The {x.pretty} is the starter, so it isn't in {label}.")
+            owner = played_by.get(x)
+            if owner is not None and (kind == "crib" or owner != player):
+                who = self.config.names[owner]
+                raise self._error(act, f"{x} was played by {who}",
+                                  f"The {x.pretty} was played by {who}.")
+            if x in c.shown:
+                raise self._error(act, f"{x} was already shown in this hand",
+                                  f"The {x.pretty} was already shown in this hand.")
+        missing = [x for x in played_own if x not in cards]
+        if missing:
+            who = self.config.names[player]
+            raise self._error(act, f"{missing[0]} was played by {who}, so it must be in {label}",
+                              f"{who} played the {missing[0].pretty}, so it is in {label}.")
+        return cards
+
+    def _do_muggins(self, c: Core, act: Muggins) -> Core:
         lc = c.last_count
         assert lc is not None
-        side, points = act["side"], act["points"]
+        side = self._check_side(act, act.side)
         if side == lc.side:
-            raise self._error(act, f"muggins is called by an opponent of "
-                              f"{self.side_name(lc.side)}, who made the count")
-        if points < 1:
-            raise ImpossibleScoreError(self._message(act, f"muggins takes 1 point or more, "
-                                                     f"not {points}"))
+            who = self.side_name(lc.side)
+            raise self._error(act, f"muggins is called by an opponent of {who}, who made the "
+                              "count", f"Only an opponent can call muggins on {who}'s count.")
         counted = lc.points + lc.claimed
+        if act.points is None:
+            if lc.true_total is None:
+                raise InvalidActionError(self._message(act, "muggins needs its points"),
+                                         say="Enter the points muggins takes.")
+            points = lc.missed or 0
+        else:
+            points = act.points
+        if points < 1:
+            raise ImpossibleScoreError(self._message(
+                act, f"muggins takes 1 point or more, not {points}"),
+                say="Muggins takes 1 point or more.")
         if lc.true_total is not None:
             if points > (lc.missed or 0):
                 raise ImpossibleScoreError(self._message(
                     act, f"{lc.label} made {lc.true_total} and {counted} are accounted for, so "
-                    f"only {lc.missed} can be claimed"))
+                    f"only {lc.missed} can be claimed"),
+                    say=f"{lc.label} missed only {lc.missed}.")
         else:
             totals = self._totals(lc.kind)
             if counted + points not in totals:
                 raise ImpossibleScoreError(self._message(
                     act, f"{lc.label} counted {counted} and no {lc.kind} makes "
-                    f"{counted + points} ({_describe_totals(totals)})"))
+                    f"{counted + points} ({_describe_totals(totals)})"),
+                    say=_say_impossible(counted + points, lc.kind, totals))
         c = replace(c, last_count=replace(lc, claimed=lc.claimed + points))
         members = self.sides[side]
         return self._score(c, side, points, "muggins", members[0] if len(members) == 1 else None)
 
-    def _do_next_game(self, c: Core, act: dict[str, Any]) -> Core:
+    def _do_next_game(self, c: Core, act: NextGame) -> Core:
         result = c.result
         assert result is not None and c.dealer is not None
         n = self.players
         losers = self.sides[result.loser]
         dealer = next(p for p in [(c.dealer + k) % n for k in range(1, n + 1)] if p in losers)
-        fresh = Core(phase="play", dealer=None, fronts=(0,) * len(self.sides),
+        fresh = Core(phase=Phase.PLAY, dealer=None, fronts=(0,) * len(self.sides),
                      backs=(0,) * len(self.sides), game_number=c.game_number + 1,
                      games_won=c.games_won, match_points=c.match_points, records=c.records)
         return self._start_game(fresh, dealer)
@@ -778,7 +1011,8 @@ class Keeper:
     # --- helpers --------------------------------------------------------------------------
 
     def _start_game(self, c: Core, dealer: int) -> Core:
-        c = replace(c, phase="play", dealer=dealer, hand_number=1, show_index=0)
+        phase = Phase.DEAL if self.config.mode == "dealt" else Phase.PLAY
+        c = replace(c, phase=phase, dealer=dealer, hand_number=1, show_index=0)
         if self.rules.non_dealer_start:
             # Five-card: the first non-dealer pegs three for last at the start of each game.
             pone = self.rules.left_of(dealer)
@@ -788,9 +1022,11 @@ class Keeper:
 
     def _next_hand(self, c: Core) -> Core:
         assert c.dealer is not None
-        return replace(c, phase="play", dealer=self.rules.left_of(c.dealer),
+        phase = Phase.DEAL if self.config.mode == "dealt" else Phase.PLAY
+        return replace(c, phase=phase, dealer=self.rules.left_of(c.dealer),
                        hand_number=c.hand_number + 1, show_index=0, play_started=False,
-                       heels_done=False, starter=None, play=None, play_notes=(), shown=())
+                       heels_done=False, starter=None, play=None, play_notes=(), shown=(),
+                       hands=(), discarded=(), crib=(), stock=())
 
     def _score(self, c: Core, side: int, points: int, kind: str,
                player: int | None = None) -> Core:
@@ -811,7 +1047,7 @@ class Keeper:
             result = self.rules.result(c.fronts)
             assert result is not None
             c = replace(
-                c, phase="over", result=result,
+                c, phase=Phase.OVER, result=result,
                 games_won=_set(c.games_won, result.winner, c.games_won[result.winner] + 1),
                 match_points=_set(c.match_points, result.winner,
                                   c.match_points[result.winner] + result.game_points),
@@ -822,20 +1058,45 @@ class Keeper:
         size = self.rules.crib_size if kind == "crib" else self.rules.hand_size
         return possible_counts(size, kind == "crib")
 
-    def _check_count(self, act: dict[str, Any], points: int, kind: str, label: str) -> int:
+    def _check_count(self, act: Count, points: int, kind: str, label: str) -> int:
         totals = self._totals(kind)
         if points == ZERO_HAND:
             return 0
+        if points < 0:
+            raise ImpossibleScoreError(self._message(
+                act, f"points cannot be negative ({points})"),
+                say=f"A count can't be negative ({points}).")
         if points not in totals:
             raise ImpossibleScoreError(self._message(
                 act, f"{label} cannot count {points}: no {self.config.variant} {kind} makes "
-                f"{points} ({_describe_totals(totals)}; 19 means nothing)"))
+                f"{points} ({_describe_totals(totals)}; 19 means nothing)"),
+                say=_say_impossible(points, kind, totals))
         return points
+
+    def _check_player(self, act: Action, player: int) -> int:
+        if not 0 <= player < self.players:
+            raise self._error(act, f"no player {player!r} (players are 0..{self.players - 1})",
+                              f"There are {self.players} players, numbered 0 to "
+                              f"{self.players - 1}.")
+        return player
+
+    def _check_side(self, act: Action, side: int) -> int:
+        n = len(self.sides)
+        if not 0 <= side < n:
+            raise self._error(act, f"no side {side!r} (sides are 0..{n - 1})",
+                              f"There are {n} sides, numbered 0 to {n - 1}.")
+        return side
+
+    def _distinct(self, act: Action, cards: Sequence[Card]) -> None:
+        try:
+            check_distinct(cards)
+        except CribbageError as exc:
+            raise self._error(act, str(exc), "The same card can't be in two places.") from None
 
     def _heels_allowed(self) -> bool:
         c = self.core
-        return (c.phase == "play" and not c.heels_done and not c.play_started
-                and (c.starter is None or c.starter.startswith("J")))
+        return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
+                and (c.starter is None or c.starter.rank == _JACK))
 
     def _muggins_room(self) -> int:
         """How many more points muggins could claim on the last count (0: none)."""
@@ -847,123 +1108,116 @@ class Keeper:
         counted = lc.points + lc.claimed
         return max((t for t in self._totals(lc.kind) if t > counted), default=counted) - counted
 
-    def _why_not(self, kind: str) -> str:
+    def _why_not(self, act: Action) -> tuple[str, str]:
+        """Why an action type is not allowed now: (detail, sentence for the table)."""
+        kind = act.type
         c = self.core
         mode = self.config.mode
-        if c.phase == "cut" and kind not in ("undo", "redo"):
-            return "the dealer is not known yet (cut for deal or enter the dealer)"
-        if c.phase == "over" and kind not in ("undo", "redo"):
-            return "the game is over (start the next game or undo)"
-        reasons = {
-            "cut": "the dealer is already set",
-            "dealer": "the dealer is already set",
-            "next_game": "the game is not over",
-            "undo": "there is nothing to undo",
-            "redo": "there is nothing to redo",
-            "muggins": ("muggins is off" if not self.config.muggins else
-                        "there is no count whose missed points can be claimed now"),
+        if c.phase is Phase.CUT and kind not in ("undo", "redo"):
+            return ("the dealer is not known yet (cut for deal or enter the dealer)",
+                    "Cut for deal first, or say who deals.")
+        if c.phase is Phase.OVER and kind not in ("undo", "redo"):
+            assert c.result is not None
+            return ("the game is over (start the next game or undo)",
+                    f"The game is over: {self.side_name(c.result.winner)} won. Start the next "
+                    "game, or undo.")
+        if c.phase is Phase.DEAL and kind not in ("undo", "redo"):
+            return "the deal is due", "Deal the cards first."
+        if c.phase is Phase.DISCARD and kind not in ("undo", "redo"):
+            return "the discard to the crib is due", "Lay away to the crib first."
+        fixed = {
+            "cut": ("the dealer is already set", "The dealer is already chosen."),
+            "dealer": ("the dealer is already set", "The dealer is already chosen."),
+            "next_game": ("the game is not over", "The game isn't over yet."),
+            "deal": ("the cards are dealt by hand in this mode" if mode != "dealt" else
+                     "the cards are already dealt", "The cards are already dealt."),
+            "discard": ("the discard is entered only when the cards are dealt by the engine"
+                        if mode != "dealt" else "the discard is over",
+                        "The crib is already laid away."),
+            "undo": ("there is nothing to undo", "There's nothing to undo."),
+            "redo": ("there is nothing to redo", "There's nothing to redo."),
+            "muggins": (("muggins is off", "Muggins isn't played in this game.")
+                        if not self.config.muggins else
+                        ("there is no count whose missed points can be claimed now",
+                         "Muggins is called right after a count that missed points.")),
         }
-        if kind in reasons:
-            return reasons[kind]
+        if kind in fixed:
+            return fixed[kind]
         if kind == "heels":
-            if mode == "cards":
-                return "in cards mode his heels is pegged when a jack is entered as starter"
+            if mode != "keeper":
+                return ("in cards mode his heels is pegged when a jack is entered as starter",
+                        "His heels is pegged by itself when a jack is the starter.")
             if c.heels_done:
-                return "his heels has already been pegged this hand"
-            if c.starter is not None and Card.parse(c.starter).rank != _JACK:
-                return f"the starter is {c.starter}, not a jack"
-            return "his heels is pegged only when the starter is turned, before the play"
+                return ("his heels has already been pegged this hand",
+                        "His heels is already pegged this hand.")
+            if c.starter is not None and c.starter.rank != _JACK:
+                return (f"the starter is {c.starter}, not a jack",
+                        f"His heels is for a jack starter; the starter is the "
+                        f"{c.starter.pretty}.")
+            return ("his heels is pegged only when the starter is turned, before the play",
+                    "His heels is pegged when the starter is turned, before the play.")
         if kind == "peg":
-            if mode == "cards":
-                return "in cards mode the play is pegged from the cards played"
-            return "pegging is over once the show has begun"
+            if mode == "keeper":
+                return ("pegging is over once the show has begun (enter a forgotten peg as a "
+                        "late_peg)", "The play is over: to add a peg you forgot, enter it as "
+                        "a late peg.")
+            return ("in cards mode the play is pegged from the cards played",
+                    "The play is pegged from the cards played.")
+        if kind == "late_peg":
+            if mode != "keeper":
+                return ("in cards mode the play is pegged from the cards played",
+                        "The play is pegged from the cards played.")
+            return ("a late peg is entered during the show (in the play, peg as usual)",
+                    "Peg it as usual: the play isn't over.")
         if kind == "starter":
-            return "the starter is already known" if c.starter else "the play has begun"
+            if c.starter is not None:
+                return "the starter is already known", f"The starter is the {c.starter.pretty}."
+            return "the play has begun", "The play has begun: the starter was missed."
         if kind in ("play", "go"):
             if mode == "keeper":
-                return "cards are played only in cards mode (peg the points instead)"
+                return ("cards are played only in cards mode (peg the points instead)",
+                        "Peg the points: this game is kept by points.")
             if c.starter is None:
-                return "the starter must be entered first"
+                return "the starter must be entered first", "Turn the starter first."
             if kind == "go" and c.play is not None and not c.play.done:
-                return f"a go is not possible: {c.play.describe()}"
-            return "the play is over"
+                return self._why_not_go(act)
+            return "the play is over", "The play is over: count the hands."
         if kind == "count":
             if c.starter is None:
-                return "the starter must be entered first"
-            return f"the play is not finished: {c.play.describe()}" if c.play else "not now"
-        return "not allowed now"
+                return "the starter must be entered first", "Turn the starter first."
+            if c.play is not None:
+                return (f"the play is not finished: {c.play.describe()}",
+                        "Finish the play before the counts.")
+            return "not now", "Not now."
+        return "not allowed now", "Not now."
+
+    def _why_not_go(self, act: Action) -> tuple[str, str]:
+        ps = self.core.play
+        assert ps is not None and ps.to_play is not None
+        who = self.config.names[ps.to_play]
+        if isinstance(act, Go) and act.player != ps.to_play:
+            return (f"a go is not possible: it is {who}'s turn ({ps.describe()})",
+                    f"It's {who}'s turn to play.")
+        hand = ps.hands[ps.to_play]
+        fits = [x for x in hand or () if x.pips <= 31 - ps.count]
+        if fits:
+            return (f"a go is not possible: {ps.describe()}; {who} holds {fits[0]}, which "
+                    f"makes {ps.count + fits[0].pips}",
+                    f"You can't say go: the {fits[0].pretty} fits "
+                    f"(count {ps.count + fits[0].pips}).")
+        return (f"a go is not possible: {ps.describe()}; any card fits under 31",
+                f"You can't say go: the count is {ps.count}, so any card fits.")
 
     def _label(self, kind: str, player: int) -> str:
         return f"{self.config.names[player]}'s {kind}"
 
-    def _message(self, act: Mapping[str, Any], reason: str) -> str:
-        return f"{_action_text(act)} refused: {reason} ({self.describe()})"
+    def _message(self, act: Action, reason: str) -> str:
+        return f"{action_text(act)} refused: {reason} ({self.describe()})"
 
-    def _error(self, act: Mapping[str, Any], reason: str) -> IllegalPlayError:
-        return IllegalPlayError(self._message(act, reason))
-
-    def _normalize(self, action: Mapping[str, Any]) -> dict[str, Any]:
-        """Check an action's shape and values; returns a clean dict; raises IllegalPlayError."""
-        if not isinstance(action, Mapping):
-            raise IllegalPlayError(f"an action is a dict with a 'type', not {action!r} "
-                                   f"({self.describe()})")
-        kind = action.get("type")
-        if kind not in _FIELDS:
-            raise IllegalPlayError(f"unknown action type {kind!r}; the types are "
-                                   f"{', '.join(ACTION_TYPES)} ({self.describe()})")
-        required, optional = _FIELDS[kind]
-        extra = sorted(set(action) - set(required) - set(optional) - {"type"})
-        if extra:
-            raise self._error(action, f"unknown field {extra[0]!r} for {kind}")
-        missing = [k for k in required if k not in action]
-        if missing:
-            raise self._error(action, f"{kind} needs {missing[0]!r}")
-        out: dict[str, Any] = {"type": kind}
-        for key in required + optional:
-            if key not in action:
-                continue
-            value = action[key]
-            if key in ("side",):
-                if not _is_index(value, len(self.sides)):
-                    raise self._error(action, f"no side {value!r} (sides are 0.."
-                                      f"{len(self.sides) - 1})")
-            elif key == "player":
-                if not _is_index(value, self.players):
-                    raise self._error(action, f"no player {value!r} (players are 0.."
-                                      f"{self.players - 1})")
-            elif key == "points":
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise self._error(action, f"points must be a whole number, not {value!r}")
-                if value < 0:
-                    raise ImpossibleScoreError(self._message(
-                        action, f"points cannot be negative ({value})"))
-            elif key == "card":
-                value = self._card(action, value)
-            elif key == "cards":
-                if isinstance(value, str) or not isinstance(value, Sequence):
-                    raise self._error(action, f"cards must be a list, not {value!r}")
-                value = [self._card(action, x) for x in value]
-                try:
-                    check_distinct([Card.parse(x) for x in value])
-                except CribbageError as exc:
-                    raise self._error(action, str(exc)) from None
-                if kind == "cut" and len(value) != self.players:
-                    raise self._error(action, f"a cut needs one card per player "
-                                      f"({self.players}), not {len(value)}")
-            out[key] = value
-        return out
-
-    def _card(self, action: Mapping[str, Any], value: Any) -> str:
-        try:
-            return str(Card.parse(value))
-        except CribbageError as exc:
-            raise self._error(action, str(exc)) from None
-
-
-def _action_text(act: Mapping[str, Any]) -> str:
-    kind = act.get("type")
-    fields = ", ".join(f"{k}={v!r}" for k, v in act.items() if k != "type")
-    return f"action {kind}" + (f" ({fields})" if fields else "")
+    def _error(self, act: Action, reason: str, say: str | None = None) -> IllegalPlayError:
+        if say is None:
+            say = reason[:1].upper() + reason[1:] + "."
+        return IllegalPlayError(self._message(act, reason), say=say)
 
 
 def _is_index(value: Any, n: int) -> bool:
@@ -975,13 +1229,13 @@ def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 
 
 __all__ = [
-    "ACTION_TYPES",
     "Config",
     "CountRecord",
     "Keeper",
     "MAX_PEG",
     "MODES",
     "Pegs",
+    "Phase",
     "ResultKind",
     "SCORE_KINDS",
     "ScoreRecord",

@@ -285,19 +285,22 @@ class PlayState:
         if card.pips > 31 - self.count:
             raise IllegalPlayError(
                 f"{who} cannot play {card}: the count is {self.count} "
-                f"and {card} would make {self.count + card.pips}")
+                f"and {card} would make {self.count + card.pips}",
+                say=f"The {card.pretty} would take the count past 31: it is {self.count}.")
         hand = self.hands[p]
         if hand is not None:
             if card not in hand:
                 held = " ".join(map(str, hand)) or "no cards"
                 raise IllegalPlayError(
-                    f"{who} cannot play {card}: {who} holds {held} ({self.describe()})")
+                    f"{who} cannot play {card}: {who} holds {held} ({self.describe()})",
+                    say=f"{who} doesn't hold the {card.pretty}.")
             new_hand: tuple[Card, ...] | None = tuple(c for c in hand if c != card)
         else:
             if card in self.seen or any(h is not None and card in h for h in self.hands):
                 raise IllegalPlayError(
                     f"{who} cannot play {card}: it has already been seen in this hand "
-                    f"({self.describe()})")
+                    f"({self.describe()})",
+                    say=f"The {card.pretty} has already been seen this hand.")
             new_hand = None
         series = self.series + (card,)
         count = self.count + card.pips
@@ -332,12 +335,16 @@ class PlayState:
         if hand is not None:
             playable = [c for c in hand if c.pips <= room]
             if playable:
+                fits = playable[0]
                 raise IllegalPlayError(
                     f"{who} cannot say go: the count is {self.count} and {who} can play "
-                    f"{playable[0]} to make {self.count + playable[0].pips}")
+                    f"{fits} to make {self.count + fits.pips}",
+                    say=f"You can't say go: the {fits.pretty} fits "
+                    f"(count {self.count + fits.pips}).")
         elif room >= 10:
             raise IllegalPlayError(
-                f"{who} cannot say go: the count is {self.count}, so any card can be played")
+                f"{who} cannot say go: the count is {self.count}, so any card can be played",
+                say=f"You can't say go: the count is {self.count}, so any card fits.")
         event = PegEvent("go", p, None, self.count, 0)
         gos = self.gos
         if hand is None:
@@ -447,13 +454,15 @@ class PlayState:
     def _check_turn(self, player: int | None, what: str) -> int:
         if self.to_play is None:
             who = "nobody" if player is None else self.name(player)
-            raise IllegalPlayError(f"{who} cannot {what}: the play is over")
+            raise IllegalPlayError(f"{who} cannot {what}: the play is over",
+                                   say="The play is over.")
         if player is not None and player != self.to_play:
             if not isinstance(player, int) or not 0 <= player < self.players:
                 raise IllegalPlayError(f"no player {player!r} can {what} ({self.describe()})")
             raise IllegalPlayError(
                 f"{self.name(player)} cannot {what}: it is {self.name(self.to_play)}'s turn "
-                f"(the count is {self.count})")
+                f"(the count is {self.count})",
+                say=f"It's {self.name(self.to_play)}'s turn to play.")
         return self.to_play
 
     def _unseen(self) -> tuple[Card, ...]:

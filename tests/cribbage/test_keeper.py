@@ -10,7 +10,12 @@ import pytest
 
 from cribbage import Keeper
 from cribbage.cards import ALL_CARDS
-from cribbage.errors import CribbageError, IllegalPlayError, ImpossibleScoreError
+from cribbage.errors import (
+    CribbageError,
+    IllegalPlayError,
+    ImpossibleScoreError,
+    InvalidActionError,
+)
 from cribbage.keeper import MAX_PEG, possible_counts
 from cribbage.rules import RULES
 
@@ -193,9 +198,11 @@ def test_a_negative_or_malformed_count_is_refused() -> None:
     k = new(dealer=0)
     with pytest.raises(ImpossibleScoreError, match="negative"):
         k.apply(count(-2))
-    for bad in ("8", 8.0, True, None):
-        with pytest.raises(IllegalPlayError, match="whole number"):
+    for bad in ("8", 8.0, True):
+        with pytest.raises(InvalidActionError, match="whole number"):
             k.apply({"type": "count", "points": bad})
+    with pytest.raises(InvalidActionError, match="needs its points"):
+        k.apply({"type": "count", "points": None})
 
 
 def test_pegging_is_bounded_by_what_one_card_can_score() -> None:
@@ -229,22 +236,27 @@ def test_his_heels_only_at_the_start_of_the_play_and_once() -> None:
 def test_unknown_and_malformed_actions_are_refused_and_change_nothing() -> None:
     k = act(new(dealer=0), peg(0, 2))
     before = k.to_json()
-    cases = [
+    malformed = [
         ({"type": "fly"}, "unknown action type"),
         ({"kind": "peg"}, "unknown action type"),
         ("peg", "dict"),
         ({"type": "peg", "side": 0}, "needs 'points'"),
         ({"type": "peg", "side": 0, "points": 2, "extra": 1}, "unknown field 'extra'"),
+        ({"type": "starter", "card": "ZZ"}, "not a card"),
+        ({"type": "starter", "card": ""}, "not a card"),
+    ]
+    illegal = [
         ({"type": "next_game"}, "not over"),
         ({"type": "redo"}, "nothing to redo"),
         ({"type": "muggins", "side": 1, "points": 2}, "muggins is off"),
         ({"type": "play", "player": 1, "card": "5H"}, "only in cards mode"),
-        ({"type": "starter", "card": "ZZ"}, "not a card"),
     ]
-    for action, words in cases:
-        with pytest.raises(IllegalPlayError, match=words) as info:
-            k.apply(action)  # type: ignore[arg-type]
-        assert "Ann dealt" in str(info.value)  # the state is named
+    for error, cases in ((InvalidActionError, malformed), (IllegalPlayError, illegal)):
+        for action, words in cases:
+            with pytest.raises(error, match=words) as info:
+                k.apply(action)  # type: ignore[arg-type]
+            assert "Ann dealt" in str(info.value)  # the state is named
+            assert info.value.say and "Ann dealt" not in info.value.say
     assert k.to_json() == before
 
 

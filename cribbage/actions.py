@@ -1,0 +1,301 @@
+"""The actions of a game as frozen values, with one parser and one formatter.
+
+`parse_action(dict) -> Action` checks an action's shape: a mapping with a known `type`, no
+unknown field, every required field, and each field of the right type (indexes and points are
+whole numbers, cards are card texts, lists are lists). It raises `InvalidActionError` for a
+malformed action. Whether an action is allowed (a player index in range, a card in the hand,
+a possible count) is the game's business: `Keeper.apply` raises `IllegalPlayError`.
+`action.to_json()` gives the dict back (`parse_action(a.to_json()) == a`).
+
+The vocabulary is docs/contracts.md's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from cribbage.cards import Card
+from cribbage.errors import CribbageError, InvalidActionError
+
+Cards = tuple[Card, ...]
+
+
+class _Action:
+    """What every action has: its JSON form."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The action as a JSON-ready dict (`parse_action` reads it back)."""
+        return format_action(self)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Cut(_Action):
+    """The cut for deal: one card per player; the lowest rank deals."""
+
+    type: ClassVar[str] = "cut"
+    cards: Cards
+
+
+@dataclass(frozen=True, slots=True)
+class Dealer(_Action):
+    """The first dealer, entered instead of a cut."""
+
+    type: ClassVar[str] = "dealer"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deal(_Action):
+    """The cards dealt (dealt mode): one list per player, and the cards dealt to the crib."""
+
+    type: ClassVar[str] = "deal"
+    hands: tuple[Cards, ...]
+    crib: Cards = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(_Action):
+    """A player lays cards away to the crib (dealt mode)."""
+
+    type: ClassVar[str] = "discard"
+    player: int
+    cards: Cards
+
+
+@dataclass(frozen=True, slots=True)
+class Peg(_Action):
+    """Points pegged in the play (keeper mode)."""
+
+    type: ClassVar[str] = "peg"
+    side: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class LatePeg(_Action):
+    """Points of the play entered late, during the show (a forgotten "one for last")."""
+
+    type: ClassVar[str] = "late_peg"
+    side: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Heels(_Action):
+    """Two for his heels: the dealer turned a jack as the starter (keeper mode)."""
+
+    type: ClassVar[str] = "heels"
+
+
+@dataclass(frozen=True, slots=True)
+class Starter(_Action):
+    """The starter card."""
+
+    type: ClassVar[str] = "starter"
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Play(_Action):
+    """A card laid in the play."""
+
+    type: ClassVar[str] = "play"
+    player: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Go(_Action):
+    """A go: the player cannot lay a card without passing 31."""
+
+    type: ClassVar[str] = "go"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Count(_Action):
+    """The next count in show order: its points (keeper), or its cards and a claim."""
+
+    type: ClassVar[str] = "count"
+    points: int | None = None
+    cards: Cards | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Muggins(_Action):
+    """A side claims points the last count missed (muggins on)."""
+
+    type: ClassVar[str] = "muggins"
+    side: int
+    points: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(_Action):
+    """Take back the last action."""
+
+    type: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class Redo(_Action):
+    """Do the last undone action again."""
+
+    type: ClassVar[str] = "redo"
+
+
+@dataclass(frozen=True, slots=True)
+class NextGame(_Action):
+    """After a result: the next game of the match; the loser deals first."""
+
+    type: ClassVar[str] = "next_game"
+
+
+Action = (Cut | Dealer | Deal | Discard | Peg | LatePeg | Heels | Starter | Play | Go | Count
+          | Muggins | Undo | Redo | NextGame)
+
+ACTION_CLASSES: dict[str, type[Any]] = {
+    cls.type: cls for cls in (Cut, Dealer, Deal, Discard, Peg, LatePeg, Heels, Starter, Play,
+                              Go, Count, Muggins, Undo, Redo, NextGame)
+}
+ACTION_TYPES: tuple[str, ...] = tuple(ACTION_CLASSES)
+
+# How each field is read: an index, points, a flag, a card, a list of cards, a list of lists.
+_KINDS = {
+    "player": "index", "side": "index", "points": "points", "card": "card",
+    "cards": "cards", "crib": "cards", "hands": "hands",
+}
+
+
+def _field_specs(cls: type[Any]) -> tuple[tuple[str, bool], ...]:
+    """(name, required) of each field of an action class."""
+    from dataclasses import MISSING
+
+    return tuple((f.name, f.default is MISSING) for f in fields(cls))
+
+
+_SPECS = {name: _field_specs(cls) for name, cls in ACTION_CLASSES.items()}
+
+
+def parse_action(data: Any) -> Action:
+    """The typed action for a JSON action; raises InvalidActionError naming what is wrong."""
+    if isinstance(data, tuple(ACTION_CLASSES.values())):
+        return data  # type: ignore[return-value]
+    if not isinstance(data, Mapping):
+        raise InvalidActionError(f"an action is a dict with a 'type', not {data!r}",
+                                 say="That isn't something the table can do.")
+    kind = data.get("type")
+    cls = ACTION_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InvalidActionError(
+            f"unknown action type {kind!r}; the types are {', '.join(ACTION_TYPES)}",
+            say=f"{kind!r} isn't something the table can do." if isinstance(kind, str) else
+            "That isn't something the table can do.")
+    specs = _SPECS[kind]
+    names = {n for n, _ in specs}
+    extra = sorted(k for k in data if k != "type" and k not in names)
+    if extra:
+        raise InvalidActionError(f"{_text(data)}: unknown field {extra[0]!r} for {kind}",
+                                 say=f"A {kind} has no {extra[0]!r}.")
+    values: dict[str, Any] = {}
+    for name, required in specs:
+        if name not in data or (data[name] is None and not required):
+            if required:
+                raise InvalidActionError(f"{_text(data)}: {kind} needs {name!r}",
+                                         say=f"A {kind} needs its {name}.")
+            continue
+        values[name] = _read(data, kind, name, data[name])
+    return cls(**values)  # type: ignore[no-any-return]
+
+
+def _read(data: Mapping[str, Any], kind: str, name: str, value: Any) -> Any:
+    how = _KINDS[name]
+    if how in ("index", "points"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            what = "points" if how == "points" else f"a {name}"
+            raise InvalidActionError(
+                f"{_text(data)}: {name} must be a whole number, not {value!r}",
+                say=f"The {what} of a {kind} must be a whole number, not {value!r}.")
+        return value
+    if how == "card":
+        return _card(data, value)
+    if how == "cards":
+        return _cards(data, name, value)
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidActionError(f"{_text(data)}: {name} must be a list of lists of cards",
+                                 say="The deal must list each player's cards.")
+    return tuple(_cards(data, name, h) for h in value)
+
+
+def _cards(data: Mapping[str, Any], name: str, value: Any) -> Cards:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidActionError(f"{_text(data)}: {name} must be a list of cards, not {value!r}",
+                                 say="The cards must be a list, like [\"5H\", \"JD\"].")
+    return tuple(_card(data, x) for x in value)
+
+
+def _card(data: Mapping[str, Any], value: Any) -> Card:
+    try:
+        return Card.parse(value)
+    except CribbageError as exc:
+        raise InvalidActionError(
+            f"{_text(data)}: {exc}",
+            say=f"{value!r} isn't a card: write the rank then the suit, like 5H or 10♥.",
+        ) from None
+
+
+def format_action(action: Action) -> dict[str, Any]:
+    """The JSON form of an action (the inverse of `parse_action`)."""
+    out: dict[str, Any] = {"type": action.type}
+    for f in fields(action):  # type: ignore[arg-type]
+        value = getattr(action, f.name)
+        if value is None:
+            continue
+        if isinstance(value, Card):
+            value = str(value)
+        elif isinstance(value, tuple):
+            value = [[str(c) for c in v] if isinstance(v, tuple) else str(v) for v in value]
+        out[f.name] = value
+    return out
+
+
+def _text(data: Mapping[str, Any]) -> str:
+    kind = data.get("type")
+    detail = ", ".join(f"{k}={v!r}" for k, v in data.items() if k != "type")
+    return f"action {kind}" + (f" ({detail})" if detail else "")
+
+
+def action_text(action: Action | Mapping[str, Any]) -> str:
+    """An action in a few words for error messages: `action count (points=25)`."""
+    data = action if isinstance(action, Mapping) else format_action(action)
+    return _text(data)
+
+
+__all__ = [
+    "ACTION_CLASSES",
+    "ACTION_TYPES",
+    "Action",
+    "Count",
+    "Cut",
+    "Deal",
+    "Dealer",
+    "Discard",
+    "Go",
+    "Heels",
+    "LatePeg",
+    "Muggins",
+    "NextGame",
+    "Peg",
+    "Play",
+    "Redo",
+    "Starter",
+    "Undo",
+    "action_text",
+    "format_action",
+    "parse_action",
+]
