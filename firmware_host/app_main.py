@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import faulthandler
 import logging
 import signal
 import socket
 import sys
 import time
-from collections.abc import Generator
 from types import FrameType
 
 import uvicorn
@@ -58,20 +56,15 @@ class _Server(uvicorn.Server):
     notifier: Notifier
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        # Not uvicorn's own: it records the signal to raise it again after a clean shutdown,
+        # and systemd expects exit 0 of a service that stopped on request. `should_exit` and
+        # `force_exit` are uvicorn's public switches.
         if not self.should_exit:
             log.info("signal %d: stopping (motor off, board state kept)", sig)
             self.notifier.stopping()
-        super().handle_exit(sig, frame)
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        # uvicorn re-raises the signal after a clean shutdown; exit 0 instead, as systemd
-        # expects of a service that stopped on request.
-        with super().capture_signals():
-            try:
-                yield
-            finally:
-                self._captured_signals.clear()
+            self.should_exit = True
+        elif sig == signal.SIGINT:
+            self.force_exit = True
 
 
 def serve(settings: Settings, notifier: Notifier | None = None) -> int:

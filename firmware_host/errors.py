@@ -43,8 +43,20 @@ class StaleVersionError(DaemonError):
     code = "stale_version"
 
 
+class InvalidActionError(DaemonError, ValueError):
+    """A malformed game action (unknown type, missing or mistyped field); nothing changed.
+
+    `extra` carries the engine's `say` (one sentence for the table) and the game.
+    """
+
+    code = "invalid_action"
+
+
 class IllegalActionError(DaemonError, ValueError):
-    """An action the rules refuse in the current state; nothing changed."""
+    """A well-formed action the rules refuse in the current state; nothing changed.
+
+    `extra` carries the engine's `say` (one sentence for the table) and the game.
+    """
 
     code = "illegal_action"
 
@@ -92,6 +104,7 @@ HTTP_STATUS: dict[type[DaemonError], int] = {
     NotFoundError: 404,
     BadRequestError: 422,
     StaleVersionError: 409,
+    InvalidActionError: 422,
     IllegalActionError: 422,
     AuthRequiredError: 401,
     ForbiddenError: 403,
@@ -100,6 +113,12 @@ HTTP_STATUS: dict[type[DaemonError], int] = {
     DeviceUnavailableError: 503,
     DeviceRefusedError: 409,
 }
+
+
+def error_body(exc: DaemonError) -> dict[str, Any]:
+    """The JSON error body: the sentence naming the problem, the machine name, the detail,
+    and whatever the error carries (`say`, `game`, ...)."""
+    return {"error": exc.message, "code": exc.code, "message": exc.message, **exc.extra}
 
 
 def http_status(exc: DaemonError) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from firmware_host.components.factories import device_factories
 from firmware_host.config import load_settings
 from firmware_host.errors import ConfigError
-from firmware_host.services import build_device_factories
 from hardware.clock import SystemClock
 from tests.firmware_host.conftest import Client, write_config
 
@@ -68,7 +68,7 @@ def test_the_simulated_shuffler_jams_where_the_configuration_says(tmp_path: Path
     with config.open("a") as f:
         f.write("simulate_jam_at = 60\n")
     settings = load_settings(config, simulate=True)
-    kind, factory = build_device_factories(settings, SystemClock())["shuffler"]
+    kind, factory = device_factories(settings, SystemClock())["shuffler"]
     assert kind == "simulated" and factory is not None
     shuffler, cleanup = factory()
     try:

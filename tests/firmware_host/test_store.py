@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.services import GameService
+from firmware_host.components.games import GameService
 from firmware_host.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
 
 

@@ -1,9 +1,12 @@
-"""The pegging path (`POST /api/games/{id}/actions`) answered without FastAPI's machinery:
-the same answers, errors, tokens and op-id dedupe as the FastAPI route."""
+"""The one path for every action (`POST /api/games/{id}/actions`): the committed answer,
+op-id dedupe, tokens, and error bodies that say what the engine said."""
 
 from __future__ import annotations
 
 import json
+import logging
+
+import pytest
 
 from tests.firmware_host.conftest import Client, ThreadServer
 
@@ -24,15 +27,14 @@ def test_repeat_after_a_refold_gets_the_first_answer(server: ThreadServer,
     game = client.new_game(dealer=0)
     first = client.act(game, {"type": "peg", "side": 0, "points": 2}, op_id="refold-op")
     assert first.status_code == 200
-    with server.services.games._lock:
-        server.services.games._games.pop(game["id"])  # as after a restart: folded from disk
+    server.services.games.forget(game["id"])  # as after a restart: folded from disk
     again = client.act(game, {"type": "peg", "side": 0, "points": 2}, op_id="refold-op")
     assert again.status_code == 200 and again.json() == first.json()
     now = client.req("GET", f"/api/games/{game['id']}", auth=False).json()
     assert now["version"] == 1 and now["sides"][0]["front"] == 2
 
 
-def test_json_body_with_another_content_type_is_refused_as_before(client: Client) -> None:
+def test_json_body_with_another_content_type_is_refused(client: Client) -> None:
     game = client.new_game(dealer=0)
     body = json.dumps({"version": 0, "op_id": "ct", "action": {"type": "peg", "side": 0,
                                                                "points": 1}})
@@ -62,3 +64,40 @@ def test_errors_from_the_game_keep_their_bodies(client: Client) -> None:
     assert illegal.status_code == 422 and illegal.json()["code"] == "illegal_action"
     missing = client.act({**game, "id": 999999}, {"type": "peg", "side": 0, "points": 1})
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+def test_refusals_carry_the_sentence_for_the_table(client: Client) -> None:
+    game = client.new_game(dealer=0)
+    malformed = client.act(game, {"type": "peg", "side": 0})
+    assert malformed.status_code == 422
+    body = malformed.json()
+    assert body["code"] == "invalid_action" and body["say"] == "A peg needs its points."
+    assert "needs 'points'" in body["message"] and body["game"]["version"] == 0
+    illegal = client.act(game, {"type": "count", "points": 25})
+    assert illegal.status_code == 422
+    body = illegal.json()
+    assert body["code"] == "illegal_action"
+    assert body["say"].startswith("25 isn't a hand anyone can hold")
+    assert "cannot count 25" in body["message"] and body["game"]["version"] == 0
+
+
+def test_an_engine_bug_is_a_500_with_the_traceback_in_the_log(
+        client: Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from cribbage.keeper import Keeper
+
+    game = client.new_game(dealer=0)
+
+    def broken(self: Keeper, action: object) -> Keeper:
+        return self.no_such_field  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(Keeper, "apply", broken)
+    with caplog.at_level(logging.ERROR, logger="crib.api"):
+        r = client.act(game, {"type": "peg", "side": 0, "points": 1})
+    assert r.status_code == 500 and r.json()["code"] == "internal"
+    assert "AttributeError" in r.json()["error"]
+    logged = [rec for rec in caplog.records if rec.exc_info is not None]
+    assert logged and logged[0].exc_info[0] is AttributeError  # type: ignore[index]
+    monkeypatch.undo()
+    now = client.req("GET", f"/api/games/{game['id']}", auth=False).json()
+    assert now["version"] == 0  # nothing was applied or saved

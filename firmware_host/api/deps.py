@@ -1,0 +1,33 @@
+"""What every router depends on: the services, the operator's token, the error responses."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Header, Request
+
+from firmware_host.api.schemas import ErrorOut
+from firmware_host.services import Services
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429, 503)
+}
+
+
+async def services(request: Request) -> Services:
+    """The daemon's services, as `create_app` stored them on the app."""
+    return request.app.state.services  # type: ignore[no-any-return]
+
+
+async def operator(request: Request,
+                   authorization: Annotated[str | None, Header()] = None) -> str:
+    """The token's name; tokens travel only in the Authorization header, never a cookie.
+
+    Async on purpose: the check is a hash and an indexed read, cheaper than the thread-pool
+    hop a sync dependency costs on every request. Raises AuthRequiredError.
+    """
+    return request.app.state.services.tokens.check(authorization)  # type: ignore[no-any-return]
+
+
+Svc = Annotated[Services, Depends(services)]
+Operator = Annotated[str, Depends(operator)]

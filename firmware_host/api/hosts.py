@@ -1,0 +1,103 @@
+"""Which Host headers and WebSocket origins are allowed (against DNS rebinding)."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import socket
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+log = logging.getLogger("crib.api")
+
+
+class HostPolicy:
+    """Which Host headers and WebSocket Origins are allowed (against DNS rebinding).
+
+    A Host that is an IP address is allowed (rebinding needs a name); a name must be in
+    `allowed_hosts` (a leading '.' allows subdomains) or be this machine's name.
+    An Origin must be the same as the Host, or a listed name.
+    """
+
+    SEEN_MAX = 256
+
+    def __init__(self, allowed: list[str]) -> None:
+        names = {h.lower().rstrip(".") for h in allowed}
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local", "localhost"}
+        self.names = {n for n in names if not n.startswith(".")}
+        self.suffixes = tuple(n for n in names if n.startswith("."))
+        self._seen: dict[str, bool] = {}  # Host header -> allowed; the answer never changes
+
+    @staticmethod
+    def split(host: str) -> str:
+        host = host.strip().lower()
+        if host.startswith("["):
+            return host[1: host.find("]")] if "]" in host else host
+        if host.count(":") == 1:
+            host = host.split(":", 1)[0]
+        return host.rstrip(".")
+
+    def named(self, name: str) -> bool:
+        return name in self.names or any(name.endswith(s) for s in self.suffixes)
+
+    def host_allowed(self, host: str | None) -> bool:
+        if not host:
+            return False
+        seen = self._seen.get(host)
+        if seen is None:
+            seen = self._host_allowed(host)
+            if len(self._seen) < self.SEEN_MAX:  # a flood of odd names cannot grow it
+                self._seen[host] = seen
+        return seen
+
+    def _host_allowed(self, host: str) -> bool:
+        name = self.split(host)
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return self.named(name)
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser: nothing to protect against
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        if host and parts.netloc.lower() == host.strip().lower():
+            return True
+        return self.named(parts.hostname.lower())
+
+
+class HostGuard:
+    """ASGI middleware refusing requests with a Host header that is not allowed."""
+
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = ""
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+                break
+        if self.policy.host_allowed(host):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused Host %r from %s", host, (scope.get("client") or ["?"])[0])
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        body = json.dumps({"error": f"host {host!r} is not allowed (add it to allowed_hosts)",
+                           "code": "forbidden_host"}).encode()
+        await send({"type": "http.response.start", "status": 403,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})

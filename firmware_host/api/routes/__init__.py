@@ -1,0 +1,1 @@
+"""One APIRouter per area of the API; each module's `router()` builds it when called."""

@@ -1,0 +1,33 @@
+"""Board settings the page may change (brightness, palette), and the daemon's health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from firmware_host.api.deps import ERRORS, Operator, Svc
+from firmware_host.api.schemas import HealthOut, SettingsIn, SettingsOut
+
+
+def get_settings(services: Svc) -> dict[str, Any]:
+    return services.board.settings_now()
+
+
+def put_settings(body: SettingsIn, _: Operator, services: Svc) -> dict[str, Any]:
+    return services.board.save_settings(body.brightness, body.palette)
+
+
+def health(services: Svc) -> dict[str, Any]:
+    from firmware_host.api.app import version
+
+    return {"status": "ok", "version": version(), "uptime_s": round(services.uptime(), 3),
+            "devices": services.devices_json(), "schema": services.store.schema_version()}
+
+
+def router() -> APIRouter:
+    r = APIRouter(prefix="/api", tags=["settings"], responses=ERRORS)
+    r.add_api_route("/settings", get_settings, methods=["GET"], response_model=SettingsOut)
+    r.add_api_route("/settings", put_settings, methods=["PUT"], response_model=SettingsOut)
+    r.add_api_route("/health", health, methods=["GET"], response_model=HealthOut)
+    return r

@@ -1,0 +1,70 @@
+"""The card shuffler: its status, its plans, shuffle, continue and abort."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from firmware_host.api.deps import ERRORS, Operator, Svc
+from firmware_host.api.schemas import PlansOut, ShuffleIn
+from firmware_host.errors import DeviceRefusedError
+from firmware_host.services import Services, status_json
+from hardware.interfaces import Shuffler, ShufflerStatus
+
+
+def _command(services: Services, call: Callable[[Shuffler], ShufflerStatus]) -> dict[str, Any]:
+    """Run a shuffler command; raises DeviceUnavailableError or DeviceRefusedError."""
+    device: Shuffler = services.devices["shuffler"].require()
+    try:
+        status = call(device)
+    except (ValueError, RuntimeError) as exc:
+        raise DeviceRefusedError(f"the shuffler refused: {exc}") from None
+    out = status_json(status)
+    services.hub.publish({"type": "shuffler", "shuffler": out})
+    return out
+
+
+def shuffler(services: Svc) -> dict[str, Any]:
+    return services.shuffler_json()
+
+
+def plans(services: Svc,
+          deck: Annotated[int | None, Query(ge=2, le=104)] = None) -> dict[str, Any]:
+    """Every plan for a deck: passes, distance to a random deck and a plain sentence."""
+    from hardware.shuffler.plan import PLAN_ROUTING, make_plan
+
+    settings = services.settings
+    size = deck or settings.shuffle.deck
+    out = []
+    for name in PLAN_ROUTING:
+        p = make_plan(size, name)
+        out.append({"plan": name, "deck_size": p.deck_size, "routing": p.routing.value,
+                    "passes": p.passes, "tv_distance": round(p.tv_distance, 4),
+                    "quality": p.quality, "random": p.random})
+    return {"deck": size, "default": settings.shuffle.plan, "plans": out}
+
+
+def shuffle(body: ShuffleIn, _: Operator, services: Svc) -> dict[str, Any]:
+    deck = body.deck or services.settings.shuffle.deck
+    plan = body.plan or services.settings.shuffle.plan
+    return _command(services, lambda d: d.shuffle(deck, plan))
+
+
+def resume(_: Operator, services: Svc) -> dict[str, Any]:
+    return _command(services, lambda d: d.resume())
+
+
+def abort(_: Operator, services: Svc) -> dict[str, Any]:
+    return _command(services, lambda d: d.abort())
+
+
+def router() -> APIRouter:
+    r = APIRouter(prefix="/api/shuffler", tags=["shuffler"], responses=ERRORS)
+    r.add_api_route("", shuffler, methods=["GET"])
+    r.add_api_route("/plans", plans, methods=["GET"], response_model=PlansOut)
+    r.add_api_route("/shuffle", shuffle, methods=["POST"])
+    r.add_api_route("/continue", resume, methods=["POST"])
+    r.add_api_route("/abort", abort, methods=["POST"])
+    return r

@@ -1,0 +1,115 @@
+"""The board component: what the LED board shows (pegs, lines, pairing code, settings)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from firmware_host.components.devices import ManagedDevice
+from firmware_host.config import Settings
+from firmware_host.store import Store
+from hardware.interfaces import BoardState, PegBoard, TrackPegs
+
+if TYPE_CHECKING:
+    from cribbage.keeper import Keeper
+
+log = logging.getLogger("crib.device")
+
+_HAS_LINES = "lines" in {f.name for f in dataclasses.fields(BoardState)}
+
+
+def board_json(state: BoardState, lines: tuple[int, ...]) -> dict[str, Any]:
+    """What the board is told to show, for the event stream and `GET /api/board`.
+
+    The pairing code is left out on purpose: pairing proves physical presence, so the code
+    is seen only on the board itself (and in the daemon's log on the Pi).
+    """
+    return {
+        "tracks": [{"front": t.front, "back": t.back} for t in state.tracks],
+        "target": state.target, "lines": list(lines), "brightness": state.brightness,
+        "palette": state.palette, "pairing": state.code is not None, "winner": state.winner,
+    }
+
+
+class BoardView:
+    """Keeps the board showing the current game; `show(keeper)` after every change.
+
+    `publish(message)` sends each new state to the event stream.
+    """
+
+    def __init__(self, settings: Settings, store: Store, board: ManagedDevice[PegBoard],
+                 publish: Callable[[dict[str, Any]], None]) -> None:
+        self.settings = settings
+        self.store = store
+        self.board = board
+        self.publish = publish
+        self.state = BoardState()
+        self.lines: tuple[int, ...] = ()
+        self._keeper: Keeper | None = None
+        self._code: str | None = None
+        self._saved: dict[str, Any] | None = None
+
+    def start(self) -> None:
+        """Nothing to open: the first `show` comes from the daemon's start."""
+
+    def stop(self) -> None:
+        """Nothing to close: the board keeps what it shows."""
+
+    def show(self, keeper: Keeper | None = None) -> None:
+        """Send the game's pegs and lines (and any pairing code) to the board and the stream."""
+        if keeper is not None:
+            self._keeper = keeper
+        k = self._keeper
+        tracks_n = self.settings.board.tracks
+        tracks: list[TrackPegs] = []
+        target, winner, lines = 121, None, ()
+        if k is not None:
+            tracks = [TrackPegs(p.front, p.back) for p in k.pegs]
+            target, lines = k.target, tuple(k.skunk_lines)
+            winner = k.result.winner if k.result is not None else None
+        tracks = (tracks + [TrackPegs()] * tracks_n)[:tracks_n]
+        saved = self.settings_now()
+        extra: dict[str, Any] = {"lines": lines} if _HAS_LINES else {}
+        # TODO(H1): drop the check once hardware.interfaces.BoardState has `lines`.
+        state = BoardState(
+            tracks=tuple(tracks), target=target, brightness=int(saved["brightness"]),
+            palette=str(saved["palette"]), code=self._code, winner=winner, **extra,
+        )
+        self.state, self.lines = state, lines
+        device = self.board.device
+        if device is not None:
+            try:
+                device.show(state)
+            except Exception as exc:
+                log.warning("board refused the state: %s", exc)
+        self.publish({"type": "board", "board": board_json(state, lines)})
+
+    def show_code(self, code: str | None) -> None:
+        """Light a pairing code (None: put it out)."""
+        self._code = code
+        self.show()
+
+    def settings_now(self) -> dict[str, Any]:
+        """Brightness and palette: saved by the page, else from the configuration."""
+        if self._saved is None:
+            s = self.settings.board
+            saved = self.store.get_setting("board", {})
+            self._saved = {"brightness": s.brightness, "palette": s.palette, **saved}
+        return self._saved
+
+    def save_settings(self, brightness: int | None, palette: str | None) -> dict[str, Any]:
+        """Save brightness and palette and show them."""
+        current = dict(self.settings_now())
+        if brightness is not None:
+            current["brightness"] = brightness
+        if palette is not None:
+            current["palette"] = palette
+        self.store.set_setting("board", current)
+        self._saved = current
+        self.show()
+        return current
+
+    def json(self) -> dict[str, Any]:
+        return board_json(self.state, self.lines)

@@ -1,0 +1,78 @@
+"""The event stream component: ordered messages for `/api/events`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+Message = dict[str, Any]
+
+
+class EventHub:
+    """Ordered events for `/api/events`: every message gets the next `seq`.
+
+    `publish` may be called from any thread; delivery happens on the daemon's event loop,
+    so a subscriber's snapshot and the deltas after it are never interleaved wrongly.
+    """
+
+    QUEUE_SIZE = 1000
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queues: set[asyncio.Queue[Message | None]] = set()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver on `loop` from now on (the app's lifespan binds its loop)."""
+        self._loop = loop
+
+    def start(self) -> None:
+        """Nothing to open; the loop is bound by the app's lifespan."""
+
+    def stop(self) -> None:
+        """End every subscriber's stream (each gets None) and forget the loop."""
+        for q in list(self._queues):
+            with contextlib.suppress(asyncio.QueueFull):
+                q.put_nowait(None)
+        self._queues.clear()
+        self._loop = None
+
+    def publish(self, message: Message) -> None:
+        """Queue a message for every subscriber (thread-safe; dropped before the loop is bound)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._deliver(message)
+        else:
+            loop.call_soon_threadsafe(self._deliver, message)
+
+    def _deliver(self, message: Message) -> None:
+        self.seq += 1
+        out = {**message, "seq": self.seq}
+        for q in list(self._queues):
+            try:
+                q.put_nowait(out)
+            except asyncio.QueueFull:
+                # A client that does not read is dropped; it reconnects and gets a snapshot.
+                self._queues.discard(q)
+                q.get_nowait()
+                q.put_nowait(None)
+
+    def subscribe(
+        self, snapshot: Callable[[], Message]
+    ) -> tuple[Message, asyncio.Queue[Message | None]]:
+        """A snapshot stamped with the current seq and a queue of what follows it (on the loop)."""
+        q: asyncio.Queue[Message | None] = asyncio.Queue(self.QUEUE_SIZE)
+        snap = {"type": "snapshot", **snapshot(), "seq": self.seq}
+        self._queues.add(q)
+        return snap, q
+
+    def unsubscribe(self, q: asyncio.Queue[Message | None]) -> None:
+        self._queues.discard(q)

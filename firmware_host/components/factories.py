@@ -1,0 +1,109 @@
+"""How each device is made: the one place devices are built (real, simulated or absent)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from firmware_host.config import DeviceMode, Settings
+from hardware.interfaces import Clock, Device, InputPanel, PegBoard, Shuffler
+
+DEVICE_NAMES = ("board", "shuffler", "inputs")
+
+Made = tuple[Device, Callable[[], None]]
+
+
+def _noop() -> None:
+    return None
+
+
+def _layout(settings: Settings) -> Any:
+    from hardware.board.layout import BoardLayout
+
+    return BoardLayout(tracks=settings.board.tracks, holes=settings.board.holes)
+
+
+def _board_real(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:
+    from hardware.board.host import SerialPegBoard
+
+    return SerialPegBoard(settings.board.port, _layout(settings), clock), _noop
+
+
+def _board_sim(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:
+    # The simulated microcontroller on a pty, driven by the real host driver.
+    from hardware.board.host import SerialPegBoard
+    from hardware.board.simulator import BoardSimulator
+
+    layout = _layout(settings)
+    sim = BoardSimulator(layout, clock)
+    path = sim.open_pty()
+    try:
+        board = SerialPegBoard(path, layout, clock)
+    except Exception:
+        sim.close()
+        raise
+    board.simulator = sim  # type: ignore[attr-defined]  # tests and logs read the LEDs
+    return board, sim.close
+
+
+def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
+    from hardware.shuffler.gpio import GpioShuffler
+
+    return GpioShuffler(settings.shuffler.pins, clock), _noop
+
+
+def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
+    from hardware.shuffler.simulator import SimulatedShuffler
+
+    return SimulatedShuffler(clock, speed=settings.shuffler.speed,
+                             jam_at=settings.shuffler.simulate_jam_at), _noop
+
+
+def _inputs_real(settings: Settings, clock: Clock) -> tuple[InputPanel, Callable[[], None]]:
+    from hardware.inputs import GpioInputPanel
+
+    return GpioInputPanel(settings.inputs.mapping(), clock), _noop
+
+
+def _inputs_sim(settings: Settings, clock: Clock) -> tuple[InputPanel, Callable[[], None]]:
+    from hardware.inputs import SimulatedInputPanel
+
+    return SimulatedInputPanel(), _noop
+
+
+_MAKERS: dict[str, tuple[Callable[[Settings, Clock], Made], Callable[[Settings, Clock], Made]]] = {
+    "board": (_board_real, _board_sim),
+    "shuffler": (_shuffler_real, _shuffler_sim),
+    "inputs": (_inputs_real, _inputs_sim),
+}
+
+
+def device_factories(
+    settings: Settings, clock: Clock
+) -> dict[str, tuple[str, Callable[[], Made] | None]]:
+    """(kind, factory) per device name; kind is real, simulated or absent (no factory)."""
+    out: dict[str, tuple[str, Callable[[], Made] | None]] = {}
+    for name in DEVICE_NAMES:
+        mode = settings.device_mode(name)
+        real, sim = _MAKERS[name]
+        if mode == DeviceMode.ABSENT:
+            out[name] = ("absent", None)
+        elif mode == DeviceMode.REAL:
+            out[name] = ("real", lambda make=real: make(settings, clock))
+        else:
+            out[name] = ("simulated", lambda make=sim: make(settings, clock))
+    return out
+
+
+def pin_factory_in_use() -> str:
+    """The gpiozero pin factory the real GPIO devices chose, in words (public API only).
+
+    gpiozero picks its factory when the first pin is made; until then there is none to
+    name, and choosing one here would change the global that every device then shares.
+    """
+    gpiozero = sys.modules.get("gpiozero")
+    if gpiozero is None:
+        return "none (no GPIO device opened)"
+    factory = gpiozero.Device.pin_factory
+    return type(factory).__name__ if factory is not None else "not chosen yet"

@@ -1,0 +1,60 @@
+"""The table inputs component: encoders, buttons and the undo button become game actions."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from firmware_host.auth import Pairing
+from firmware_host.components.games import GameService
+from hardware.interfaces import DeviceEvent
+
+log = logging.getLogger("crib.daemon")
+
+
+class TableInputs:
+    """Turns the input panel's events into actions on the current game.
+
+    An encoder adds points to a track's pending count; its button pegs them; the undo
+    button undoes; holding undo confirms a pairing.
+    """
+
+    def __init__(self, games: GameService, pairing: Pairing) -> None:
+        self.games = games
+        self.pairing = pairing
+        self._pending: dict[int, int] = {}
+
+    def start(self) -> None:
+        """Nothing pending at start."""
+        self._pending.clear()
+
+    def stop(self) -> None:
+        """Points turned but not pegged are dropped."""
+        self._pending.clear()
+
+    def handle(self, event: DeviceEvent) -> None:
+        """From a device thread: act on one input event; a refused press is logged."""
+        try:
+            self._handle(event)
+        except Exception as exc:
+            log.info("input %s ignored: %s", event.kind, exc)
+
+    def _handle(self, event: DeviceEvent) -> None:
+        if event.kind == "undo_held":
+            self.pairing.undo_held(float(event.data.get("seconds", 0)))
+            return
+        entry = self.games.current()
+        if entry is None:
+            return
+        if event.kind == "undo":
+            self.games.act(entry.id, entry.version, f"button-{uuid.uuid4()}", {"type": "undo"})
+        elif event.kind == "encoder":
+            track = int(event.data.get("track", 0))
+            self._pending[track] = max(
+                0, self._pending.get(track, 0) + int(event.data.get("steps", 0)))
+        elif event.kind == "button":
+            points = self._pending.pop(int(event.data.get("track", 0)), 0)
+            if points:
+                self.games.act(entry.id, entry.version, f"button-{uuid.uuid4()}",
+                               {"type": "peg", "side": int(event.data.get("track", 0)),
+                                "points": points})
