@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from hardware.errors import HardwareError
 
@@ -82,7 +85,8 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     board = sub.add_parser("board", help="LED peg board tools",
                            description="Tools for the LED peg board.")
-    bsub = board.add_subparsers(dest="board_command", metavar="SUBCOMMAND")
+    bsub = board.add_subparsers(dest="board_command", metavar="SUBCOMMAND",
+                                parser_class=_OneLineParser)
     bsub.required = True
     t = bsub.add_parser(
         "test",
@@ -97,6 +101,8 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the hello")
     t.add_argument("--pings", type=int, default=20, help="round trips to time")
     t.set_defaults(func=_board_test)
+    _register_board_walk_flash(bsub)
+    _one_line_errors(board)
 
 
 def _board_sim(args: argparse.Namespace) -> int:
@@ -136,6 +142,13 @@ def _board_test(args: argparse.Namespace) -> int:
     from hardware.clock import SystemClock
     from hardware.interfaces import DeviceState
 
+    problem = _port_problem(args.port)
+    if problem is not None:  # nothing to wait for: say why in one line, at once
+        if args.json:
+            print(json.dumps({"port": args.port, "ok": False, "error": problem}, indent=2))
+        else:
+            print(f"crib board test: {problem}", file=sys.stderr)
+        return 1
     board = SerialPegBoard(args.port, BoardLayout(), SystemClock())
     board.link.expect_leds = None  # a maker's board may be any size: report what it says
     report: dict[str, object] = {"port": args.port, "ok": False}
@@ -156,8 +169,9 @@ def _board_test(args: argparse.Namespace) -> int:
             lit = board.test_pattern(colour)
             rb = board.read_back(timeout=args.timeout) if lit else None
             shown = rb is not None and all(led == colour for led in rb.leds)
+            # The read-back is the controller's frame buffer, not light: say only that.
             report["test_pattern"] = {"rgb": list(colour), "acknowledged": lit,
-                                      "read_back": shown}
+                                      "read_back": shown, "read_back_means": READ_BACK_MEANS}
             rtts = [r for r in (board.ping() for _ in range(max(1, args.pings))) if r is not None]
             if rtts:
                 report["rtt_ms"] = {"p50": round(statistics.median(rtts) * 1000, 2),
@@ -177,9 +191,296 @@ def _board_test(args: argparse.Namespace) -> int:
         print(f"board on {args.port}: protocol {report['protocol']}, firmware build "
               f"{report['firmware_build']}, {report['led_count']} LEDs ({report['tracks']} tracks "
               f"of {report['holes']} holes), boot id {report['boot_id']:#010x}")
-        print(f"test pattern: {'lit and read back' if tp.get('read_back') else 'NOT confirmed'}")
+        print("test pattern: " + (
+            "sent, and the board's controller holds the same (check the LEDs by eye: "
+            "crib board walk)" if tp.get("read_back") else "NOT confirmed by the controller"))
         if rtt:
             print(f"round trip: p50 {rtt['p50']} ms, max {rtt['max']} ms over {rtt['n']} pings")
         if not report["ok"]:
             print(f"crib board test: {report['error']}", file=sys.stderr)
     return 0 if report["ok"] else 1
+
+
+# --- board: one-line errors, walk and flash ----------------------------------------------------
+
+READ_BACK_MEANS = ("the board's controller holds the same frame; a dead or miswired strip "
+                   "reads back the same, so check the LEDs by eye with crib board walk")
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line, then where the help is (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\nsee {self.prog} --help\n")
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Give an already built parser the one-line usage error."""
+    parser.error = _OneLineParser.error.__get__(parser)  # type: ignore[method-assign]
+
+
+def _port_problem(port: str) -> str | None:
+    """Why `port` cannot be opened now, in one line; None when it opens (it is closed again)."""
+    import os
+
+    from hardware.board.transport import SerialTransport
+    from hardware.errors import SerialLinkError
+
+    transport = SerialTransport(port)
+    try:
+        transport.open()
+    except SerialLinkError as exc:
+        root: BaseException = exc
+        while root.__cause__ is not None:
+            root = root.__cause__
+        errno = getattr(root, "errno", None)
+        why = os.strerror(errno) if isinstance(errno, int) else str(root)
+        return f"cannot open {port}: {why}"
+    finally:
+        transport.close()
+    return None
+
+
+# Names a maker says for the palettes' colours (`crib board walk` prints them).
+COLOUR_NAMES = {
+    (220, 0, 0): "red", (0, 60, 255): "blue", (0, 200, 0): "green",
+    (230, 159, 0): "orange", (0, 114, 178): "blue", (240, 228, 66): "yellow",
+}
+
+
+def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`crib board walk` and `crib board flash`."""
+    w = bsub.add_parser(
+        "walk",
+        help="light one hole at a time to check the LED map and colour order by eye",
+        description="Light each hole of each track in turn, one LED at a time, and print the "
+        "track, the hole, the LED index (from 0 at the strip's data input) and the colour it "
+        "should be. A wrong hole means a wrong LED map; a wrong colour, a wrong colour order. "
+        "Each step is also read back from the board's controller. Exit status 0 when the "
+        "controller held every step, 1 when not, 2 for bad options.",
+    )
+    where = w.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="the board's serial port (/dev/serial/by-id/...)")
+    where.add_argument("--spi", action="store_true",
+                       help="a strip on this Pi's SPI (board.spi_device of the configuration)")
+    where.add_argument("--simulate", action="store_true",
+                       help="a simulated board on a pseudo-terminal (for a laptop)")
+    w.add_argument("--delay", type=float, default=0.5, help="seconds per hole (default 0.5)")
+    w.add_argument("--track", type=int, default=None,
+                   help="walk only this track (1 to 3; default every track)")
+    w.add_argument("--config", default=None, help="configuration file (for --spi)")
+    w.add_argument("--tracks", type=int, default=2, help="tracks of the simulated board")
+    w.add_argument("--holes", type=int, default=120, help="holes of the simulated board")
+    w.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the board")
+    w.set_defaults(func=_board_walk)
+
+    f = bsub.add_parser(
+        "flash",
+        help="copy the board's firmware onto a Pico that runs MicroPython (with mpremote)",
+        description="Copy the firmware's files onto a Raspberry Pi Pico that already runs "
+        "MicroPython, with mpremote, then reset it. Put MicroPython on a new Pico first: hold "
+        "BOOTSEL while plugging it in and copy MicroPython's UF2 for the Pico onto the drive "
+        "that appears. Exit status 0 when every file was copied, 1 when not.",
+    )
+    f.add_argument("--port", default=None,
+                   help="the Pico's port (default: the one MicroPython board in "
+                   "/dev/serial/by-id, USB id 2e8a:0005)")
+    f.add_argument("--dry-run", action="store_true", help="print the commands, run none")
+    f.set_defaults(func=_board_flash)
+
+
+def _walk_board(args: argparse.Namespace) -> tuple[Any, Any, list[Callable[[], None]]]:
+    """(board, layout, closers) for `crib board walk`. Raises HardwareError or OSError."""
+    from hardware.board.host import SerialPegBoard
+    from hardware.board.layout import BoardLayout
+    from hardware.clock import SystemClock
+
+    clock = SystemClock()
+    if args.spi:
+        from firmware_host.config import load_settings
+        from hardware.board import spi
+
+        settings = load_settings(args.config)
+        s = settings.board
+        layout = BoardLayout(tracks=s.tracks, holes=s.holes)
+        board = spi.SpiPegBoard(layout, clock, device=s.spi_device, colour_order=s.colour_order,
+                                budget_a=s.power_budget_a,
+                                spi_factory=spi.open_spidev)
+        board.start()
+        if not board.wait_connected(args.timeout):
+            d = board.describe()
+            board.stop()
+            raise OSError(d["fault"] or f"{s.spi_device} is {d['state']}")
+        return board, layout, [board.stop]
+    closers: list[Callable[[], None]] = []
+    port = args.port
+    if args.simulate:
+        from hardware.board.simulator import BoardSimulator
+
+        sim = BoardSimulator(BoardLayout(tracks=args.tracks, holes=args.holes), clock)
+        port = sim.open_pty()
+        closers.append(sim.close)
+    else:
+        problem = _port_problem(port)
+        if problem is not None:
+            raise OSError(problem)
+    board = SerialPegBoard(port, BoardLayout(tracks=args.tracks, holes=args.holes), clock)
+    board.link.expect_leds = None  # the board says its size in the hello
+    board.start()
+    closers.insert(0, board.stop)
+    if not board.wait_connected(args.timeout):
+        for close in closers:
+            close()
+        d = board.describe()
+        raise OSError(f"no hello from {port} within {args.timeout:g} s ({d['state']})")
+    dev = board.link.device
+    layout = BoardLayout(tracks=dev.tracks, holes=dev.holes, led_count=dev.led_count)
+    board.layout = layout
+    return board, layout, closers
+
+
+def _board_walk(args: argparse.Namespace) -> int:
+    from hardware.board.layout import PALETTES, scale
+    from hardware.interfaces import BoardState, TrackPegs
+
+    if args.delay < 0:
+        print("crib board walk: --delay must be 0 or more\nsee crib board walk --help",
+              file=sys.stderr)
+        return 2
+    try:
+        board, layout, closers = _walk_board(args)
+    except (HardwareError, ValueError, OSError) as exc:
+        print(f"crib board walk: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1 if isinstance(exc, OSError) else 2
+    tracks = range(layout.tracks)
+    if args.track is not None:
+        if not 1 <= args.track <= layout.tracks:
+            for close in closers:
+                close()
+            print(f"crib board walk: --track {args.track} is not a track of this "
+                  f"{layout.tracks}-track board\nsee crib board walk --help", file=sys.stderr)
+            return 2
+        tracks = range(args.track - 1, args.track)
+    brightness, palette = 128, "classic"
+    target = 255  # above every hole's score, so no skunk line is drawn
+    colours = PALETTES[palette]
+    print(f"walking {layout.tracks} tracks of {layout.holes} holes, {layout.led_count} LEDs; "
+          "hole 0 is the start hole, hole "
+          f"{layout.holes + 1} the game hole; LEDs count from 0 at the data input", flush=True)
+    wrong = 0
+    try:
+        for t in tracks:
+            rgb = colours[t % len(colours)]
+            name = COLOUR_NAMES.get(rgb, f"rgb{rgb}")
+            if t:
+                print(f"(tracks 1 to {t} wait in their start holes)", flush=True)
+            for hole in range(layout.holes + 2):
+                score = target if hole == layout.holes + 1 else hole
+                pegs = (TrackPegs(0, 0),) * t + (TrackPegs(score, score),)
+                board.show(BoardState(tracks=pegs, target=target, brightness=brightness,
+                                      palette=palette))
+                index = layout.index(t, hole)
+                line = f"track {t + 1} hole {hole} (LED {index}): {name}"
+                expect = scale(rgb, brightness)
+                held = _held(board, index, expect, args.timeout)
+                if held != expect:
+                    wrong += 1
+                    line += f" - but the board's controller holds {held} there"
+                print(line, flush=True)
+                if args.delay:
+                    time.sleep(args.delay)
+        board.show(BoardState(target=target, brightness=brightness))
+    finally:
+        for close in closers:
+            close()
+    if wrong:
+        print(f"crib board walk: {wrong} steps were not held by the board's controller",
+              file=sys.stderr)
+        return 1
+    print("every step: the board's controller holds the same; if an LED lit in the wrong "
+          "place or colour, fix the LED map or the colour order")
+    return 0
+
+
+def _held(board: Any, index: int, expect: tuple[int, int, int],
+          timeout: float) -> tuple[int, int, int] | None:
+    """The colour the controller holds at `index` once it shows `expect` (or at the timeout)."""
+    deadline = time.monotonic() + timeout
+    held = None
+    while time.monotonic() < deadline:
+        rb = board.read_back(timeout=timeout)
+        if rb is not None and index < len(rb.leds):
+            held = tuple(rb.leds[index])
+            if held == expect:
+                return held
+        time.sleep(0.005)
+    return held
+
+
+MICROPYTHON_USB_ID = ("2e8a", "0005")
+
+
+def _mpremote() -> str | None:
+    """The mpremote to run: $CRIB_MPREMOTE, else on PATH, else beside this Python."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    given = os.environ.get("CRIB_MPREMOTE")
+    if given:
+        return given if os.access(given, os.X_OK) else None
+    found = shutil.which("mpremote")
+    if found:
+        return found
+    beside = Path(sys.executable).with_name("mpremote")
+    return str(beside) if os.access(beside, os.X_OK) else None
+
+
+def _board_flash(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+
+    from firmware_host import doctor
+
+    try:
+        from hardware.board.firmware_files import firmware_files
+    except ImportError as exc:
+        print(f"crib board flash: the firmware is not in this installation ({exc})",
+              file=sys.stderr)
+        return 1
+    port = args.port
+    if port is None:
+        found = doctor.micropython_ports(doctor.BY_ID_DIR, doctor.SYS_ROOT)
+        if len(found) != 1:
+            which = (f"{len(found)} MicroPython boards ({', '.join(found)}): give --port"
+                     if found else f"no MicroPython board (USB id {':'.join(MICROPYTHON_USB_ID)}) "
+                     f"in {doctor.BY_ID_DIR}: plug the Pico in; a new one needs MicroPython "
+                     "first (hold BOOTSEL, plug in, copy the Pico's MicroPython UF2 onto it)")
+            print(f"crib board flash: {which}", file=sys.stderr)
+            return 1
+        port = found[0]
+    elif not os.path.exists(port):
+        print(f"crib board flash: {port} does not exist", file=sys.stderr)
+        return 1
+    exe = _mpremote()
+    if exe is None:
+        print("crib board flash: mpremote is not installed: pip install mpremote==1.29.0 "
+              "(it is in the dev and pi extras)", file=sys.stderr)
+        return 1
+    files = firmware_files()
+    commands = [[exe, "connect", port, "fs", "cp", str(src), f":{dest}"] for src, dest in files]
+    commands.append([exe, "connect", port, "reset"])
+    for cmd in commands:
+        print("+ mpremote " + " ".join(cmd[1:]), flush=True)
+        if args.dry_run:
+            continue
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            why = (done.stderr or done.stdout).strip().splitlines()
+            print(f"crib board flash: mpremote failed ({done.returncode}) on "
+                  f"{cmd[-1]}: {why[-1] if why else 'no message'}", file=sys.stderr)
+            return 1
+    if not args.dry_run:
+        print(f"flashed {len(files)} files to {port}; check it with: crib board test --port "
+              f"{port}")
+    return 0

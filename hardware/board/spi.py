@@ -136,11 +136,23 @@ def open_spidev() -> SpiBus:
 Capper = Callable[[bytearray], Any]
 
 
+def budget_capper(budget_a: float = 2.0) -> Capper:
+    """Dims a frame in place to the supply budget, by the firmware's own model (`power`)."""
+    from hardware.board import power
+
+    budget_ma = round(budget_a * 1000)
+
+    def cap(frame: bytearray) -> int:
+        return int(power.cap_frame(frame, budget_ma))
+
+    return cap
+
+
 class SpiPegBoard:
     """The LED strip on `device` (/dev/spidev0.0), drawn by `layout.render`, capped, ordered.
 
-    `capper` dims a rendered RGB frame in place to stay within the supply budget (the
-    firmware's power model); `spi_factory` makes the bus (spidev by default).
+    Every frame is dimmed to stay within `budget_a` amperes by the firmware's power model
+    (`capper` replaces that in tests); `spi_factory` makes the bus (spidev by default).
     """
 
     def __init__(
@@ -150,6 +162,7 @@ class SpiPegBoard:
         *,
         device: str = DEFAULT_DEVICE,
         colour_order: str = "GRB",
+        budget_a: float = 2.0,
         capper: Capper | None = None,
         spi_factory: Callable[[], SpiBus] = open_spidev,
         bufsiz: Callable[[], int] = read_bufsiz,
@@ -160,7 +173,9 @@ class SpiPegBoard:
         self.device = device
         self.bus_cs = parse_device(device)
         self.colour_order = check_colour_order(colour_order)
-        self.capper = capper
+        self.budget_a = budget_a
+        self.capper = capper if capper is not None else budget_capper(budget_a)
+        self.last_scale: int | None = None  # the cap's last scale, 256 = not dimmed
         self._spi_factory = spi_factory
         self._bufsiz = bufsiz
         self.refresh_s = refresh_s
@@ -257,6 +272,9 @@ class SpiPegBoard:
                 "spi_hz": SPI_HZ,
                 "frame_bytes": frame_bytes(self.layout.led_count or 0, self.colour_order),
                 "frames_written": self.frames_written,
+                "budget_a": self.budget_a,
+                "dimmed_to_percent": (None if self.last_scale is None
+                                      else self.last_scale * 100 // 256),
                 "read_back": "what this Pi last wrote to the strip: the board's controller "
                              "holds the same; a strip cannot report its LEDs",
                 "protocol": None,
@@ -307,6 +325,13 @@ class SpiPegBoard:
                 or self._spi is None, timeout
             ) and self._spi is not None
 
+    def wait_connected(self, timeout: float) -> bool:
+        """Wait (real time) until the first frame went out; False if it did not in time."""
+        with self._wrote:
+            return self._wrote.wait_for(
+                lambda: self.frames_written > 0 or self._spi is None, timeout
+            ) and self._spi is not None
+
     # worker ----------------------------------------------------------------------------
 
     def render(self) -> tuple[BoardState, tuple[int, int, int] | None, bytearray]:
@@ -317,8 +342,8 @@ class SpiPegBoard:
             frame = bytearray(bytes(test) * (self.layout.led_count or 0))
         else:
             frame = self.layout.render(state)
-        if self.capper is not None:
-            self.capper(frame)
+        scaled = self.capper(frame)
+        self.last_scale = scaled if isinstance(scaled, int) else None
         return state, test, frame
 
     def _run(self) -> None:

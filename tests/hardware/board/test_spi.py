@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from hardware.board import spi
@@ -12,7 +14,16 @@ from hardware.errors import ConfigurationError
 from hardware.interfaces import BoardState, DeviceState, TrackPegs
 
 from .fake_spidev import FakeSpiDev, StripError, decode_stream, to_rgb
-from .helpers import wait_for
+
+
+def wait_for(predicate, timeout: float = 10.0) -> bool:
+    """Poll until `predicate()` is true (the worker thread writes in real time)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.002)
+    return bool(predicate())
 
 
 def make(order: str = "GRB", layout: BoardLayout | None = None, **kw) -> tuple[SpiPegBoard,
@@ -187,3 +198,20 @@ def test_stop_closes_the_device_and_keeps_the_last_frame(spi_board) -> None:
     board.stop()
     board.stop()
     assert fake.closed and board.state is DeviceState.STOPPED and len(fake.frames) == n
+
+
+def test_the_default_cap_is_the_firmware_power_model() -> None:
+    from hardware.board import power
+
+    board, fake = make()  # no capper given: the supply budget of 2.0 A
+    try:
+        board.start()
+        assert board.test_pattern((255, 255, 255))
+        frame = bytearray(b"".join(bytes(rgb) for rgb in fake.leds))
+        assert power.drawn_ma(frame) <= 2000 < power.drawn_ma(bytes([255]) * len(frame))
+        expected = bytearray([255]) * len(frame)
+        power.cap_frame(expected, 2000)
+        assert frame == expected  # byte for byte what the firmware would show
+        assert board.describe()["dimmed_to_percent"] < 20
+    finally:
+        board.stop()

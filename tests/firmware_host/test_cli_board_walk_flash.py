@@ -1,0 +1,191 @@
+"""`crib board walk` (a hole at a time, by eye) and `crib board flash` (mpremote), as a maker
+runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from firmware_host import doctor
+from firmware_host.cli import main
+from hardware.board import spi
+from tests.hardware.board.fake_spidev import FakeSpiDev
+
+CRIB = Path(sys.executable).with_name("crib")
+
+
+# --- walk -------------------------------------------------------------------------------------
+
+
+def test_walk_a_simulated_board_names_each_hole_its_led_and_colour():
+    done = subprocess.run([str(CRIB), "board", "walk", "--simulate", "--holes", "60",
+                           "--track", "2", "--delay", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    steps = [line for line in lines if line.startswith("track ")]
+    assert len(steps) == 62  # the start hole, 60 holes, the game hole
+    # Track 2 runs backwards on the default serpentine strip: hole 37 is LED 62 + 61 - 37.
+    assert "track 2 hole 37 (LED 86): blue" in steps
+    assert steps[0] == "track 2 hole 0 (LED 123): blue"
+    assert steps[-1] == "track 2 hole 61 (LED 62): blue"
+    assert lines[-1].startswith("every step: the board's controller holds the same")
+
+
+def test_walk_on_spi_lights_exactly_one_led_per_step_in_its_colour(tmp_path, monkeypatch,
+                                                                     capsys):
+    strip = FakeSpiDev("GRB")
+    monkeypatch.setattr(spi, "open_spidev", lambda: strip)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "spi"\ntracks = 1\nholes = 60\n')
+    rc = main(["board", "walk", "--spi", "--config", str(cfg), "--delay", "0"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "track 1 hole 5 (LED 5): red" in out.splitlines()
+    # What the strip decoded from the bit stream: one lit LED a frame, in hole order, red.
+    lit = []
+    for frame in strip.frames:
+        on = [i for i, rgb in enumerate(frame) if rgb != (0, 0, 0)]
+        if len(on) == 1 and (not lit or lit[-1] != on[0]):
+            assert frame[on[0]] == (110, 0, 0)  # classic red at brightness 128
+            lit.append(on[0])
+    assert lit == list(range(62))
+    assert strip.closed
+
+
+def test_walk_shows_a_wrong_colour_order_as_a_wrong_colour(tmp_path, monkeypatch, capsys):
+    strip = FakeSpiDev("GRB")  # a WS2812B strip...
+    monkeypatch.setattr(spi, "open_spidev", lambda: strip)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "spi"\ntracks = 1\nholes = 60\ncolour_order = "RGB"\n')
+    assert main(["board", "walk", "--spi", "--config", str(cfg), "--delay", "0"]) == 0
+    assert "track 1 hole 5 (LED 5): red" in capsys.readouterr().out
+    # ...configured as RGB: the walk says red and the maker sees green.
+    assert any(frame[5] == (0, 110, 0) for frame in strip.frames)
+
+
+def test_walk_bad_options_are_one_line(capsys):
+    assert main(["board", "walk", "--simulate", "--holes", "60", "--track", "3",
+                 "--delay", "0"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "crib board walk: --track 3 is not a track of this 2-track board",
+        "see crib board walk --help",
+    ]
+    assert main(["board", "walk", "--port", "/dev/nonexistent", "--delay", "0"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "crib board walk: cannot open /dev/nonexistent: No such file or directory"]
+
+
+def test_walk_spi_without_the_device_says_how_to_turn_spi_on(tmp_path, monkeypatch, capsys):
+    def missing():
+        return FakeSpiDev(fail_open=FileNotFoundError(2, "No such file or directory"))
+
+    monkeypatch.setattr(spi, "open_spidev", missing)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "spi"\n')
+    assert main(["board", "walk", "--spi", "--config", str(cfg)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "dtparam=spi=on" in err[0]
+
+
+# --- flash ------------------------------------------------------------------------------------
+
+
+def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None) -> Path:
+    """An `mpremote` that logs its arguments (and fails on one that contains `fail_on`)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    exe = bin_dir / "mpremote"
+    fail = (f'case "$*" in *{fail_on}*) echo "mpremote: failed to access {fail_on}" >&2; '
+            "exit 1;; esac\n") if fail_on else ""
+    exe.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{fail}exit 0\n')
+    exe.chmod(0o755)
+    return exe
+
+
+@pytest.fixture
+def firmware(tmp_path, monkeypatch):
+    """Two firmware files, given as H1's `hardware.board.firmware_files` module gives them."""
+    src = tmp_path / "fw"
+    src.mkdir()
+    files = [(src / "main.py", "main.py"), (src / "core.py", "core.py")]
+    for path, _ in files:
+        path.write_text("# firmware\n")
+    module = types.ModuleType("hardware.board.firmware_files")
+    module.firmware_files = lambda: files  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "hardware.board.firmware_files", module)
+    return files
+
+
+def test_flash_copies_each_file_then_resets(tmp_path, monkeypatch, capsys, firmware):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    assert main(["board", "flash", "--port", str(port)]) == 0
+    (main_py, _), (core_py, _) = firmware
+    assert log.read_text().splitlines() == [
+        f"connect {port} fs cp {main_py} :main.py",
+        f"connect {port} fs cp {core_py} :core.py",
+        f"connect {port} reset",
+    ]
+    assert f"flashed 2 files to {port}" in capsys.readouterr().out
+
+
+def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    link = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+    monkeypatch.setattr(doctor, "micropython_ports", lambda by_id, root: [link])
+    assert main(["board", "flash"]) == 0
+    assert log.read_text().splitlines()[-1] == f"connect {link} reset"
+
+
+def test_flash_without_a_board_or_mpremote_says_so_in_one_line(tmp_path, monkeypatch, capsys,
+                                                                firmware):
+    monkeypatch.setattr(doctor, "BY_ID_DIR", tmp_path / "no-by-id")
+    assert main(["board", "flash"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("crib board flash: no MicroPython board (USB id "
+                                               "2e8a:0005)") and "BOOTSEL" in err[0]
+    assert main(["board", "flash", "--port", "/dev/nonexistent"]) == 1
+    assert capsys.readouterr().err == "crib board flash: /dev/nonexistent does not exist\n"
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("CRIB_MPREMOTE", raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    assert main(["board", "flash", "--port", str(port)]) == 1
+    assert capsys.readouterr().err.startswith("crib board flash: mpremote is not installed: "
+                                              "pip install mpremote==1.29.0")
+
+
+def test_flash_stops_at_the_first_mpremote_failure(tmp_path, monkeypatch, capsys, firmware):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log, fail_on=":core.py")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    assert main(["board", "flash", "--port", str(port)]) == 1
+    assert len(log.read_text().splitlines()) == 2  # no reset after the failed copy
+    assert capsys.readouterr().err == (
+        "crib board flash: mpremote failed (1) on :core.py: mpremote: failed to access :core.py\n")
+
+
+def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path):
+    files = pytest.importorskip("hardware.board.firmware_files").firmware_files()
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log)
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    done = subprocess.run([str(CRIB), "board", "flash", "--port", str(port)],
+                          capture_output=True, text=True, timeout=60,
+                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().splitlines() == [
+        f"connect {port} fs cp {src} :{dest}" for src, dest in files] + [f"connect {port} reset"]
