@@ -433,6 +433,9 @@ def check_user_groups(setup: Setup) -> Check:
             absent.append(name)
         elif name not in groups:
             missing.append(name)
+    # The unit's SupplementaryGroups= names spi: without the group the service cannot start.
+    if not setup.group_exists("spi"):
+        absent.append("spi")
     details = {"user": user, "groups": sorted(groups)}
     if missing:
         return Check(
@@ -451,7 +454,8 @@ def check_user_groups(setup: Setup) -> Check:
             status,
             f"no {', '.join(absent)} group on this system"
             + ("" if on_pi else " (not a Raspberry Pi OS)"),
-            f"sudo groupadd --system {absent[0]} (install.sh does it)" if on_pi else None,
+            f"sudo groupadd --system {absent[0]} (install.sh does it; the unit needs "
+            f"{', '.join(absent)})" if on_pi else None,
             details,
         )
     return Check("groups", Status.OK, f"{user} is in gpio and dialout", details=details)

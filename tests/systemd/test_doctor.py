@@ -505,3 +505,11 @@ def test_doctor_on_a_laptop_still_fails_a_bad_config(tmp_path: Path) -> None:
     done = subprocess.run([str(crib), "doctor", "--config", str(cfg)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1 and "FAIL  config:" in done.stdout and "board.mode" in done.stdout
+
+
+def test_a_pi_without_the_spi_group_fails_as_the_unit_would(tmp_path: Path) -> None:
+    # SupplementaryGroups=gpio dialout spi: a missing group stops the service from starting.
+    setup = healthy(tmp_path, "/dev/null", group_exists=lambda name: name != "spi")
+    check = doctor.check_user_groups(setup)
+    assert check.status is Status.FAIL and check.message == "no spi group on this system"
+    assert check.fix == "sudo groupadd --system spi (install.sh does it; the unit needs spi)"
