@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,10 +16,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("crib.device")
 
-_HAS_LINES = "lines" in {f.name for f in dataclasses.fields(BoardState)}
-
-
-def board_json(state: BoardState, lines: tuple[int, ...]) -> dict[str, Any]:
+def board_json(state: BoardState) -> dict[str, Any]:
     """What the board is told to show, for the event stream and `GET /api/board`.
 
     The pairing code is left out on purpose: pairing proves physical presence, so the code
@@ -28,7 +24,7 @@ def board_json(state: BoardState, lines: tuple[int, ...]) -> dict[str, Any]:
     """
     return {
         "tracks": [{"front": t.front, "back": t.back} for t in state.tracks],
-        "target": state.target, "lines": list(lines), "brightness": state.brightness,
+        "target": state.target, "lines": list(state.lines), "brightness": state.brightness,
         "palette": state.palette, "pairing": state.code is not None, "winner": state.winner,
     }
 
@@ -46,7 +42,6 @@ class BoardView:
         self.board = board
         self.publish = publish
         self.state = BoardState()
-        self.lines: tuple[int, ...] = ()
         self._keeper: Keeper | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
@@ -71,20 +66,18 @@ class BoardView:
             winner = k.result.winner if k.result is not None else None
         tracks = (tracks + [TrackPegs()] * tracks_n)[:tracks_n]
         saved = self.settings_now()
-        extra: dict[str, Any] = {"lines": lines} if _HAS_LINES else {}
-        # TODO(H1): drop the check once hardware.interfaces.BoardState has `lines`.
         state = BoardState(
             tracks=tuple(tracks), target=target, brightness=int(saved["brightness"]),
-            palette=str(saved["palette"]), code=self._code, winner=winner, **extra,
+            palette=str(saved["palette"]), code=self._code, winner=winner, lines=lines,
         )
-        self.state, self.lines = state, lines
+        self.state = state
         device = self.board.device
         if device is not None:
             try:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        self.publish({"type": "board", "board": board_json(state, lines)})
+        self.publish({"type": "board", "board": board_json(state)})
 
     def show_code(self, code: str | None) -> None:
         """Light a pairing code (None: put it out)."""
@@ -112,4 +105,4 @@ class BoardView:
         return current
 
     def json(self) -> dict[str, Any]:
-        return board_json(self.state, self.lines)
+        return board_json(self.state)

@@ -22,7 +22,7 @@ def board(services: Svc) -> dict[str, Any]:
     return {
         "reachable": True,
         "tracks": [{"front": t.front, "back": t.back} for t in back.tracks],
-        "lines": shown["lines"],  # what the board was told to draw, from the engine
+        "lines": list(back.lines),  # what the board says it draws
         "pairing": pairing,
         "leds": None if pairing else [list(rgb) for rgb in back.leds],
         "boot_id": back.boot_id,
