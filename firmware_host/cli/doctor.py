@@ -14,8 +14,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add `crib doctor` to the `crib` parser."""
     p = sub.add_parser(
         "doctor",
-        help="check the installation: groups, GPIO, board, state, unit, power, disk",
-        description="Check the installation on the Pi; exit status 1 when a check fails.",
+        help="check the installation: groups, GPIO, board, SPI, state, unit, power, disk",
+        description="Check the installation on the Pi, each problem with its fix; off a Pi, "
+        "only what a laptop needs (the service's own checks are skipped). Exit status 1 when a "
+        "check fails.",
     )
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.add_argument(
