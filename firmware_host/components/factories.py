@@ -47,6 +47,15 @@ def _board_sim(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[],
     return board, sim.close
 
 
+def _board_spi(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:
+    # No microcontroller: the strip on this Pi's SPI0 MOSI (board.mode = "spi").
+    from hardware.board.spi import SpiPegBoard
+
+    s = settings.board
+    return SpiPegBoard(_layout(settings), clock, device=s.spi_device,
+                       colour_order=s.colour_order, budget_a=s.power_budget_a), _noop
+
+
 def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
     from hardware.shuffler.gpio import GpioShuffler
 
@@ -82,7 +91,7 @@ _MAKERS: dict[str, tuple[Callable[[Settings, Clock], Made], Callable[[Settings, 
 def device_factories(
     settings: Settings, clock: Clock
 ) -> dict[str, tuple[str, Callable[[], Made] | None]]:
-    """(kind, factory) per device name; kind is real, simulated or absent (no factory)."""
+    """(kind, factory) per device name; kind is real, simulated, spi (the board) or absent."""
     out: dict[str, tuple[str, Callable[[], Made] | None]] = {}
     for name in DEVICE_NAMES:
         mode = settings.device_mode(name)
@@ -91,6 +100,8 @@ def device_factories(
             out[name] = ("absent", None)
         elif mode == DeviceMode.REAL:
             out[name] = ("real", lambda make=real: make(settings, clock))
+        elif name == "board" and mode == "spi":
+            out[name] = ("spi", lambda: _board_spi(settings, clock))
         else:
             out[name] = ("simulated", lambda make=sim: make(settings, clock))
     return out

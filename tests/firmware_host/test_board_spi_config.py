@@ -43,3 +43,19 @@ def test_the_shuffler_has_no_spi_mode(tmp_path) -> None:
     cfg.write_text('[shuffler]\nmode = "spi"\n')
     with pytest.raises(ConfigError, match="shuffler.mode"):
         load_settings(cfg)
+
+
+def test_the_daemon_builds_the_spi_board_for_spi_mode(tmp_path, monkeypatch) -> None:
+    from firmware_host.components.factories import device_factories
+    from hardware.board.spi import SpiPegBoard
+    from hardware.clock import FakeClock
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[board]\nmode = "spi"\nspi_device = "/dev/spidev1.0"\ncolour_order = "GRBW"\n'
+                   "power_budget_a = 1.5\n")
+    kind, make = device_factories(load_settings(cfg), FakeClock())["board"]
+    assert kind == "spi" and make is not None
+    board, close = make()
+    assert isinstance(board, SpiPegBoard)
+    assert (board.device, board.colour_order, board.budget_a) == ("/dev/spidev1.0", "GRBW", 1.5)
+    close()
