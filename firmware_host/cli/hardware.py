@@ -443,8 +443,10 @@ def _board_flash(args: argparse.Namespace) -> int:
     from firmware_host import doctor
 
     try:
-        from hardware.board.firmware_files import firmware_files
-    except ImportError as exc:
+        from hardware.board.firmware import manifest
+
+        files = manifest.files()
+    except (ImportError, OSError) as exc:
         print(f"crib board flash: the firmware is not in this installation ({exc})",
               file=sys.stderr)
         return 1
@@ -467,14 +469,17 @@ def _board_flash(args: argparse.Namespace) -> int:
         print("crib board flash: mpremote is not installed: pip install mpremote==1.29.0 "
               "(it is in the dev and pi extras)", file=sys.stderr)
         return 1
-    files = firmware_files()
-    commands = [[exe, "connect", port, "fs", "cp", str(src), f":{dest}"] for src, dest in files]
+    # The package directories first (one already there from the last flash is fine).
+    commands = [[exe, "connect", port, "fs", "mkdir", f":{d}"] for d in manifest.DIRECTORIES]
+    commands += [[exe, "connect", port, "fs", "cp", str(src), f":{dest}"] for src, dest in files]
     commands.append([exe, "connect", port, "reset"])
     for cmd in commands:
         print("+ mpremote " + " ".join(cmd[1:]), flush=True)
         if args.dry_run:
             continue
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0 and "mkdir" in cmd and "File exists" in done.stdout + done.stderr:
+            continue
         if done.returncode != 0:
             why = (done.stderr or done.stdout).strip().splitlines()
             print(f"crib board flash: mpremote failed ({done.returncode}) on "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -95,45 +94,57 @@ def test_walk_spi_without_the_device_says_how_to_turn_spi_on(tmp_path, monkeypat
 # --- flash ------------------------------------------------------------------------------------
 
 
-def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None) -> Path:
-    """An `mpremote` that logs its arguments (and fails on one that contains `fail_on`)."""
+def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None,
+                  exists: str | None = None) -> Path:
+    """An `mpremote` that logs its arguments; it fails on one containing `fail_on`, and
+    answers "File exists" to a mkdir of `exists`, as mpremote 1.29 does."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     exe = bin_dir / "mpremote"
-    fail = (f'case "$*" in *{fail_on}*) echo "mpremote: failed to access {fail_on}" >&2; '
-            "exit 1;; esac\n") if fail_on else ""
-    exe.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{fail}exit 0\n')
+    cases = ""
+    if fail_on:
+        cases += f'*{fail_on}*) echo "mpremote: failed to access {fail_on}" >&2; exit 1;;\n'
+    if exists:
+        cases += f'*"mkdir :{exists}") echo "mpremote: mkdir: {exists}: File exists." >&2; ' \
+                 "exit 1;;\n"
+    body = f'case "$*" in\n{cases}esac\n' if cases else ""
+    exe.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{body}exit 0\n')
     exe.chmod(0o755)
     return exe
 
 
 @pytest.fixture
 def firmware(tmp_path, monkeypatch):
-    """Two firmware files, given as H1's `hardware.board.firmware_files` module gives them."""
+    """Three firmware files in one package, given as the firmware's manifest gives them."""
     src = tmp_path / "fw"
     src.mkdir()
-    files = [(src / "main.py", "main.py"), (src / "core.py", "core.py")]
+    files = [(src / "main.py", "main.py"), (src / "__init__.py", "pkg/__init__.py"),
+             (src / "core.py", "pkg/core.py")]
     for path, _ in files:
         path.write_text("# firmware\n")
-    module = types.ModuleType("hardware.board.firmware_files")
-    module.firmware_files = lambda: files  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "hardware.board.firmware_files", module)
+    from hardware.board.firmware import manifest
+
+    monkeypatch.setattr(manifest, "files", lambda: files)
+    monkeypatch.setattr(manifest, "DIRECTORIES", ("pkg",))
     return files
 
 
-def test_flash_copies_each_file_then_resets(tmp_path, monkeypatch, capsys, firmware):
+def test_flash_makes_the_directories_copies_each_file_then_resets(tmp_path, monkeypatch, capsys,
+                                                                 firmware):
     log = tmp_path / "mpremote.log"
-    fake_mpremote(tmp_path / "bin", log)
+    fake_mpremote(tmp_path / "bin", log, exists="pkg")  # flashed before: pkg/ is there
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     port = tmp_path / "ttyACM0"
     port.write_text("")
     assert main(["board", "flash", "--port", str(port)]) == 0
-    (main_py, _), (core_py, _) = firmware
+    (main_py, _), (init_py, _), (core_py, _) = firmware
     assert log.read_text().splitlines() == [
+        f"connect {port} fs mkdir :pkg",
         f"connect {port} fs cp {main_py} :main.py",
-        f"connect {port} fs cp {core_py} :core.py",
+        f"connect {port} fs cp {init_py} :pkg/__init__.py",
+        f"connect {port} fs cp {core_py} :pkg/core.py",
         f"connect {port} reset",
     ]
-    assert f"flashed 2 files to {port}" in capsys.readouterr().out
+    assert f"flashed 3 files to {port}" in capsys.readouterr().out
 
 
 def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware):
@@ -167,18 +178,19 @@ def test_flash_without_a_board_or_mpremote_says_so_in_one_line(tmp_path, monkeyp
 
 def test_flash_stops_at_the_first_mpremote_failure(tmp_path, monkeypatch, capsys, firmware):
     log = tmp_path / "mpremote.log"
-    fake_mpremote(tmp_path / "bin", log, fail_on=":core.py")
+    fake_mpremote(tmp_path / "bin", log, fail_on=":pkg/core.py")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     port = tmp_path / "ttyACM0"
     port.write_text("")
     assert main(["board", "flash", "--port", str(port)]) == 1
-    assert len(log.read_text().splitlines()) == 2  # no reset after the failed copy
-    assert capsys.readouterr().err == (
-        "crib board flash: mpremote failed (1) on :core.py: mpremote: failed to access :core.py\n")
+    assert len(log.read_text().splitlines()) == 4  # no reset after the failed copy
+    assert capsys.readouterr().err == ("crib board flash: mpremote failed (1) on :pkg/core.py: "
+                                       "mpremote: failed to access :pkg/core.py\n")
 
 
 def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path):
-    files = pytest.importorskip("hardware.board.firmware_files").firmware_files()
+    from hardware.board.firmware import manifest
+
     log = tmp_path / "mpremote.log"
     fake_mpremote(tmp_path / "bin", log)
     port = tmp_path / "ttyACM0"
@@ -187,5 +199,9 @@ def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path):
                           capture_output=True, text=True, timeout=60,
                           env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
-    assert log.read_text().splitlines() == [
-        f"connect {port} fs cp {src} :{dest}" for src, dest in files] + [f"connect {port} reset"]
+    calls = log.read_text().splitlines()
+    assert calls == [f"connect {port} fs mkdir :{d}" for d in manifest.DIRECTORIES] + [
+        f"connect {port} fs cp {src} :{dest}" for src, dest in manifest.files()
+    ] + [f"connect {port} reset"]
+    assert f"connect {port} fs cp {manifest.ROOT}/hardware/board/firmware/main.py :main.py" \
+        in calls
