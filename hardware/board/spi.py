@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hardware.board.layout import BoardLayout
+from hardware.board.render import strip_bytes
 from hardware.errors import BoardError, ConfigurationError
 from hardware.interfaces import (
     BoardReadback,
@@ -88,13 +89,8 @@ def check_colour_order(order: str) -> str:
 
 
 def order_bytes(rgb_frame: bytes | bytearray, order: str = "GRB") -> bytes:
-    """An RGB frame buffer (3 bytes per LED) in the strip's channel order; W is left dark."""
-    check_colour_order(order)
-    r, g, b = rgb_frame[0::3], rgb_frame[1::3], rgb_frame[2::3]
-    out = bytearray(len(rgb_frame) // 3 * len(order))
-    for k, channel in enumerate(order):
-        out[k :: len(order)] = {"R": r, "G": g, "B": b}.get(channel, bytes(len(r)))
-    return bytes(out)
+    """An RGB frame buffer in the strip's channel order (W dark): the firmware's own code."""
+    return bytes(strip_bytes(rgb_frame, check_colour_order(order)))
 
 
 def encode(channel_bytes: bytes | bytearray) -> bytes:
