@@ -14,7 +14,7 @@ from typing import Any
 
 from cribbage.cards import Card, check_distinct, parse_cards
 from cribbage.errors import InvalidCardError, InvalidHandError, UnknownVariantError
-from cribbage.ranks import FIVE_WEIGHT, PARTS_BY_KEY, RANK_BIT, all_multisets, key_ranks, rank_parts
+from cribbage.ranks import FIVE_WEIGHT, RANK_BIT, ROWS_BY_FIVE, ROWS_BY_KEY
 
 # Cards in hand and in crib for each variant (the starter is extra).
 SHOW_SIZES: dict[str, tuple[int, int]] = {
@@ -136,19 +136,10 @@ _JACK_RANK = 11
 _NOBS_JACK = tuple(-1 if i // 4 + 1 == _JACK_RANK else 40 + (i & 3) for i in range(52))
 
 
-def _parts_row(ranks: tuple[int, ...], f: int, p: int, r: int) -> tuple[int, int, int, int, bool]:
-    return (f, p, r, f + p + r, _JACK_RANK in ranks)
-
-
 # (fifteens, pairs, runs, their sum, a jack among the ranks) by rank key: five-card keys, and
-# packed keys of any size.
-_PARTS5: dict[int, tuple[int, int, int, int, bool]] = {
-    sum(FIVE_WEIGHT[x] for x in ranks): _parts_row(ranks, *rank_parts(ranks))
-    for ranks in all_multisets(5)
-}
-_PARTS: dict[int, tuple[int, int, int, int, bool]] = {
-    k: _parts_row(key_ranks(k), f, p, r) for k, (f, p, r) in PARTS_BY_KEY.items()
-}
+# packed keys of any size (shipped tables: `cribbage.ranks`).
+_PARTS5 = ROWS_BY_FIVE
+_PARTS = ROWS_BY_KEY
 
 
 def score_hand(
