@@ -393,6 +393,7 @@ class HostLink:
             # Heartbeats arrive (not lost) but this went unanswered DEGRADED_TRIES times:
             # the way to the board is broken. Say so, and start over with a fresh hello.
             self.stats.resets += 1
+            self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
             self._inflight = None
             self.connected = False
             self._rb_info = None
@@ -409,7 +410,7 @@ class HostLink:
             p.tries += 1
             p.sent = now
             self.rto = min(self.rto * 2, RTO_MAX)
-            self._write(p.frame)
+            self._write(b"\x00" + p.frame)  # a delimiter first: noise may have eaten the last
         if self._inflight is None:
             self._send_next(now)
         return events

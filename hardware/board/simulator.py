@@ -175,6 +175,17 @@ class BoardSimulator:
         with self._lock:
             self._corrupt[self._dir_key(direction)] += n
 
+    def heal(self) -> None:
+        """Stop dropping and corrupting bytes, both ways (the link healed)."""
+        with self._lock:
+            for direction in (TO_BOARD, TO_HOST):
+                self._drop[direction] = self._corrupt[direction] = 0
+            self._wake()
+
+    def kick(self) -> None:
+        """Make the board's loop look at the clock now (a test moved a fake clock)."""
+        self._wake()
+
     def stop_answering(self) -> None:
         """Ignore everything and send nothing (a hung board) until `resume_answering`."""
         with self._lock:
