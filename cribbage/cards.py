@@ -102,6 +102,8 @@ class Card:
             return text
         if not isinstance(text, str):
             raise InvalidCardError(f"not a card: {text!r}")
+        if not text.strip():
+            raise InvalidCardError(f"not a card: {text!r} is empty (write rank then suit, like 5H)")
         card = _PARSED.get(text.strip())
         if card is None:
             # Phones often send the emoji form of a suit: the glyph and a variation selector.
@@ -152,10 +154,37 @@ ALL_CARDS: tuple[Card, ...] = _ALL
 
 
 def parse_cards(items: str | Iterable[str | Card]) -> tuple[Card, ...]:
-    """Parse cards from `"5H 5C JD"`, `"5H,5C"` or a list; raises InvalidCardError."""
+    """Parse cards from `"5H 5C JD"`, `"5H,5C"` or a list (of cards, or of texts that each
+    hold one or more cards, like command-line words).
+
+    Raises InvalidCardError naming the text: for one that is not a card, and for an empty
+    card (an empty string in a list, or nothing between two commas): no card is dropped.
+    """
     if isinstance(items, str):
-        items = items.replace(",", " ").split()
-    return tuple(Card.parse(x) if not isinstance(x, Card) else x for x in items)
+        return _parse_text(items, None)
+    out: list[Card] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Card):
+            out.append(item)
+        elif isinstance(item, str) and (item.strip() == "" or "," in item or " " in item.strip()):
+            out.extend(_parse_text(item, i))
+        else:
+            out.append(Card.parse(item))
+    return tuple(out)
+
+
+def _parse_text(text: str, position: int | None) -> tuple[Card, ...]:
+    where = "" if position is None else f" (item {position + 1})"
+    if position is not None and not text.strip():
+        raise InvalidCardError(f"an empty card{where}: {text!r} names no card")
+    pieces = text.split(",")
+    out: list[Card] = []
+    for piece in pieces:
+        words = piece.split()
+        if not words and len(pieces) > 1:
+            raise InvalidCardError(f"an empty card between commas in {text!r}{where}")
+        out.extend(Card.parse(w) for w in words)
+    return tuple(out)
 
 
 def check_distinct(cards: Sequence[Card], starter: Card | None = None) -> None:

@@ -83,11 +83,11 @@ def _fail(command: str, message: object) -> int:
 def _advise(args: argparse.Namespace) -> int:
     try:
         advice = advise(
-            " ".join(args.cards),
+            list(args.cards),
             dealer=args.dealer,
             variant=args.variant,
             model=args.model,
-            known=" ".join(args.known),
+            known=list(args.known),
         )
     except (CribbageError, FileNotFoundError) as exc:
         return _fail("advise", exc)
@@ -125,9 +125,10 @@ def format_advice(advice: Advice, *, top: int = 0) -> str:
 
 def _advise_play(args: argparse.Namespace) -> int:
     try:
-        played = parse_cards(" ".join(args.played))
+        # Lists, not joined text: an empty word is refused by the parser, never dropped.
+        played = parse_cards(list(args.played))
         hint = advise_play(
-            " ".join(args.cards), played, sum(c.pips for c in played), known=" ".join(args.known)
+            list(args.cards), played, sum(c.pips for c in played), known=list(args.known)
         )
     except CribbageError as exc:
         return _fail("advise-play", exc)

@@ -64,7 +64,7 @@ def _print_json(data: Any) -> None:
 def _score(args: argparse.Namespace) -> int:
     try:
         result = score_hand(
-            parse_cards(" ".join(args.cards)), args.starter, crib=args.crib, variant=args.variant
+            parse_cards(list(args.cards)), args.starter, crib=args.crib, variant=args.variant
         )
     except CribbageError as exc:
         return _fail(str(exc))

@@ -57,3 +57,19 @@ def test_deck_is_shuffled_only_by_the_given_random() -> None:
         deck.deal(47)
     with pytest.raises(InvalidCardError, match=str(hand[0])):
         deck.remove([hand[0]])
+
+
+@pytest.mark.parametrize("given", ["", "  ", ["5H", "", "5C"], ["5H", " "], "5H,,5C",
+                                   "5H, ,5C", "5H,5C,", ["5H,", "5C"]])
+def test_an_empty_card_is_refused_not_dropped(given: object) -> None:
+    if given in ("", "  "):
+        with pytest.raises(InvalidCardError, match="empty"):
+            Card.parse(given)  # type: ignore[arg-type]
+        return
+    with pytest.raises(InvalidCardError, match="empty"):
+        parse_cards(given)  # type: ignore[arg-type]
+
+
+def test_command_line_words_may_hold_several_cards() -> None:
+    assert parse_cards(["5H 5C", "JD"]) == parse_cards("5H 5C JD")
+    assert parse_cards("") == () and parse_cards([]) == ()
