@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from hardware.errors import ShufflerBusyError, ShufflerNotReadyError
+from hardware.errors import ShufflerBusyError, ShufflerError, ShufflerNotReadyError
 from hardware.interfaces import (
     Clock,
     DeviceEvent,
@@ -25,7 +25,7 @@ from hardware.interfaces import (
     Subscribers,
     Unsubscribe,
 )
-from hardware.shuffler.physics import deal_and_stack
+from hardware.shuffler.physics import card_transit_s, deal_and_stack
 from hardware.shuffler.plan import Pile, Routing, ShufflePlan, make_plan, secure_rng
 
 
@@ -62,16 +62,48 @@ class Mechanism(Protocol):
         """Cards sensed arriving at the piles since the last call, in order."""
         ...
 
+    def take_block(self, pile: Pile) -> float | None:
+        """How long the pile's sensor was blocked the last time it cleared (once), or None."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """Time budgets (seconds): the fail-safes that stop the motor."""
+    """Time budgets (seconds): the fail-safes that stop the motor, and the router's settle.
+
+    Raises ShufflerError for a budget that is not above 0 (settle: below 0).
+    """
 
     card_timeout: float = 1.0  # motor running and no card arriving: a feed jam
     blocked_limit: float = 0.5  # a pile sensor blocked this long: a card stuck there
-    pass_base: float = 10.0  # a pass may take pass_base + per_card * cards at most
+    pass_base: float = 10.0  # a pass may take pass_base + (per_card + settle) * cards at most
     per_card: float = 0.5
     poll: float = 0.005  # how often to look at the sensors while busy (real time)
+    # After the router moves, wait this long before the next card is fed: a hobby servo
+    # turns 60 degrees in about 0.1 s, and software-timed PWM jitters. 0: the simulator.
+    router_settle: float = 0.0
+    # The tray sensor says empty while the motor runs: the card in flight has this long to
+    # arrive before the motor stops (None: half the card timeout).
+    empty_grace: float | None = None
+    # A pile sensor blocked longer than this saw two overlapping cards (a double feed):
+    # 1.4 card transits at the feed speed (physics.card_transit_s).
+    double_block: float = 1.4 * card_transit_s()
+
+    def __post_init__(self) -> None:
+        for name in ("card_timeout", "blocked_limit", "pass_base", "per_card", "poll",
+                     "double_block"):
+            if not getattr(self, name) > 0:
+                raise ShufflerError(f"shuffler timing {name} must be above 0 s, got "
+                                    f"{getattr(self, name)}")
+        if not self.router_settle >= 0:
+            raise ShufflerError(f"router settle time must be 0 s or more, got "
+                                f"{self.router_settle}")
+        if self.empty_grace is not None and not self.empty_grace > 0:
+            raise ShufflerError(f"empty_grace must be above 0 s, got {self.empty_grace}")
+
+    @property
+    def tray_empty_grace(self) -> float:
+        return self.card_timeout / 2 if self.empty_grace is None else self.empty_grace
 
     def scaled(self, factor: float) -> Timing:
         """Every budget multiplied by `factor` (a slower machine)."""
@@ -81,10 +113,13 @@ class Timing:
             blocked_limit=self.blocked_limit * factor,
             pass_base=self.pass_base * factor,
             per_card=self.per_card * factor,
+            empty_grace=None if self.empty_grace is None else self.empty_grace * factor,
+            double_block=self.double_block * factor,
         )
 
     def pass_budget(self, cards: int) -> float:
-        return self.pass_base + self.per_card * cards
+        """The longest a pass of `cards` may run before the motor is stopped."""
+        return self.pass_base + (self.per_card + self.router_settle) * cards
 
 
 class Recovery(enum.StrEnum):
@@ -109,6 +144,7 @@ class Fault:
 
 class _Phase(enum.Enum):
     FEED = "feed"  # ready to feed the next card
+    SETTLE = "settle"  # the router moved: waiting for it to settle before feeding
     ARRIVE = "arrive"  # motor on, waiting for the card at a pile
     CLEAR = "clear"  # card arrived, waiting for the sensor to clear
 
@@ -126,8 +162,12 @@ class ShufflerController:
         rng: random.Random | None = None,
         timing: Timing | None = None,
         target_tv: float = 0.1,
+        touch_deck: int = 52,
+        touch_plan: str = "random",
     ) -> None:
         self._mech = mechanism
+        self._touch_deck = touch_deck  # what a touch starts when nothing is under way
+        self._touch_plan = touch_plan
         self._clock = clock
         self._rng = rng if rng is not None else secure_rng()
         self._timing = timing or Timing()
@@ -308,6 +348,11 @@ class ShufflerController:
                     self._phase = (
                         _Phase.CLEAR if fault.recovery is Recovery.CONTINUE else _Phase.FEED
                     )
+                    # a sensor's filter takes a moment to see the card pushed down: the
+                    # blocked-time limit starts again from the touch, and a stuck card's long
+                    # block is not a double feed
+                    self._clear_from = self._clock.monotonic()
+                    self._ignore_block = fault.kind == "stuck"
                     self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
                         self._plan.deck_size if self._plan else 0
                     )
@@ -316,6 +361,27 @@ class ShufflerController:
         self._kick()
         self._flush()
         return self.status()
+
+    def touch(self) -> ShufflerStatus | None:
+        """The player touched the sensor, as on a Lotus: idle, it starts a shuffle of the
+        configured deck and plan; waiting or faulted, it goes on; busy, it does nothing.
+
+        Returns the status, or None when the touch was ignored. Raises what `shuffle` raises
+        (ShufflerNotReadyError before start()).
+        """
+        with self._lock:
+            self._emit("touch", {"state": self._state.value})
+            state = self._state
+        self._flush()
+        if state in (DeviceState.WAITING, DeviceState.FAULT):
+            return self.resume()
+        if state is DeviceState.IDLE:
+            return self.shuffle(self._touch_deck, self._touch_plan)
+        if state is DeviceState.BUSY:
+            return None
+        raise ShufflerNotReadyError(
+            f"the shuffler is {state.value}; a touch starts a shuffle only once it is started"
+        )
 
     def abort(self) -> ShufflerStatus:
         """Stop the motor and drop the plan."""
@@ -383,16 +449,35 @@ class ShufflerController:
                     return self._raise_fault(kind, Recovery.REDO_PASS)
                 self._commanded = self._route_for(self._fed_ok)
                 self._mech.set_router(self._commanded)
-                self._mech.set_motor(True)
-                self._card_deadline = now + self._timing.card_timeout
-                self._phase = _Phase.ARRIVE
+                if self._router_at is not self._commanded and self._timing.router_settle > 0:
+                    self._router_at = self._commanded
+                    self._settle_until = now + self._timing.router_settle
+                    self._phase = _Phase.SETTLE
+                    continue
+                self._router_at = self._commanded
+                self._feed(now)
+                continue
+            if self._phase is _Phase.SETTLE:
+                if now < self._settle_until:  # never feed into a flap still moving
+                    return self._wait(now, nxt, self._settle_until)
+                self._feed(now)
                 continue
             if self._phase is _Phase.ARRIVE:
                 arrivals = self._mech.take_arrivals()
                 if not arrivals:
                     if now >= self._card_deadline:
                         return self._raise_fault("jam", Recovery.RETRY_CARD)
-                    return self._wait(now, nxt, self._card_deadline)
+                    if not self._mech.tray_loaded():
+                        # the tray ran out under a running motor: only the card in flight
+                        # may still come; then the motor stops whatever happens
+                        if self._empty_since is None:
+                            self._empty_since = now
+                        limit = self._empty_since + self._timing.tray_empty_grace
+                        if now >= limit:
+                            return self._raise_fault("short", Recovery.REDO_PASS)
+                        return self._wait(now, nxt, min(limit, self._card_deadline))
+                    # the motor runs: look at the tray sensor at the polling rate
+                    return min(self._wait(now, nxt, self._card_deadline), 4 * self._timing.poll)
                 self._mech.set_motor(False)
                 for pile in arrivals:
                     self._counts[pile] += 1
@@ -413,17 +498,45 @@ class ShufflerController:
                 self._phase = _Phase.CLEAR
                 continue
             # CLEAR: wait for the pile sensors to clear before the next card
+            extra = self._mech.take_arrivals()
+            if extra:
+                # a second card seen after the first (sensors report in real time): two
+                # cards came through on one feed
+                for pile in extra:
+                    self._counts[pile] += 1
+                    self._sensed += 1
+                self._route_log.extend(extra)
+                self._arrived_pile = extra[0]
+                self._emit_progress()
+                return self._raise_fault("double_feed", Recovery.CONTINUE)
             blocked = [(p, t) for p in Pile if (t := self._mech.blocked_since(p)) is not None]
             if blocked:
                 pile, since = min(blocked, key=lambda pt: pt[1])
-                limit = since + self._timing.blocked_limit
+                limit = max(since, self._clear_from) + self._timing.blocked_limit
                 if now >= limit:
                     self._stuck_pile = pile
                     return self._raise_fault("stuck", Recovery.CONTINUE)
                 return self._wait(now, nxt, limit)
+            if self._arrived_pile is not None:
+                took = self._mech.take_block(self._arrived_pile)
+                ignore, self._ignore_block = self._ignore_block, False
+                if took is not None and took > self._timing.double_block and not ignore:
+                    # two overlapping cards block the beam as one, for longer than one card
+                    pile = self._arrived_pile
+                    self._counts[pile] += 1
+                    self._sensed += 1
+                    self._route_log.append(pile)
+                    self._emit_progress()
+                    return self._raise_fault("double_feed", Recovery.CONTINUE)
             self._fed_ok += 1
             self._phase = _Phase.FEED
         return 0.0
+
+    def _feed(self, now: float) -> None:
+        self._mech.set_motor(True)
+        self._card_deadline = now + self._timing.card_timeout
+        self._empty_since = None
+        self._phase = _Phase.ARRIVE
 
     def _wait(self, now: float, nxt: float | None, deadline: float) -> float:
         until = min(deadline, self._pass_deadline)
@@ -449,6 +562,11 @@ class ShufflerController:
         self._stuck_pile: Pile | None = None
         self._card_deadline = 0.0
         self._pass_deadline = 0.0
+        self._settle_until = 0.0
+        self._clear_from = float("-inf")
+        self._ignore_block = False
+        self._empty_since: float | None = None
+        self._router_at: Pile | None = None  # where the router was last set, if known
 
     def _begin_pass(self) -> None:
         assert self._plan is not None

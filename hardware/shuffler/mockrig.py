@@ -12,7 +12,7 @@ from typing import Any
 from hardware.interfaces import Clock
 from hardware.shuffler.gpio import GpioShuffler
 from hardware.shuffler.plan import Pile
-from hardware.shuffler.simulator import ShufflerTable
+from hardware.shuffler.simulator import SensorEdge, ShufflerTable
 
 
 class MockRig:
@@ -31,6 +31,8 @@ class MockRig:
                             Pile.RIGHT: factory.pin(pins["right_sensor"])}
         self.tray_pin = factory.pin(pins["tray_sensor"])
         self.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
+        self.touch_active_high = bool(pins.get("touch_active_high", True))
+        self._edges: list[SensorEdge] = []  # sensor edges due later (a double feed's second)
 
     def _router(self) -> Pile:
         router = self.shuffler.mechanism.router
@@ -42,28 +44,39 @@ class MockRig:
         return Pile.RIGHT if self.factory.pin(self.pins["router"]).state else Pile.LEFT
 
     def sync(self) -> None:
-        """Outputs to the table, the table to the inputs, at the clock's time."""
+        """Outputs to the table, the table to the inputs, at the clock's time: each sensor
+        edge is driven once the clock reaches it, as a real sensor would change."""
         now = self.clock.monotonic()
         self.table.router = self._router()
         self.table.set_motor(bool(self.motor_pin.state), now)
-        for edge in self.table.update(now):
+        self._edges.extend(self.table.update(now))
+        self._edges.sort(key=lambda e: e.at)
+        while self._edges and self._edges[0].at <= now:
+            edge = self._edges.pop(0)
             pin = self.sensor_pins[edge.pile]
             if edge.blocked:
                 pin.drive_high()
             else:
                 pin.drive_low()
         for pile, pin in self.sensor_pins.items():
+            if any(e.pile is pile for e in self._edges):
+                continue
             if not self.table.sensor_blocked(pile) and pin.state:
                 pin.drive_low()  # the player pushed a stuck card down
         if bool(self.table.tray) != bool(self.tray_pin.state):
             (self.tray_pin.drive_high if self.table.tray else self.tray_pin.drive_low)()
 
     def next_event(self) -> float | None:
-        return self.table.next_event()
+        times = [t for t in (self.table.next_event(),) if t is not None]
+        times += [self._edges[0].at] if self._edges else []
+        return min(times) if times else None
 
     def touch(self) -> None:
-        """The player touches the sensor (press and release)."""
+        """The player touches the sensor (press and release, at the module's polarity)."""
         assert self.touch_pin is not None
         self.sync()
-        self.touch_pin.drive_low()
-        self.touch_pin.drive_high()
+        on, off = self.touch_pin.drive_high, self.touch_pin.drive_low
+        if not self.touch_active_high:
+            on, off = off, on
+        on()
+        off()

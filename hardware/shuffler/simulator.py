@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import heapq
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
 from hardware.shuffler.controller import Fault, ShufflerController, Timing
-from hardware.shuffler.physics import MachineModel
+from hardware.shuffler.physics import MachineModel, card_transit_s
 from hardware.shuffler.plan import Pile
 
 PASS_SECONDS_52 = 5.0  # a Lotus-style machine deals 52 cards in about 5 s
-SENSOR_SECONDS = 0.02  # a card blocks its pile sensor this long as it drops
+DOUBLE_BLOCK_SPAN = 1.8  # two cards fed together, the second 80 % of a card behind
+SENSOR_SECONDS = card_transit_s()  # a card blocks its pile sensor for its transit (49 ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,18 +130,16 @@ class ShufflerTable:
             if self._flight and self._flight[0][0] <= t_next:
                 t, _, unit, pile = heapq.heappop(self._flight)
                 self.piles[pile][0:0] = list(unit)  # lands on top, its own order kept
-                for j, _card in enumerate(unit):
-                    at = t + j * self.sensor_seconds * 2
-                    edges.append(SensorEdge(at, pile, True))
-                    if j < len(unit) - 1:
-                        edges.append(SensorEdge(at + self.sensor_seconds, pile, False))
+                edges.append(SensorEdge(t, pile, True))
                 self.blocked_at[pile] = t
                 stick = self.stick_at is not None and self.fed >= self.stick_at
                 if stick:
                     self.stick_at = None
                     self._unblock[pile] = None  # stays blocked until the player pushes it
                 else:
-                    self._unblock[pile] = t + (2 * len(unit) - 1) * self.sensor_seconds
+                    # two cards fed together overlap: the beam sees one longer block
+                    span = 1.0 if len(unit) == 1 else DOUBLE_BLOCK_SPAN
+                    self._unblock[pile] = t + span * self.sensor_seconds
 
     def sensor_blocked(self, pile: Pile) -> bool:
         return self.blocked_at[pile] is not None
@@ -186,6 +185,8 @@ class _TableMechanism:
         self.table = table
         self._clock = clock
         self._arrivals: list[Pile] = []
+        self._block_start: dict[Pile, float] = {}
+        self._blocks: dict[Pile, float] = {}
         self.led = False
 
     def open(self) -> None:
@@ -198,6 +199,9 @@ class _TableMechanism:
         for edge in self.table.update(now):
             if edge.blocked:
                 self._arrivals.append(edge.pile)
+                self._block_start[edge.pile] = edge.at
+            elif edge.pile in self._block_start:
+                self._blocks[edge.pile] = edge.at - self._block_start.pop(edge.pile)
         return self.table.next_event()
 
     def set_motor(self, on: bool) -> None:
@@ -218,6 +222,9 @@ class _TableMechanism:
     def take_arrivals(self) -> list[Pile]:
         out, self._arrivals = self._arrivals, []
         return out
+
+    def take_block(self, pile: Pile) -> float | None:
+        return self._blocks.pop(pile, None)
 
 
 class SimulatedShuffler(ShufflerController):
@@ -254,6 +261,8 @@ class SimulatedShuffler(ShufflerController):
         )
         if timing is None:
             timing = Timing().scaled(max(1.0, 1.0 / speed))  # a slow machine gets more time
+            # a fast simulator's cards are short blocks: the double-feed line follows them
+            timing = replace(timing, double_block=1.4 * self.table.sensor_seconds)
         self.cards = cards
         self.auto_load = auto_load
         super().__init__(_TableMechanism(self.table, clock), clock, rng=rng, timing=timing)

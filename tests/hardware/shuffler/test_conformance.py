@@ -185,8 +185,10 @@ def test_double_feed_is_a_fault_and_the_pass_goes_on(kind: str) -> None:
 def test_pass_time_budget_stops_the_motor(kind: str) -> None:
     from hardware.shuffler.controller import Timing
 
+    # a slow machine (cards block the sensors 0.5 s): only the pass budget is tight
     h = make_harness(kind, speed=0.1, timing=Timing(card_timeout=5.0, pass_base=2.0,
-                                                     per_card=0.1))
+                                                     per_card=0.1, blocked_limit=2.0,
+                                                     double_block=1.0))
     h.load(52)
     h.shuffler.shuffle(52)
     h.run()

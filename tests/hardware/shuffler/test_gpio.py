@@ -85,11 +85,16 @@ def test_servo_router_reaches_each_pile_angle() -> None:
     assert servo.state == pytest.approx(expected / 0.02)
 
 
-def test_touch_while_idle_changes_nothing() -> None:
+def test_touch_while_idle_starts_the_configured_shuffle_as_on_a_lotus() -> None:
     h = GpioHarness()
+    h.load(52)
     h.rig.touch()
-    assert h.shuffler.state is DeviceState.IDLE
+    assert h.shuffler.state is DeviceState.BUSY
+    assert h.shuffler.plan is not None and h.shuffler.plan.name == "random"
     assert [e.kind for e in h.events].count("touch") == 1
+    h.rig.touch()  # busy: a touch changes nothing
+    assert h.shuffler.state is DeviceState.BUSY
+    assert [e.kind for e in h.events].count("plan") == 1
 
 
 @pytest.mark.parametrize(
