@@ -97,6 +97,26 @@ class BoardSettings(_Section):
     holes: Literal[60, 120] = 120
     brightness: int = Field(128, ge=0, le=255)
     palette: Literal["classic", "colorblind"] = "classic"
+    # Per track, the LED index of each hole (start hole, the holes, game hole); absent: the
+    # default serpentine strip. Checked against tracks and holes by the board's geometry.
+    led_map: list[list[int]] | None = None
+
+    @model_validator(mode="after")
+    def _led_map(self) -> BoardSettings:
+        if self.led_map is not None:
+            from hardware.board.render import Geometry
+            from hardware.errors import ConfigurationError as DeviceConfigError
+
+            try:
+                Geometry(self.tracks, self.holes, self.led_map)
+            except DeviceConfigError as exc:
+                raise ValueError(f"led_map: {exc}") from None
+        return self
+
+    @property
+    def led_map_tuple(self) -> tuple[tuple[int, ...], ...] | None:
+        """The map as `hardware.board.layout.BoardLayout(led_map=...)` takes it."""
+        return None if self.led_map is None else tuple(tuple(r) for r in self.led_map)
 
     @field_validator("port")
     @classmethod
@@ -138,10 +158,28 @@ class ShufflerSettings(_Section):
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
     simulate_jam_at: int | None = Field(None, ge=1)
+    # Pile sensors' glitch filter: a quarter of a card's transit at the feed speed
+    # (88.9 mm at 1.8 m/s = 49 ms; hardware.shuffler.physics.default_sensor_filter_ms).
+    sensor_filter_ms: float = Field(12.0, ge=0, le=1000)
+    # The router's settle time before the next card is fed (a micro servo: 60 degrees in
+    # about 0.1 s; a solenoid: 20 ms is plenty).
+    router_settle_ms: float = Field(120.0, ge=0, le=2000)
+    # The fail-safes that stop the motor: no card within card_timeout_s of a feed (a jam);
+    # a pile sensor blocked blocked_limit_s (a stuck card); a pass longer than
+    # pass_base_s + (per_card_s + settle) x cards.
+    card_timeout_s: float = Field(1.0, gt=0, le=60)
+    blocked_limit_s: float = Field(0.5, gt=0, le=60)
+    pass_base_s: float = Field(10.0, gt=0, le=600)
+    per_card_s: float = Field(0.5, gt=0, le=60)
 
     @field_validator("pins")
     @classmethod
     def _pins(cls, pins: dict[str, PinOption]) -> dict[str, PinOption]:
+        if "touch" in pins:
+            raise ValueError(
+                "the touch sensor is configured once, as [inputs] touch (with "
+                "touch_active_high); a touch starts or continues the shuffle"
+            )
         for name in SHUFFLER_PIN_NAMES[:5]:
             if name not in pins:
                 raise ValueError(f"pin {name} is missing")
@@ -152,6 +190,14 @@ class ShufflerSettings(_Section):
     def gpio(self) -> dict[str, int]:
         """Only the GPIO numbers, by name."""
         return {k: int(v) for k, v in self.pins.items() if k in SHUFFLER_PIN_NAMES}
+
+    def timing(self) -> Any:
+        """The controller's `hardware.shuffler.controller.Timing` for the real machine."""
+        from hardware.shuffler.controller import Timing
+
+        return Timing(card_timeout=self.card_timeout_s, blocked_limit=self.blocked_limit_s,
+                      pass_base=self.pass_base_s, per_card=self.per_card_s,
+                      router_settle=self.router_settle_ms / 1000.0)
 
 
 class TrackPinSettings(_Section):
@@ -175,7 +221,10 @@ class InputSettings(_Section):
         max_length=3,
     )
     undo: GpioPin = 5
+    # The one touch sensor (TTP223 class): a touch starts or continues the shuffle.
     touch: GpioPin | None = 6
+    touch_active_high: bool = True  # TTP223 modules drive their output high when touched
+    bounce_ms: float = Field(20.0, ge=0, le=500)  # buttons bounce for 1 to 20 ms
 
     @property
     def pins(self) -> dict[str, int]:
@@ -190,7 +239,7 @@ class InputSettings(_Section):
     def mapping(self) -> dict[str, object]:
         """The pins as `hardware.inputs.InputPins.from_mapping` takes them."""
         return {"tracks": [t.model_dump() for t in self.tracks], "undo": self.undo,
-                "touch": self.touch}
+                "touch": self.touch, "touch_active_high": self.touch_active_high}
 
 
 class GameDefaults(_Section):
@@ -245,6 +294,8 @@ class Settings(BaseSettings):
     shuffle: ShuffleDefaults = Field(default_factory=ShuffleDefaults)
     pairing_code_ttl_s: float = Field(120.0, gt=0, le=3600)
     undo_hold_s: float = Field(3.0, gt=0, le=30)
+    # Addresses of reverse proxies whose X-Forwarded-For is believed (none: it is ignored).
+    trusted_proxies: list[str] = Field(default_factory=list, max_length=16)
 
     @field_validator("host")
     @classmethod

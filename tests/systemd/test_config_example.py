@@ -24,3 +24,65 @@ def test_udev_rule_names_the_configured_port() -> None:
     assert {f"/dev/{link}" for link in links} == {settings.board.port}
     # Serial ports go to dialout, the group the service user is in.
     assert all('GROUP="dialout"' in line for line in rules.splitlines() if "SYMLINK" in line)
+
+
+def _load(tmp_path, text: str):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return load_settings(path)
+
+
+def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
+    from hardware.shuffler.physics import default_sensor_filter_ms
+
+    settings = load_settings(SYSTEMD / "config.example.toml")
+    assert settings.inputs.touch == 6 and settings.inputs.touch_active_high is True
+    assert settings.inputs.bounce_ms == 20
+    assert settings.inputs.mapping()["touch_active_high"] is True
+    # the default is the derivation, not a guess (a card's transit / 4)
+    assert settings.shuffler.sensor_filter_ms == default_sensor_filter_ms()
+    timing = settings.shuffler.timing()
+    assert timing.router_settle == 0.12 and timing.card_timeout == 1.0
+    assert timing.pass_budget(52) == 10.0 + 52 * (0.5 + 0.12)
+
+
+def test_touch_has_one_place_and_its_polarity_is_a_setting(tmp_path) -> None:
+    import pytest
+
+    from firmware_host.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"shuffler.pins: the touch sensor is configured once, "
+                                          r"as \[inputs\] touch"):
+        _load(tmp_path, "[shuffler]\npins = { motor = 17, router = 18, left_sensor = 23, "
+                        "right_sensor = 24, tray_sensor = 25, touch = 7 }\n")
+    s = _load(tmp_path, "[inputs]\ntouch = 7\ntouch_active_high = false\n")
+    assert s.inputs.mapping()["touch"] == 7 and s.inputs.mapping()["touch_active_high"] is False
+
+
+def test_led_map_is_accepted_and_checked(tmp_path) -> None:
+    import pytest
+
+    from firmware_host.errors import ConfigError
+    from hardware.board.layout import BoardLayout
+
+    row0 = list(range(62))
+    row1 = list(range(123, 61, -1))
+    s = _load(tmp_path, f"[board]\nholes = 60\nled_map = [{row0}, {row1}]\n")
+    assert s.board.led_map_tuple is not None
+    layout = BoardLayout(tracks=2, holes=60, led_map=s.board.led_map_tuple)
+    assert layout.led_count == 124
+    with pytest.raises(ConfigError, match="board: led_map: .*2 rows of 62"):
+        _load(tmp_path, f"[board]\nholes = 60\nled_map = [{row0}]\n")
+    with pytest.raises(ConfigError, match="same LED to two holes"):
+        _load(tmp_path, f"[board]\nholes = 60\nled_map = [{row0}, {row0}]\n")
+
+
+def test_bad_timings_are_refused_naming_the_key(tmp_path) -> None:
+    import pytest
+
+    from firmware_host.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="shuffler.router_settle_ms"):
+        _load(tmp_path, "[shuffler]\nrouter_settle_ms = -5\n")
+    with pytest.raises(ConfigError, match="inputs.bounce_ms"):
+        _load(tmp_path, "[inputs]\nbounce_ms = 900\n")
