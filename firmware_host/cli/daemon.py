@@ -9,11 +9,11 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from firmware_host.config import Settings, load_settings
 from firmware_host.errors import DaemonError
 
 if TYPE_CHECKING:
     from firmware_host.auth import Tokens
+    from firmware_host.config import Settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _settings(args: argparse.Namespace, **overrides: object) -> Settings | None:
+    # Imported here: pydantic costs ~0.1 s, which `crib score` and the other commands skip.
+    from firmware_host.config import load_settings
+
     try:
         return load_settings(getattr(args, "config", None), **overrides)
     except DaemonError as exc:
