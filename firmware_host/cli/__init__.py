@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from firmware_host.cli import advisor, daemon, doctor, engine, hardware
+from firmware_host.cli import advisor, bringup, daemon, doctor, engine, hardware
 
 # Each module adds its subcommands; order is the order of `crib --help`.
-_MODULES = (engine, advisor, hardware, daemon, doctor)
+_MODULES = (engine, advisor, hardware, bringup, daemon, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:

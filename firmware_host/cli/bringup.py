@@ -1,0 +1,317 @@
+"""Bring-up commands for a maker wiring the table: `crib inputs watch`, `crib shuffler test`,
+`crib shuffler jog`. On a Pi they use the configured pins; with `--simulate` the same code runs
+on gpiozero's MockFactory pins (a simulated machine behind the shuffler's), on a laptop.
+The feed motor is off when a command ends: normally, on Ctrl-C, on SIGTERM, or on an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from firmware_host.errors import ConfigError
+from hardware.errors import HardwareError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add `crib inputs` and `crib shuffler` to the `crib` parser."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", default=None, help="configuration file (for the pins)")
+    common.add_argument("--simulate", action="store_true",
+                        help="mock pins instead of the Pi's (works on a laptop)")
+    common.add_argument("--json", action="store_true", help="one JSON object a line")
+
+    inputs = sub.add_parser("inputs", help="bring-up: watch the buttons, encoders, touch "
+                            "and sensors").add_subparsers(dest="inputs_command",
+                                                          metavar="ACTION")
+    inputs.required = True
+    w = inputs.add_parser("watch", parents=[common],
+                          help="print each button, encoder step, touch and sensor edge")
+    w.add_argument("--seconds", type=float, default=None,
+                   help="stop after this long (default: until Ctrl-C)")
+    w.set_defaults(func=_inputs_watch)
+
+    shuf = sub.add_parser("shuffler", help="bring-up: test and jog the shuffler's parts"
+                          ).add_subparsers(dest="shuffler_command", metavar="ACTION")
+    shuf.required = True
+    t = shuf.add_parser("test", parents=[common],
+                        help="feed one card left and one right; report sensors and timings")
+    t.set_defaults(func=_shuffler_test)
+    j = shuf.add_parser("jog", parents=[common], help="move one part: the motor or the router")
+    what = j.add_mutually_exclusive_group(required=True)
+    what.add_argument("--motor", type=float, metavar="SECONDS",
+                      help="run the feed motor this long (Ctrl-C stops it)")
+    what.add_argument("--router", choices=("left", "right"), help="set the pile router")
+    j.set_defaults(func=_shuffler_jog)
+
+
+# --- shared ------------------------------------------------------------------------------
+
+
+class _Out:
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.t0 = time.monotonic()
+
+    def line(self, text: str, **data: Any) -> None:
+        if self.as_json:
+            print(json.dumps({"t": round(time.monotonic() - self.t0, 4), **data}), flush=True)
+        else:
+            print(text, flush=True)
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from firmware_host.config import load_settings
+
+    return load_settings(args.config)
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (systemctl, kill) ends a command as Ctrl-C does: through every `finally`."""
+    def on_term(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _fail(command: str, exc: Exception) -> int:
+    print(f"crib {command}: {exc}", file=sys.stderr)
+    return 2
+
+
+def _shuffler(args: argparse.Namespace, clock: Any, factory: Any = None) -> tuple[Any, Any, Any]:
+    """A GpioShuffler on the configured pins: (shuffler, factory or None, mock rig or None)."""
+    from hardware.shuffler.gpio import GpioShuffler
+
+    s = _settings(args).shuffler
+    pins = dict(s.pins)
+    rig = None
+    if args.simulate and factory is None:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        factory = MockFactory(pin_class=MockPWMPin)
+    sh = GpioShuffler(pins, clock, pin_factory=factory, timing=s.timing(),
+                      sensor_filter_ms=s.sensor_filter_ms)
+    sh.open()
+    if sh.state.value == "absent":
+        raise HardwareError(sh.describe()["error"] or "the shuffler's pins cannot be claimed")
+    if args.simulate and not getattr(args, "no_rig", False):
+        from hardware.shuffler.mockrig import MockRig
+        from hardware.shuffler.simulator import ShufflerTable
+
+        table = ShufflerTable()
+        table.load(list(range(52)))
+        rig = MockRig(sh, table, factory, clock)
+        rig.sync()
+    return sh, factory, rig
+
+
+# --- crib inputs watch -------------------------------------------------------------------
+
+
+def _inputs_watch(args: argparse.Namespace) -> int:
+    from hardware.clock import FakeClock, SystemClock
+    from hardware.inputs import GpioInputPanel
+
+    out = _Out(args.json)
+    try:
+        settings = _settings(args)
+        clock: Any = FakeClock() if args.simulate else SystemClock()
+        factory = None
+        if args.simulate:
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+            factory = MockFactory(pin_class=MockPWMPin)
+        panel = GpioInputPanel(settings.inputs.mapping(), clock, pin_factory=factory,
+                               hold_s=settings.undo_hold_s, bounce_ms=settings.inputs.bounce_ms)
+        panel.subscribe(lambda e: e.kind != "state" and out.line(
+            f"{e.kind} {json.dumps(e.data) if e.data else ''}".rstrip(), device="inputs",
+            kind=e.kind, **e.data))
+        panel.start()
+        args.no_rig = True  # in simulation the person below plays the sensors
+        sh, _, _ = _shuffler(args, clock, factory)
+    except (ConfigError, HardwareError, ValueError) as exc:
+        return _fail("inputs watch", exc)
+    sh.mechanism.on_sensor = lambda name, level, at: out.line(
+        f"sensor {name} {'blocked' if level else 'clear'}", device="shuffler", kind="sensor",
+        sensor=name, blocked=level)
+    out.line(f"watching inputs ({panel.describe()['pin_factory']} pins); Ctrl-C ends",
+             kind="ready")
+    try:
+        with _terminate_as_interrupt():
+            if args.simulate:
+                _simulated_person(settings, factory, clock, sh)
+            else:
+                end = None if args.seconds is None else time.monotonic() + args.seconds
+                while end is None or time.monotonic() < end:
+                    sh.mechanism.update(clock.monotonic())  # the sensors' filter
+                    time.sleep(0.005)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        panel.stop()
+        sh.stop()
+    return 0
+
+
+def _simulated_person(settings: Any, factory: Any, clock: Any, sh: Any) -> None:
+    """In simulation, somebody presses everything once, so the output shows every kind."""
+    inp = settings.inputs
+
+    def press(pin: int, seconds: float = 0.1, active_low: bool = True) -> None:
+        p = factory.pin(pin)
+        (p.drive_low if active_low else p.drive_high)()
+        clock.advance(seconds)
+        (p.drive_high if active_low else p.drive_low)()
+        clock.advance(0.1)
+
+    for track in inp.tracks:
+        a, b = factory.pin(track.a), factory.pin(track.b)
+        for p in (a, b, a, b):  # one detent clockwise
+            p.drive_low() if p.state else p.drive_high()
+        press(track.button)
+    press(inp.undo)
+    press(inp.undo, seconds=settings.undo_hold_s + 0.5)
+    if inp.touch is not None:
+        press(inp.touch, active_low=not inp.touch_active_high)
+    for name in ("left_sensor", "right_sensor"):
+        p = factory.pin(settings.shuffler.pins[name])
+        p.drive_high()
+        clock.advance(0.05)
+        sh.mechanism.update(clock.monotonic())
+        p.drive_low()
+        clock.advance(0.05)
+        sh.mechanism.update(clock.monotonic())
+
+
+# --- crib shuffler test ------------------------------------------------------------------
+
+
+def _shuffler_test(args: argparse.Namespace) -> int:
+    from hardware.clock import FakeClock, SystemClock
+    from hardware.shuffler.plan import Pile
+
+    out = _Out(args.json)
+    clock: Any = FakeClock() if args.simulate else SystemClock()
+    try:
+        sh, _, rig = _shuffler(args, clock)
+    except (ConfigError, HardwareError, ValueError) as exc:
+        return _fail("shuffler test", exc)
+    mech = sh.mechanism
+    timing = sh._timing
+    edges: list[tuple[str, bool, float]] = []
+    mech.on_sensor = lambda name, level, at: edges.append((name, level, at))
+    ok = True
+    try:
+        with _terminate_as_interrupt():
+            if not _tray(mech, rig):
+                out.line("FAIL tray sensor: no cards seen in the tray; load a few cards",
+                         kind="result", ok=False, step="tray")
+                return 1
+            out.line("tray sensor: cards seen", kind="tray", loaded=True)
+            for pile in (Pile.LEFT, Pile.RIGHT):
+                ok &= _feed_one(pile, mech, rig, clock, timing, edges, out)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sh.stop()  # motor off, pins released
+    out.line("PASS: one card to each pile" if ok else "FAIL: see above", kind="result", ok=ok,
+             glitches=mech.glitches)
+    return 0 if ok else 1
+
+
+def _tray(mech: Any, rig: Any) -> bool:
+    if rig is not None:
+        rig.sync()
+    return bool(mech.tray_loaded())
+
+
+def _feed_one(pile: Any, mech: Any, rig: Any, clock: Any, timing: Any,
+              edges: list[tuple[str, bool, float]], out: _Out) -> bool:
+    """Route to `pile`, settle, feed one card; report what the sensors saw and when."""
+    def step(until: Callable[[], bool], limit: float) -> float | None:
+        start = clock.monotonic()
+        while clock.monotonic() - start < limit:
+            if rig is not None:
+                rig.sync()
+            mech.update(clock.monotonic())
+            if until():
+                return clock.monotonic() - start
+            clock.sleep(0.001)
+        return None
+
+    mech.take_arrivals()
+    mech.set_router(pile)
+    clock.sleep(timing.router_settle)
+    edges.clear()
+    fed_at = clock.monotonic()
+    mech.set_motor(True)
+    got: list[Any] = []
+    arrived = step(lambda: bool(got.extend(mech.take_arrivals()) or got), timing.card_timeout)
+    mech.set_motor(False)
+    name = pile.value
+    if arrived is None:
+        out.line(f"FAIL {name}: no card sensed within {timing.card_timeout} s (motor stopped)",
+                 kind="feed", pile=name, ok=False)
+        return False
+    cleared = step(lambda: mech.blocked_since(got[0]) is None, timing.blocked_limit)
+    block = mech.take_block(got[0])
+    seen = ", ".join(f"{n} {'blocked' if lv else 'clear'} +{(at - fed_at) * 1000:.0f} ms"
+                     for n, lv, at in edges if n != "tray")
+    good = got == [pile] and cleared is not None
+    out.line(f"{'ok' if good else 'FAIL'} {name}: card sensed at {got[0].value} after "
+             f"{arrived * 1000:.0f} ms, blocked {block * 1000 if block else 0:.0f} ms "
+             f"(settle {timing.router_settle * 1000:.0f} ms) [{seen}]",
+             kind="feed", pile=name, sensed=[p.value for p in got], ok=good,
+             arrive_ms=round(arrived * 1000, 1),
+             blocked_ms=None if block is None else round(block * 1000, 1))
+    return good
+
+
+# --- crib shuffler jog -------------------------------------------------------------------
+
+
+def _shuffler_jog(args: argparse.Namespace) -> int:
+    from hardware.clock import SystemClock
+    from hardware.shuffler.plan import Pile
+
+    out = _Out(args.json)
+    if args.motor is not None and not 0 < args.motor <= 60:
+        return _fail("shuffler jog", ValueError(f"--motor {args.motor}: give 0 to 60 seconds"))
+    try:
+        sh, factory, _ = _shuffler(args, SystemClock())
+    except (ConfigError, HardwareError, ValueError) as exc:
+        return _fail("shuffler jog", exc)
+    mech = sh.mechanism
+    motor_pin = factory.pin(sh.mechanism.pins["motor"]) if factory is not None else None
+    code = 0
+    try:
+        with _terminate_as_interrupt():
+            if args.router:
+                mech.set_router(Pile(args.router))
+                time.sleep(max(sh._timing.router_settle, 0.2))
+                out.line(f"router set {args.router}", kind="router", pile=args.router)
+            else:
+                mech.set_motor(True)
+                out.line(f"motor on for {args.motor} s", kind="motor", on=True)
+                time.sleep(args.motor)
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        sh.stop()  # the motor off first, whatever ended the jog
+        out.line("motor off", kind="motor", on=False)
+        if motor_pin is not None:  # simulation: show what the pin did
+            history = [bool(s.state) for s in motor_pin.states]
+            out.line(f"motor pin: {json.dumps(history)}", kind="motor_pin", states=history)
+    return code

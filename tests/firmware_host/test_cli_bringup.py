@@ -1,0 +1,110 @@
+"""The bring-up commands as a maker runs them: in-process, and `crib` in a subprocess with
+Ctrl-C (SIGINT) and SIGTERM during a motor jog."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_host.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _no_user_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRIB_STATE_DIR", str(tmp_path))  # defaults, not the user's config
+    monkeypatch.delenv("CRIB_CONFIG", raising=False)
+
+
+def _json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def test_inputs_watch_prints_every_kind_of_input(capsys):
+    assert main(["inputs", "watch", "--simulate", "--json"]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    kinds = [(d.get("device"), d["kind"]) for d in lines]
+    assert kinds.count(("inputs", "encoder")) == 2 and kinds.count(("inputs", "button")) == 2
+    assert ("inputs", "undo") in kinds and ("inputs", "undo_held") in kinds
+    assert kinds.count(("inputs", "touch")) == 1
+    sensors = [(d["sensor"], d["blocked"]) for d in lines if d["kind"] == "sensor"]
+    assert sensors == [("left", True), ("left", False), ("right", True), ("right", False)]
+
+
+def test_inputs_watch_uses_the_configured_hold_time(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("undo_hold_s = 5.0\n")
+    assert main(["inputs", "watch", "--simulate", "--json", "--config", str(cfg)]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    # the simulated person holds undo hold_s + 0.5 s: a hold at 5 s, not at 3 s
+    held = [d for d in lines if d["kind"] == "undo_held"]
+    assert len(held) == 1 and held[0]["seconds"] == 5.5
+
+
+def test_shuffler_test_feeds_one_card_to_each_pile_and_reports_timings(capsys):
+    assert main(["shuffler", "test", "--simulate", "--json"]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    feeds = [d for d in lines if d["kind"] == "feed"]
+    assert [(f["pile"], f["sensed"], f["ok"]) for f in feeds] == [
+        ("left", ["left"], True), ("right", ["right"], True)]
+    for f in feeds:  # a card's flight (47 ms) plus the 12 ms filter; a 49 ms transit
+        assert 50 <= f["arrive_ms"] <= 80 and 40 <= f["blocked_ms"] <= 60
+    assert lines[-1]["kind"] == "result" and lines[-1]["ok"] is True
+
+
+def test_shuffler_test_text_output_and_a_bad_config(tmp_path, capsys):
+    assert main(["shuffler", "test", "--simulate"]) == 0
+    out = capsys.readouterr().out
+    assert "ok left: card sensed at left" in out and "PASS" in out
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[shuffler]\nrouter_settle_ms = -1\n")
+    assert main(["shuffler", "test", "--simulate", "--config", str(cfg)]) == 2
+    assert "shuffler.router_settle_ms" in capsys.readouterr().err
+
+
+def test_jog_router_and_motor_in_process(capsys):
+    assert main(["shuffler", "jog", "--router", "right", "--simulate", "--json"]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    assert lines[0] == {**lines[0], "kind": "router", "pile": "right"}
+    assert lines[-1]["states"] == [False]  # the motor never ran
+    assert main(["shuffler", "jog", "--motor", "0.05", "--simulate", "--json"]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    assert lines[-1]["states"] == [False, True, False] and len(lines[-1]["states"]) == 3
+    assert main(["shuffler", "jog", "--motor", "600", "--simulate"]) == 2
+
+
+def _crib(*args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "firmware_host", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_jog_motor_is_off_after_ctrl_c_or_sigterm(sig):
+    proc = _crib("shuffler", "jog", "--motor", "30", "--simulate", "--json")
+    try:
+        first = proc.stdout.readline()  # type: ignore[union-attr]
+        assert json.loads(first)["kind"] == "motor" and json.loads(first)["on"] is True
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    lines = _json_lines(out)
+    assert [d["kind"] for d in lines] == ["motor", "motor_pin"]
+    assert lines[0]["on"] is False
+    assert lines[1]["states"] == [False, True, False] and len(lines[1]["states"]) == 3
+
+
+def test_shuffler_test_runs_as_a_command():
+    proc = _crib("shuffler", "test", "--simulate")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.count("ok ") == 2 and "PASS: one card to each pile" in out
