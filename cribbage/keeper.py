@@ -66,6 +66,7 @@ from cribbage.errors import (
 )
 from cribbage.play import PlayState
 from cribbage.rules import Result, ResultKind, Rules, get_rules
+from cribbage.tuples import set_at
 
 MODES = ("keeper", "cards", "dealt")
 ZERO_HAND = 19
@@ -768,8 +769,8 @@ class Keeper:
                                   f"{' '.join(map(str, hand))}", f"{who} doesn't hold the "
                                   f"{x.pretty}.")
         kept = tuple(x for x in hand if x not in act.cards)
-        c = replace(c, hands=_set(c.hands, p, kept), crib=c.crib + act.cards,
-                    discarded=_set(c.discarded, p, True))
+        c = replace(c, hands=set_at(c.hands, p, kept), crib=c.crib + act.cards,
+                    discarded=set_at(c.discarded, p, True))
         if all(c.discarded):
             c = replace(c, phase=Phase.PLAY)
         return c
@@ -1041,15 +1042,15 @@ class Keeper:
         front = min(c.fronts[side] + points, target)
         rec = ScoreRecord(c.game_number, c.hand_number, side, player, kind,
                           front - c.fronts[side])
-        c = replace(c, fronts=_set(c.fronts, side, front),
-                    backs=_set(c.backs, side, c.fronts[side]), records=c.records + (rec,))
+        c = replace(c, fronts=set_at(c.fronts, side, front),
+                    backs=set_at(c.backs, side, c.fronts[side]), records=c.records + (rec,))
         if front >= target:
             result = self.rules.result(c.fronts)
             assert result is not None
             c = replace(
                 c, phase=Phase.OVER, result=result,
-                games_won=_set(c.games_won, result.winner, c.games_won[result.winner] + 1),
-                match_points=_set(c.match_points, result.winner,
+                games_won=set_at(c.games_won, result.winner, c.games_won[result.winner] + 1),
+                match_points=set_at(c.match_points, result.winner,
                                   c.match_points[result.winner] + result.game_points),
             )
         return c
@@ -1223,9 +1224,6 @@ class Keeper:
 def _is_index(value: Any, n: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
 
-
-def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return values[:i] + (value,) + values[i + 1:]
 
 
 __all__ = [

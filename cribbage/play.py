@@ -22,6 +22,7 @@ from cribbage.cards import ALL_CARDS, Card, check_distinct
 from cribbage.errors import IllegalPlayError, InvalidHandError
 from cribbage.pegscore import score_pegging
 from cribbage.rules import GoRule, PlayRounds, Rules
+from cribbage.tuples import set_at
 
 _PEG_PARTS = ("fifteen", "thirty_one", "pairs", "run")
 
@@ -309,13 +310,13 @@ class PlayState:
         event = PegEvent("play", p, card, count, int(peg.total), parts)
         state = replace(
             self,
-            hands=_set(self.hands, p, new_hand),
-            left=_set(self.left, p, self.left[p] - 1),
+            hands=set_at(self.hands, p, new_hand),
+            left=set_at(self.left, p, self.left[p] - 1),
             count=count,
             series=series,
             last_player=p,
             after_go=False,
-            scores=_set(self.scores, p, self.scores[p] + event.points),
+            scores=set_at(self.scores, p, self.scores[p] + event.points),
             log=self.log + (event,),
             seen=self.seen | {card},
         )
@@ -351,7 +352,7 @@ class PlayState:
             gos = gos + (DeclaredGo(p, self.count, len(self.log)),)
         state = replace(
             self,
-            passed=_set(self.passed, p, True),
+            passed=set_at(self.passed, p, True),
             log=self.log + (event,),
             gos=gos,
             after_go=True,
@@ -493,7 +494,7 @@ class PlayState:
         state = self
         if last_point and last is not None:
             event = PegEvent("last", last, None, self.count, 1, (("last", 1),))
-            state = replace(state, scores=_set(state.scores, last, state.scores[last] + 1),
+            state = replace(state, scores=set_at(state.scores, last, state.scores[last] + 1),
                             log=state.log + (event,))
         n = self.players
         state = replace(state, count=0, series=(), last_player=None, passed=(False,) * n,
@@ -502,7 +503,3 @@ class PlayState:
             return replace(state, to_play=None)
         leader = state._next_with_cards(last if last is not None else 0)
         return replace(state, to_play=leader)
-
-
-def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return values[:i] + (value,) + values[i + 1:]
