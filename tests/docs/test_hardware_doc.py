@@ -1,0 +1,73 @@
+"""docs/hardware.md: its wiring table and systemd/config.example.toml agree, pin for pin."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from firmware_host.config import load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "hardware.md"
+
+# The Raspberry Pi 40-pin header: BCM number -> physical pin (the same on every 40-pin Pi).
+HEADER = {2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 0: 27, 5: 29,
+          6: 31, 13: 33, 19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22,
+          8: 24, 7: 26, 1: 28, 12: 32, 16: 36, 20: 38, 21: 40}
+
+
+def _rows() -> list[dict[str, str]]:
+    text = DOC.read_text()
+    section = text.split("## Wiring table", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+
+
+def _configured() -> dict[str, int]:
+    s = load_settings(ROOT / "systemd" / "config.example.toml")
+    out = {f"shuffler.pins.{k}": v for k, v in s.shuffler.gpio.items()}
+    out |= {f"inputs.{k}": v for k, v in s.inputs.pins.items()}
+    return out
+
+
+def test_wiring_table_and_example_config_agree():
+    rows = _rows()
+    assert [r for r in rows if set(r) != {"Function", "Config key", "Header", "BCM",
+                                          "Direction", "Voltage", "Pull", "Wire colour"}] == []
+    table = {r["Config key"]: int(r["BCM"]) for r in rows}
+    assert len(table) == len(rows)  # one row per pin
+    assert table == _configured()
+
+
+def test_header_pins_are_the_bcm_numbers_on_the_40_pin_header():
+    for r in _rows():
+        assert int(r["Header"]) == HEADER[int(r["BCM"])], r["Function"]
+        assert r["Direction"].split()[0] in ("in", "out") and r["Wire colour"]
+        assert "3.3 V" in r["Voltage"]
+
+
+def test_the_doc_has_what_a_maker_needs():
+    text = DOC.read_text()
+    assert "3.3 V only" in text
+    for heading in ("## Bill of materials", "## Power budget", "## The shuffler's mechanism",
+                    "## The LED board", "## Bring-up checklist"):
+        assert heading in text
+    for part in ("74AHCT125", "WS2812B", "1000 µF", "330 Ω", "DRV8833", "TB6612", "servo",
+                 "solenoid", "break-beam", "TTP223", "encoder", "Pico", "2.0 A"):
+        assert part in text, part
+    steps = re.findall(r"^\d\. \*\*(\w+)", text.split("## Bring-up checklist")[1], re.M)
+    assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "A"]
+    assert "hardware/board/firmware/README.md" in text.split("## The LED board")[1]
+    assert "](shuffler.svg)" in text
+
+
+def test_the_drawing_is_an_svg_naming_every_part():
+    root = ET.parse(ROOT / "docs" / "shuffler.svg").getroot()
+    assert root.tag.endswith("svg")
+    words = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+    for part in ("feed roller", "separator", "router flap", "LEFT pile", "RIGHT pile",
+                 "tray sensor", "left pile sensor", "right pile sensor", "touch"):
+        assert part in words, part
