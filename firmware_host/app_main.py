@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import faulthandler
 import logging
 import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from types import FrameType
 
+import h11
 import uvicorn
+from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from firmware_host.api import create_app
 from firmware_host.config import Settings
@@ -22,13 +27,106 @@ from firmware_host.services import build_services
 log = logging.getLogger("crib.daemon")
 
 
+# Connections: a Pi Zero's daemon serves a few phones. The unit's LimitNOFILE is 4096; the
+# cap leaves room under it for the database, the serial link, GPIO and the journal.
+MAX_CONNECTIONS = 2048
+HEADER_TIMEOUT_S = 10.0  # a request's headers must be complete within this (slow loris)
+KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
+MAX_HEADER_BYTES = 16 * 1024  # h11's buffer for an incomplete request head
+WS_MAX_MESSAGE = 64 * 1024  # the page sends nothing bigger than a close frame
+
+
+class RepeatFilter(logging.Filter):
+    """Let the same log line through a few times, then once per `every_s` with a count of
+    what was dropped: a flood ("Too many open files" on every accept) cannot fill the disk.
+    Bounded: it remembers at most `max_lines` distinct lines."""
+
+    def __init__(self, burst: int = 5, every_s: float = 10.0, max_lines: int = 256,
+                 now: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.burst, self.every_s, self.max_lines, self.now = burst, every_s, max_lines, now
+        self._seen: dict[tuple[str, str], list[float]] = {}  # key -> [window start, count]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        now = self.now()
+        seen = self._seen.get(key)
+        if seen is None or now - seen[0] >= self.every_s:
+            dropped = 0 if seen is None else int(seen[1]) - self.burst
+            if seen is None and len(self._seen) >= self.max_lines:
+                self._seen.clear()  # forgetting only lets a few more lines through
+            self._seen[key] = [now, 1.0]
+            if dropped > 0:
+                record.msg = f"{record.msg} (and {dropped} more like it in {self.every_s:g} s)"
+            return True
+        seen[1] += 1
+        return seen[1] <= self.burst
+
+
 def configure_logging(level: str) -> None:
-    """Plain lines on stderr; the journal adds time and priority."""
+    """Plain lines on stderr; the journal adds time and priority; repeats are thinned."""
     logging.basicConfig(
         level=getattr(logging, level.upper()),
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
         force=True,
+    )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RepeatFilter())
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with the two guards it lacks: a connection over the cap is
+    closed at once (its file descriptor freed), and a client whose request head is not
+    complete within `HEADER_TIMEOUT_S` of the connection (or of its last answer) is closed:
+    uvicorn's keep-alive timer starts only after a first answer, and any byte stops it."""
+
+    header_timeout_s = HEADER_TIMEOUT_S
+    max_connections = MAX_CONNECTIONS
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections:
+            log.warning("over %d connections: closing the newest", self.max_connections)
+            transport.close()
+            return
+        self._waiting_since: tuple[object, float] = (None, self.loop.time())
+        self._head_timer = self.loop.call_later(self.header_timeout_s / 2, self._check_head)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        timer = getattr(self, "_head_timer", None)
+        if timer is not None:
+            timer.cancel()
+        super().connection_lost(exc)
+
+    def _check_head(self) -> None:
+        transport = self.transport
+        if transport.is_closing() or transport.get_protocol() is not self:
+            return  # closed, or upgraded to a WebSocket (which has its own pings)
+        now = self.loop.time()
+        # Waiting for a request head, or for the rest of a body: both must come in time.
+        waiting = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
+        marker = self.cycle  # a new request (or a new answer) makes a new cycle
+        if not waiting or marker is not self._waiting_since[0]:
+            self._waiting_since = (marker, now)
+        elif now - self._waiting_since[1] >= self.header_timeout_s:
+            transport.close()
+            return
+        self._head_timer = self.loop.call_later(self.header_timeout_s / 2, self._check_head)
+
+
+def uvicorn_config(app: ASGIApp, settings: Settings) -> uvicorn.Config:
+    """uvicorn's settings for the daemon: timeouts, caps, no proxy trust unless configured."""
+    proxies = list(settings.trusted_proxies)
+    return uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
+        http=GuardedH11, ws="websockets-sansio", ws_max_size=WS_MAX_MESSAGE,
+        timeout_keep_alive=KEEP_ALIVE_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        limit_concurrency=MAX_CONNECTIONS, backlog=128,
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: a local process could
+        # then pose as any phone to the pairing limits.
+        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+        server_header=False,
     )
 
 
@@ -54,6 +152,18 @@ class _Server(uvicorn.Server):
     """uvicorn's server, telling systemd STOPPING=1 as soon as a signal arrives."""
 
     notifier: Notifier
+    TICK_S = 1.0  # uvicorn's own loop wakes every 0.1 s; once a second keeps its Date header
+    _exit: asyncio.Event | None = None
+
+    async def main_loop(self) -> None:
+        """uvicorn's housekeeping loop (Date header, exit check), woken by a signal at once
+        instead of polling ten times a second: an idle daemon should not spend the CPU."""
+        self._exit = asyncio.Event()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 10) % 864000  # on_tick refreshes the Date header on a ten
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._exit.wait(), self.TICK_S)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         # Not uvicorn's own: it records the signal to raise it again after a clean shutdown,
@@ -65,6 +175,8 @@ class _Server(uvicorn.Server):
             self.should_exit = True
         elif sig == signal.SIGINT:
             self.force_exit = True
+        if self._exit is not None:
+            self._exit.set()  # a signal handler runs on the loop's own (main) thread
 
 
 def serve(settings: Settings, notifier: Notifier | None = None) -> int:
@@ -77,9 +189,7 @@ def serve(settings: Settings, notifier: Notifier | None = None) -> int:
     sock = bind_socket(settings.host, settings.port)
     services = build_services(settings, notifier=notifier)
     app = create_app(settings, services)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=3)
-    server = _Server(config)
+    server = _Server(uvicorn_config(app, settings))
     server.notifier = notifier
 
     async def main() -> None:

@@ -127,7 +127,8 @@ class SerialTransport:
         Returns early when `wake` is called. Raises SerialLinkError on unplug.
         """
         port = self._require()
-        timeout = round(max(0.001, min(timeout, 0.05)), 3)
+        # Capped at a heartbeat: `wake` cuts a wait short, so a long one costs no latency.
+        timeout = round(max(0.001, min(timeout, 1.0)), 3)
         try:
             if timeout != self._timeout:
                 _set_read_timeout(port, timeout)
