@@ -59,7 +59,9 @@ def _board_spi(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[],
 def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
     from hardware.shuffler.gpio import GpioShuffler
 
-    return GpioShuffler(settings.shuffler.pins, clock), _noop
+    s = settings.shuffler
+    return GpioShuffler(s.pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,
+                        touch_deck=settings.shuffle.deck, touch_plan=settings.shuffle.plan), _noop
 
 
 def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
@@ -72,13 +74,15 @@ def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[
 def _inputs_real(settings: Settings, clock: Clock) -> tuple[InputPanel, Callable[[], None]]:
     from hardware.inputs import GpioInputPanel
 
-    return GpioInputPanel(settings.inputs.mapping(), clock), _noop
+    # one undo_hold_s for the button and for pairing
+    return GpioInputPanel(settings.inputs.mapping(), clock, hold_s=settings.undo_hold_s,
+                          bounce_ms=settings.inputs.bounce_ms), _noop
 
 
 def _inputs_sim(settings: Settings, clock: Clock) -> tuple[InputPanel, Callable[[], None]]:
     from hardware.inputs import SimulatedInputPanel
 
-    return SimulatedInputPanel(), _noop
+    return SimulatedInputPanel(hold_s=settings.undo_hold_s), _noop
 
 
 _MAKERS: dict[str, tuple[Callable[[Settings, Clock], Made], Callable[[Settings, Clock], Made]]] = {
