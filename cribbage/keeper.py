@@ -623,6 +623,7 @@ class Keeper:
                  "front": c.fronts[i], "back": c.backs[i]}
                 for i, members in enumerate(self.sides)
             ],
+            "cut": [str(x) for x in c.cut],  # the cut for deal, if one was made
             "dealer": c.dealer,
             "crib_owner": c.dealer,
             "hand_number": c.hand_number,

@@ -117,3 +117,11 @@ def test_changing_the_lines_in_one_place_changes_the_view_and_the_catalogue(
     assert Keeper.new("six-card", ("Ann", "Bob")).view()["skunk_lines"] == [90, 60]
     assert catalogue()["variants"][0]["skunk_lines"] == [90, 60]
     assert get_rules("six-card").result((121, 90)).kind.value == "win"
+
+
+def test_the_engine_decides_the_dealer_from_the_cut_and_the_view_shows_it() -> None:
+    k = Keeper.new("three-player", ("Ann", "Bob", "Cy"))
+    assert k.legal_actions() == ["cut", "dealer"] and k.view()["cut"] == []
+    k = k.apply({"type": "cut", "cards": ["9H", "AS", "KD"]})  # Bob's ace is lowest
+    assert k.dealer == 1 and k.view()["cut"] == ["9H", "AS", "KD"] and k.view()["dealer"] == 1
+    assert k.turn == 2  # Cy, left of the dealer, counts (and plays) first
