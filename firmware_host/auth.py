@@ -1,8 +1,8 @@
 """Operator tokens (hashed at rest) and pairing a phone by physical presence.
 
-A phone pairs either with the four-digit code the board lights (`/api/pair/start`, then
-`/api/pair` with the code), or by someone holding the board's undo button for three
-seconds while a pairing request is pending (then `/api/pair` with the request id).
+A phone pairs either with the code the board lights (`/api/pair/start`, then `/api/pair`
+with the code), or by someone holding the board's undo button for three seconds while its
+pairing request is the one on the board (then `/api/pair` with the request id).
 """
 
 from __future__ import annotations
@@ -13,11 +13,17 @@ import re
 import secrets
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from firmware_host.errors import AuthRequiredError, BadRequestError, PairingError, RateLimitedError
+from firmware_host.errors import (
+    AuthRequiredError,
+    BadRequestError,
+    PairingBusyError,
+    PairingError,
+    RateLimitedError,
+)
 from firmware_host.store import Store
 
 log = logging.getLogger("crib.auth")
@@ -81,25 +87,87 @@ class Tokens:
 
 @dataclass
 class PairingRequest:
-    """A pending pairing: the code on the board and whether the undo hold approved it."""
+    """A pending pairing: its secret id, its code on the board, the client that asked, and
+    whether the undo hold approved it. A `hold` request is approved only by the undo button
+    (its page shows the code to compare with the board's), never by typing the code."""
 
     request: str
     code: str
+    client: str
+    hold: bool
     expires_at: float
     approved: bool = False
     failures: int = 0
 
 
-class Pairing:
-    """Pairing by physical presence, with rate limiting of attempts.
+class Backoff:
+    """A growing delay after failures that decays with time: after `level` recent failures
+    (halved every `half_life_s`) beyond `free`, the next try waits `base_s * 2**(n-1)`
+    seconds from the last failure, at most `cap_s`."""
 
-    `show_code(code_or_None)` puts the code on the board (and takes it off).
+    __slots__ = ("free", "base_s", "cap_s", "half_life_s", "level", "last")
+
+    def __init__(self, free: int, base_s: float, cap_s: float, half_life_s: float) -> None:
+        self.free, self.base_s, self.cap_s, self.half_life_s = free, base_s, cap_s, half_life_s
+        self.level = 0.0
+        self.last = 0.0
+
+    def _decayed(self, now: float) -> float:
+        return self.level * 0.5 ** ((now - self.last) / self.half_life_s) if self.level else 0.0
+
+    def wait(self, now: float) -> float:
+        """Seconds until the next try is allowed (0: now)."""
+        over = round(self._decayed(now)) - self.free
+        if over <= 0:
+            return 0.0
+        return max(0.0, self.last + min(self.cap_s, self.base_s * 2 ** (over - 1)) - now)
+
+    def failed(self, now: float) -> None:
+        self.level = self._decayed(now) + 1
+        self.last = now
+
+
+class Recent:
+    """Per-client state in a bounded LRU map: a LAN attacker with many addresses cannot grow
+    it past `size` (the oldest client is forgotten; the overall limits still hold)."""
+
+    def __init__(self, size: int, make: Callable[[], object]) -> None:
+        self.size, self.make = size, make
+        self._items: OrderedDict[str, object] = OrderedDict()
+
+    def get(self, client: str) -> object:
+        item = self._items.pop(client, None)
+        if item is None:
+            item = self.make()
+            while len(self._items) >= self.size:
+                self._items.popitem(last=False)
+        self._items[client] = item
+        return item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def keys(self) -> list[str]:
+        return list(self._items)
+
+
+class Pairing:
+    """Pairing by physical presence, against hijacks and brute force (issue 12).
+
+    One request is pending at a time, its code on the board; a second client cannot replace
+    it (409) and the same client replacing its own gets a new code. Holding undo approves the
+    request whose code is on the board, nothing else. A typed code is accepted only from the
+    client that asked, and dies after MAX_FAILURES wrong guesses; wrong guesses slow down that
+    client and everyone (growing delays); starts are limited per client. Every limiter is
+    bounded in memory. `show_code(code_or_None)` puts the code on the board (and takes it off).
     """
 
-    MAX_FAILURES = 5  # wrong codes before the code is withdrawn
-    WINDOW_S = 60.0
-    MAX_ATTEMPTS = 10  # attempts (right or wrong) per client per window
-    MAX_STARTS = 6  # new codes per window, any client
+    MAX_FAILURES = 3  # wrong codes before the code dies
+    DIGITS = 6  # on a board that can show them (one digit per ten holes)
+    CLIENTS = 1024  # per-client limiter entries kept (least recently seen forgotten)
+    STARTS = 3  # new requests per client per START_WINDOW_S
+    START_WINDOW_S = 600.0
+    CHECKS = 30  # request-id checks per client per minute (the page asks while waiting)
 
     def __init__(
         self,
@@ -108,26 +176,41 @@ class Pairing:
         *,
         ttl_s: float = 120.0,
         hold_s: float = 3.0,
+        digits: int = DIGITS,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
+        if not 4 <= digits <= 12:
+            raise ValueError(f"pairing codes of {digits} digits: 4 to 12 fit a board")
         self.tokens = tokens
         self.show_code = show_code
         self.ttl_s = ttl_s
         self.hold_s = hold_s
+        self.digits = digits
         self.now = now
         self._pending: PairingRequest | None = None
-        self._attempts: dict[str, deque[float]] = {}
-        self._starts: deque[float] = deque()
+        # Per client: starts (times), request checks (times), wrong-guess back-off.
+        self._starts = Recent(self.CLIENTS, lambda: deque(maxlen=self.STARTS))
+        self._checks = Recent(self.CLIENTS, lambda: deque(maxlen=self.CHECKS))
+        # One typo is free; then 1 s, 2 s, 4 s, ... up to 5 minutes, halving every 10 minutes.
+        self._guesses = Recent(self.CLIENTS, lambda: Backoff(1, 1.0, 300.0, 600.0))
+        # Everyone together: five free wrong guesses, then 1 s, 2 s, ... up to 10 minutes.
+        self._everyone = Backoff(5, 1.0, 600.0, 600.0)
         self._lock = threading.Lock()
 
-    def _limit(self, bucket: deque[float], limit: int, what: str) -> None:
+    def clients(self) -> list[str]:
+        """The clients the limiters remember (as the daemon saw their addresses)."""
+        with self._lock:
+            return sorted(set(self._starts.keys()) | set(self._guesses.keys())
+                          | set(self._checks.keys()))
+
+    def _window(self, times: object, limit: int, window_s: float, what: str) -> None:
+        assert isinstance(times, deque)
         now = self.now()
-        while bucket and bucket[0] <= now - self.WINDOW_S:
-            bucket.popleft()
-        if len(bucket) >= limit:
-            wait = int(bucket[0] + self.WINDOW_S - now) + 1
-            raise RateLimitedError(f"too many {what}; try again in {wait} s", retry_after=wait)
-        bucket.append(now)
+        if len(times) >= limit and times[0] > now - window_s:
+            wait = int(times[0] + window_s - now) + 1
+            raise RateLimitedError(f"too many {what} from this phone; try again in {wait} s",
+                                   retry_after=wait)
+        times.append(now)
 
     def _current(self) -> PairingRequest | None:
         p = self._pending
@@ -137,21 +220,33 @@ class Pairing:
             return None
         return p
 
-    def start(self) -> dict[str, object]:
-        """Light a new code on the board; returns the request id and its lifetime."""
+    def start(self, client: str = "?", *, hold: bool = False) -> dict[str, object]:
+        """Light a new code on the board; returns the request id (a secret: it claims the
+        token), its lifetime, the code's length, and for a `hold` request the code itself.
+        Raises PairingBusyError (another client's request is pending), RateLimitedError."""
         with self._lock:
-            self._limit(self._starts, self.MAX_STARTS, "pairing codes asked for")
-            code = f"{secrets.randbelow(10000):04d}"
+            p = self._current()
+            if p is not None and p.client != client:
+                wait = int(p.expires_at - self.now()) + 1
+                raise PairingBusyError(
+                    f"someone else is pairing; try again in {wait} s", retry_after=wait)
+            self._window(self._starts.get(client), self.STARTS, self.START_WINDOW_S,
+                         "pairing requests")
+            code = "".join(str(secrets.randbelow(10)) for _ in range(self.digits))
             self._pending = PairingRequest(
-                request=secrets.token_urlsafe(12), code=code, expires_at=self.now() + self.ttl_s
-            )
+                request=secrets.token_urlsafe(16), code=code, client=client, hold=hold,
+                expires_at=self.now() + self.ttl_s)
             request = self._pending.request
         self.show_code(code)
         log.warning("pairing code %s is on the board (valid %d s)", code, int(self.ttl_s))
-        return {"request": request, "expires_s": self.ttl_s, "hold_s": self.hold_s}
+        out: dict[str, object] = {"request": request, "expires_s": self.ttl_s,
+                                  "hold_s": self.hold_s, "digits": self.digits}
+        if hold:
+            out["code"] = code  # to this requester only: compare it with the board's
+        return out
 
     def undo_held(self, seconds: float) -> bool:
-        """The undo button was held: approve the pending request if held long enough."""
+        """The undo button was held: approve the request whose code is on the board."""
         with self._lock:
             p = self._current()
             if p is None or seconds < self.hold_s:
@@ -161,39 +256,66 @@ class Pairing:
         return True
 
     def pair(self, name: str, *, code: str | None, request: str | None, client: str) -> str:
-        """A token for a correct code, or for an approved request; raises PairingError."""
+        """A token for a correct code typed by the client that asked, or for an approved
+        request; raises PairingError, RateLimitedError, BadRequestError."""
         name = check_name(name)
         with self._lock:
-            self._limit(self._attempts.setdefault(client, deque()), self.MAX_ATTEMPTS,
-                        "pairing attempts")
-            p = self._current()
-            if p is None:
-                raise PairingError("no pairing is pending: ask for a code first")
             if code is not None:
-                ok = secrets.compare_digest(code.strip(), p.code)
+                self._guess_allowed(client)
+                p = self._current()
+                if p is None:
+                    raise PairingError("no pairing is pending: ask for a code first")
+                if p.hold:
+                    raise PairingError("this request is approved by holding the board's undo "
+                                       "button, not by typing its code")
+                ok = p.client == client and secrets.compare_digest(code.strip(), p.code)
+                if not ok:
+                    self._wrong(p, client)
             elif request is not None:
+                self._window(self._checks.get(client), self.CHECKS, 60.0, "pairing checks")
+                p = self._current()
+                if p is None:
+                    raise PairingError("no pairing is pending: ask for a code first")
                 if not secrets.compare_digest(request, p.request):
                     raise PairingError("that pairing request is not the pending one")
                 if not p.approved:
                     raise PairingError(
                         f"waiting for the undo button to be held {self.hold_s:g} s", waiting=True
                     )
-                ok = True
             else:
                 raise BadRequestError("pairing needs the code from the board or a request id")
-            if not ok:
-                p.failures += 1
-                left = self.MAX_FAILURES - p.failures
-                if left <= 0:
-                    self._pending = None
-                    self.show_code(None)
-                    raise PairingError("wrong code too often: the code is withdrawn; start again")
-                raise PairingError(f"wrong code ({left} tries left)")
             self._pending = None
         self.show_code(None)
         token = self.tokens.create(name)
         log.warning("phone %r paired", name)
         return token
+
+    def _guess_allowed(self, client: str) -> None:
+        now = self.now()
+        backoff = self._guesses.get(client)
+        assert isinstance(backoff, Backoff)
+        wait = max(backoff.wait(now), self._everyone.wait(now))
+        if wait > 0:
+            secs = int(wait) + 1
+            raise RateLimitedError(f"too many wrong codes; try again in {secs} s",
+                                   retry_after=secs)
+
+    def _wrong(self, p: PairingRequest, client: str) -> None:
+        """Count a wrong guess (the client's, everyone's, the code's); always raises."""
+        now = self.now()
+        backoff = self._guesses.get(client)
+        assert isinstance(backoff, Backoff)
+        backoff.failed(now)
+        self._everyone.failed(now)
+        if p.client != client:
+            raise PairingError("that code is not for this phone: ask for your own code")
+        p.failures += 1
+        left = self.MAX_FAILURES - p.failures
+        if left <= 0:
+            self._pending = None
+            self.show_code(None)
+            raise PairingError("wrong code too often: the code is withdrawn; ask again")
+        raise PairingError(f"wrong code ({left} {'try' if left == 1 else 'tries'} left)")
 
     @property
     def code(self) -> str | None:

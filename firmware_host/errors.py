@@ -79,6 +79,18 @@ class PairingError(DaemonError, PermissionError):
     code = "pairing_failed"
 
 
+class PairingBusyError(DaemonError):
+    """Another phone's pairing request is pending; it cannot be replaced."""
+
+    code = "pairing_busy"
+
+
+class StorageError(DaemonError, OSError):
+    """The state directory cannot be written (full, read-only, failing): nothing was saved."""
+
+    code = "storage"
+
+
 class RateLimitedError(DaemonError):
     """Too many attempts; try again later."""
 
@@ -109,6 +121,8 @@ HTTP_STATUS: dict[type[DaemonError], int] = {
     AuthRequiredError: 401,
     ForbiddenError: 403,
     PairingError: 403,
+    PairingBusyError: 409,
+    StorageError: 503,
     RateLimitedError: 429,
     DeviceUnavailableError: 503,
     DeviceRefusedError: 409,

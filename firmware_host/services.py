@@ -25,6 +25,7 @@ from firmware_host.components.inputs import TableInputs
 from firmware_host.config import Settings
 from firmware_host.notify import Notifier
 from firmware_host.store import Store
+from hardware.board.render import CODE_GROUP
 from hardware.interfaces import Clock, DeviceEvent, DeviceState, ShufflerStatus
 
 log = logging.getLogger("crib.daemon")
@@ -172,7 +173,9 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
     hub = EventHub()
     games = GameService(store, lambda entry: s.on_game_change(entry))
     pairing = Pairing(tokens, lambda code: s.board.show_code(code),
-                      ttl_s=settings.pairing_code_ttl_s, hold_s=settings.undo_hold_s)
+                      ttl_s=settings.pairing_code_ttl_s, hold_s=settings.undo_hold_s,
+                      # as long a code as the board shows (one digit per ten holes), up to 6
+                      digits=min(Pairing.DIGITS, settings.board.holes // CODE_GROUP))
     managed = {
         name: ManagedDevice(name, kind, factory, lambda e: s.on_device_event(e), clock)
         for name, (kind, factory) in device_factories(settings, clock).items()

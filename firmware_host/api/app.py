@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from firmware_host.api.guard import Door
 from firmware_host.api.hosts import HostGuard, HostPolicy
 from firmware_host.api.routes import (
     advice,
@@ -126,9 +127,12 @@ def lifespan(services: Services) -> contextlib.AbstractAsyncContextManager[None]
 def create_app(settings: Settings, services: Services) -> FastAPI:
     """The web API and page for these services; its lifespan starts and stops them."""
     app = FastAPI(title="Cribbage table", version=version(), lifespan=lifespan(services),
-                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None)
+                  openapi_url="/openapi.json", docs_url=None, redoc_url=None)
+    # No /docs: FastAPI's Swagger UI loads its script from a CDN, on the origin where the
+    # page keeps its token. The schema is at /openapi.json for any offline viewer.
     policy = HostPolicy(settings.allowed_hosts)
-    app.add_middleware(CrashGuard)  # added first: it runs inside HostGuard
+    app.add_middleware(CrashGuard)  # added first: it runs inside the others
+    app.add_middleware(Door, policy=policy)  # bodies, JSON and Origin, after the Host check
     app.add_middleware(HostGuard, policy=policy)
     app.state.services = services
     app.state.host_policy = policy

@@ -61,14 +61,34 @@ class HostPolicy:
         except ValueError:
             return self.named(name)
 
+    @staticmethod
+    def port_of(netloc: str, scheme: str = "http") -> int | None:
+        """The port of a Host header or an Origin's netloc (the scheme's default if none)."""
+        try:
+            port = urlsplit(f"{scheme}://{netloc.strip()}").port
+        except ValueError:
+            return None
+        return port if port is not None else (443 if scheme == "https" else 80)
+
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """Whether a browser page from `origin` may talk to this daemon reached as `host`:
+        the same origin, or an allowed name on the SAME port (another port on an allowed
+        name is another site: localhost:9999 is not the daemon's page)."""
         if origin is None:
             return True  # not a browser: nothing to protect against
-        parts = urlsplit(origin)
+        try:
+            parts = urlsplit(origin)
+            origin_port = parts.port
+        except ValueError:
+            return False
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return False
         if host and parts.netloc.lower() == host.strip().lower():
             return True
+        if origin_port is None:
+            origin_port = 443 if parts.scheme == "https" else 80
+        if not host or self.port_of(host) != origin_port:
+            return False
         return self.named(parts.hostname.lower())
 
 

@@ -157,15 +157,27 @@ class ShuffleIn(_In):
 
 
 class PairIn(_In):
+    """A token for the code on the board (typed on the phone that asked), or for a request
+    approved by holding the board's undo button."""
+
     name: str = Field(min_length=1, max_length=40)
-    code: str | None = Field(None, pattern=r"^\s*\d{4}\s*$")
+    code: str | None = Field(None, pattern=r"^\s*\d{4,12}\s*$")
     request: str | None = Field(None, min_length=1, max_length=64)
+
+
+class PairStartIn(_In):
+    """`hold`: this request is approved by holding undo, and its answer carries the code
+    (to compare with the board's); it cannot be approved by typing the code."""
+
+    hold: bool = False
 
 
 class PairStartOut(BaseModel):
     request: str
     expires_s: float
     hold_s: float
+    digits: int
+    code: str | None = None
 
 
 class TokenOut(BaseModel):

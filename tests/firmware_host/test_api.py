@@ -195,12 +195,12 @@ def test_pairing_with_the_code_on_the_board(server: ThreadServer, client: Client
     code = None
     while code is None and time.monotonic() < deadline:
         code = _code_on_the_board(server)
-    assert code is not None and len(code) == 4
+    assert code is not None and len(code) == 6  # a 120-hole board shows six digits
     # Nobody on the network can read it: not from the board's read-back, not from the stream.
     seen = client.req("GET", "/api/board", auth=False).json()
     assert seen["pairing"] is True and seen["leds"] is None and code not in json.dumps(seen)
     assert code not in json.dumps(server.services.snapshot())
-    wrong = "0000" if code != "0000" else "1111"
+    wrong = "000000" if code != "000000" else "111111"
     r = client.req("POST", "/api/pair", {"name": "Ann's phone", "code": wrong}, auth=False)
     assert r.status_code == 403 and "wrong code" in r.json()["error"]
     r = client.req("POST", "/api/pair", {"name": "Ann's phone", "code": code}, auth=False)

@@ -14,7 +14,7 @@ def index() -> Response:
     page = STATIC_DIR / "index.html"
     if page.is_file():
         return FileResponse(page, media_type="text/html")
-    return PlainTextResponse("the page is not installed; the API is at /docs")
+    return PlainTextResponse("the page is not installed; the API is described at /openapi.json")
 
 
 def router() -> APIRouter:

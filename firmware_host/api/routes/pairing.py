@@ -7,17 +7,23 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from firmware_host.api.deps import ERRORS, Svc
-from firmware_host.api.schemas import PairIn, PairStartOut, TokenOut
+from firmware_host.api.schemas import PairIn, PairStartIn, PairStartOut, TokenOut
 
 
-def pair_start(services: Svc) -> dict[str, Any]:
-    return services.pairing.start()
+def _client(request: Request) -> str:
+    # The socket's peer: uvicorn believes no X-Forwarded-For unless proxies are configured.
+    return request.client.host if request.client else "?"
+
+
+def pair_start(request: Request, services: Svc, body: PairStartIn | None = None
+               ) -> dict[str, Any]:
+    """Light a code on the board for this phone; 409 while another phone's is pending."""
+    return services.pairing.start(_client(request), hold=bool(body and body.hold))
 
 
 def pair(body: PairIn, request: Request, services: Svc) -> dict[str, Any]:
-    client = request.client.host if request.client else "?"
     token = services.pairing.pair(body.name, code=body.code, request=body.request,
-                                  client=client)
+                                  client=_client(request))
     return {"token": token, "name": body.name.strip()}
 
 

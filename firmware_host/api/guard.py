@@ -1,0 +1,191 @@
+"""The door: request bodies bounded while they arrive, JSON checked before FastAPI parses it,
+and the Origin of every state-changing request checked (issue 12, items 1, 2 and 8)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from firmware_host.api.hosts import HostPolicy
+
+log = logging.getLogger("crib.api")
+
+MAX_BODY = 64 * 1024  # the largest real body (a game action, a hand) is under 1 KiB
+MAX_DEPTH = 16  # the deepest real body is an action inside its envelope: depth 3
+MAX_INT_DIGITS = 19  # a 64-bit integer; no real field needs more
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class BodyRefused(ValueError):
+    """A body that is read no further: `status` and the sentence for the client."""
+
+    def __init__(self, status: int, code: str, sentence: str) -> None:
+        super().__init__(sentence)
+        self.status = status
+        self.code = code
+        self.sentence = sentence
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise BodyRefused(422, "invalid_request",
+                          f"the number {text[:12]}… has {len(text.lstrip('-'))} digits: "
+                          f"no field takes more than {MAX_INT_DIGITS}")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    if len(text) > 40:
+        raise BodyRefused(422, "invalid_request", "a number in the body has over 40 characters")
+    return float(text)
+
+
+def json_depth(text: str) -> int:
+    """How deeply arrays and objects nest in JSON text (strings are skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def check_json(body: bytes) -> None:
+    """Refuse JSON that FastAPI would answer with a 400 or choke on: not UTF-8, nested
+    deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS. Raises BodyRefused (422)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyRefused(422, "invalid_request",
+                          f"the body is not UTF-8 (byte {exc.start} is {body[exc.start]:#04x})"
+                          ) from None
+    depth = json_depth(text)
+    if depth > MAX_DEPTH:
+        raise BodyRefused(422, "invalid_request",
+                          f"the JSON body nests {depth} deep: no request nests more than "
+                          f"{MAX_DEPTH}")
+    try:
+        json.loads(text, parse_int=_int, parse_float=_float,
+                   parse_constant=_no_constant)
+    except ValueError as exc:
+        if isinstance(exc, BodyRefused):
+            raise
+        raise BodyRefused(422, "invalid_request", f"the body is not JSON: {exc}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise BodyRefused(422, "invalid_request", f"{name} is not a JSON number")
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            return b"json" in value.lower()
+    return True  # FastAPI reads a body without a content type as JSON
+
+
+def _header(scope: Scope, wanted: bytes) -> str | None:
+    for name, value in scope["headers"]:
+        if name == wanted:
+            return str(value.decode("latin-1"))
+    return None
+
+
+async def refuse(send: Send, status: int, code: str, sentence: str,
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """Answer with a JSON error body and close the connection (the rest of the body is
+    never read)."""
+    body = json.dumps({"error": sentence, "code": code}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close"), *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Door:
+    """ASGI middleware: a state-changing request from a foreign Origin is refused (403);
+    a body over `max_body` is refused (413) on its Content-Length, or as soon as the bytes
+    that arrived pass it (chunked), never buffered; a JSON body that is not UTF-8, too
+    deep or has huge integers is refused (422) before FastAPI parses it."""
+
+    def __init__(self, app: ASGIApp, policy: HostPolicy, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.policy = policy
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = scope["method"]
+        if method in WRITE_METHODS:
+            origin = _header(scope, b"origin")
+            if not self.policy.origin_allowed(origin, _header(scope, b"host")):
+                log.warning("refused %s %s from origin %r", method, scope["path"], origin)
+                await refuse(send, 403, "forbidden_origin",
+                             f"a page from {origin} may not change anything here: "
+                             "only this daemon's own page may")
+                return
+        length = _header(scope, b"content-length")
+        if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
+            await refuse(send, 413, "too_large", self._too_large(length))
+            return
+        if method not in WRITE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await self._read(receive)
+            if body and _is_json(scope):
+                check_json(body)
+        except BodyRefused as exc:
+            await refuse(send, exc.status, exc.code, exc.sentence)
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _too_large(self, length: str) -> str:
+        return (f"the request body is {length.strip()} bytes: the limit is "
+                f"{self.max_body // 1024} KiB, and nothing was read")
+
+    async def _read(self, receive: Receive) -> bytes:
+        """The whole body, counted as it arrives; raises BodyRefused past `max_body`."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                raise BodyRefused(413, "too_large",
+                                  f"the request body passed the {self.max_body // 1024} KiB "
+                                  "limit: nothing was read past it")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
