@@ -56,6 +56,7 @@ class Msg(enum.IntEnum):
     PING = wire.PING
     EVENT_ACK = wire.EVENT_ACK
     TEST = wire.TEST
+    MAINTENANCE = wire.MAINTENANCE
     DEV_HELLO = wire.DEV_HELLO
     DEV_ACK = wire.DEV_ACK
     DEV_INFO = wire.DEV_INFO

@@ -42,6 +42,7 @@ READ_LEDS = 0x04  # [offset u16, count u8] -> DEV_LEDS
 PING = 0x05  # heartbeat -> DEV_ACK
 EVENT_ACK = 0x06  # [event seq]; no answer
 TEST = 0x07  # [r, g, b] light every LED (power-capped) -> DEV_ACK
+MAINTENANCE = 0x08  # -> DEV_ACK, then the board restarts into its plain REPL (for flashing)
 DEV_HELLO = 0x81  # [protocol, build u16, leds u16, boot u32, tracks, holes, budget u16, order]
 DEV_ACK = 0x82  # [status (0 ok, 1 refused), reason utf-8...]
 DEV_INFO = 0x83  # [boot u32, frame crc32 u32, leds u16, power (5 bytes), flags, state...]
@@ -51,7 +52,8 @@ DEV_EVENT = 0x86  # seq = event seq; [kind, arg]
 
 MSG_NAMES = {
     HELLO: "HELLO", STATE: "STATE", READ_INFO: "READ_INFO", READ_LEDS: "READ_LEDS",
-    PING: "PING", EVENT_ACK: "EVENT_ACK", TEST: "TEST", DEV_HELLO: "DEV_HELLO",
+    PING: "PING", EVENT_ACK: "EVENT_ACK", TEST: "TEST", MAINTENANCE: "MAINTENANCE",
+    DEV_HELLO: "DEV_HELLO",
     DEV_ACK: "DEV_ACK", DEV_INFO: "DEV_INFO", DEV_LEDS: "DEV_LEDS",
     DEV_HEARTBEAT: "DEV_HEARTBEAT", DEV_EVENT: "DEV_EVENT",
 }

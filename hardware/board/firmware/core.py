@@ -24,6 +24,7 @@ from hardware.board.protocol import (
     HELLO,
     INFO_FLAG_WAITING,
     LEDS_PER_CHUNK,
+    MAINTENANCE,
     MISSES_FOR_LOST,
     MSG_NAMES,
     PING,
@@ -81,6 +82,7 @@ class BoardCore:
         self.events_dropped = 0
         self.waiting = False  # showing "waiting for the Pi"
         self.host_protocol = None
+        self.maintenance = False  # the host asked for the plain REPL (main.py restarts)
         self._out = bytearray()
         self._last_seq = None
         self._events = []  # (seq, kind, arg), oldest first
@@ -233,6 +235,9 @@ class BoardCore:
                 self.states_applied += 1
             self._ack(seq)
         elif mtype == PING:
+            self._ack(seq)
+        elif mtype == MAINTENANCE:
+            self.maintenance = True
             self._ack(seq)
         elif mtype == READ_INFO:
             self._out += encode_frame(DEV_INFO, seq, self.info_payload())

@@ -17,6 +17,7 @@ from hardware.board.firmware import config
 from hardware.board.firmware.core import make_core
 from hardware.board.render import strip_bytes
 
+MAINTENANCE_FLAG = "/maintenance"  # present at boot: stay in the REPL for mpremote
 READ_MAX = 256  # bytes taken from USB per loop turn, so the strip and the watchdog keep up
 WAIT_MAX_MS = 20  # the longest a loop turn waits for bytes
 
@@ -60,8 +61,30 @@ def boot_id():
     return (uid ^ rnd ^ time.ticks_us() * 2654435761) & 0xFFFFFFFF
 
 
-def run(settings=config, port=None, turns=None):
-    """The main loop; `turns` bounds it (tests), None runs until the watchdog or power goes."""
+def enter_maintenance():
+    """Restart into the plain REPL, without the watchdog (which cannot be stopped once on)."""
+    with open(MAINTENANCE_FLAG, "w") as f:
+        f.write("mpremote\n")
+    machine.reset()
+
+
+def maintenance_boot():
+    """True (and the flag gone) when this boot is for `crib board flash`."""
+    import os
+
+    try:
+        os.remove(MAINTENANCE_FLAG)
+    except OSError:
+        return False
+    return True
+
+
+def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
+    """The main loop; `turns` bounds it (tests), None runs until the watchdog or power goes.
+
+    A MAINTENANCE message (sent by `crib board flash`) is acknowledged, then `maintenance`
+    restarts the board into its REPL so mpremote can copy files.
+    """
     micropython.kbd_intr(-1)  # 0x03 in a frame is data, not Ctrl-C
     wdt = machine.WDT(timeout=settings.WATCHDOG_MS)
     core = make_core(settings, boot_id(), 0)
@@ -85,6 +108,9 @@ def run(settings=config, port=None, turns=None):
         out = core.step(data, now)
         if out:
             port.write(out)
+        if core.maintenance:
+            maintenance()
+            break
         if core.frame_version != shown:
             shown = core.frame_version
             strip_bytes(core.frame, order, strip.buf)
@@ -92,5 +118,5 @@ def run(settings=config, port=None, turns=None):
     return core
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and not maintenance_boot():
     run()

@@ -291,3 +291,17 @@ def test_main_runs_its_loop_with_the_strip_the_watchdog_and_usb(pico):
     assert bytes.fromhex(buf) == strip_bytes(LAYOUT.render(STATE), "GRB")  # GRB on the wire
     assert (int(pin), int(n), int(fed), int(timeout)) == (16, LAYOUT.led_count, 4, 5000)
     assert int(writes) >= 1
+
+
+def test_a_maintenance_request_is_acknowledged_then_the_board_restarts_to_its_repl(pico):
+    chunks = [encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,))),
+              encode_frame(Msg.MAINTENANCE, 2)]
+    out = run(pico, "import main\n"
+                    "asked = []\n"
+                    f"port = FakePort([bytes.fromhex(h) for h in {[c.hex() for c in chunks]!r}])\n"
+                    "main.run(port=port, turns=10, maintenance=lambda: asked.append(1))\n"
+                    "print(port.out.hex(), len(asked))")
+    wire, asked = out.split()
+    frames = [f for f in FrameReader().feed(bytes.fromhex(wire)) if isinstance(f, Frame)]
+    assert [(f.type, f.seq) for f in frames][-1] == (Msg.DEV_ACK, 2)
+    assert asked == "1"  # once, and the loop stopped there
