@@ -99,6 +99,10 @@ class Services:
         elif event.device == "inputs":
             self.inputs.handle(event)
 
+    def touch_shuffler(self) -> None:
+        """The touch sensor: start or continue the shuffle (a touch with no shuffler is logged)."""
+        self.devices["shuffler"].require().touch()
+
     def on_device_state(self, name: str, described: dict[str, Any]) -> None:
         """A device's state changed: report it; a board that is back gets everything."""
         self.hub.publish({"type": "device", "device": name, "kind": "state",
@@ -181,7 +185,7 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
         for name, (kind, factory) in device_factories(settings, clock).items()
     }
     devices = Devices(managed, lambda name, d: s.on_device_state(name, d))
-    inputs = TableInputs(games, pairing)
+    inputs = TableInputs(games, pairing, touch=lambda: s.touch_shuffler())
     board = BoardView(settings, store, managed["board"], hub.publish)
     health = Health(notifier, lambda: s.healthy(), lambda: s.status_line())
     s = Services(settings, store, tokens, pairing, hub, games, devices, inputs, board, health,

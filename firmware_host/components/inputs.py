@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 
 from firmware_host.auth import Pairing
 from firmware_host.components.games import GameService
@@ -16,12 +17,15 @@ class TableInputs:
     """Turns the input panel's events into actions on the current game.
 
     An encoder adds points to a track's pending count; its button pegs them; the undo
-    button undoes; holding undo confirms a pairing.
+    button undoes; holding undo confirms a pairing; a touch starts or continues the shuffle,
+    as on a Lotus.
     """
 
-    def __init__(self, games: GameService, pairing: Pairing) -> None:
+    def __init__(self, games: GameService, pairing: Pairing,
+                 touch: Callable[[], object] | None = None) -> None:
         self.games = games
         self.pairing = pairing
+        self._touch = touch
         self._pending: dict[int, int] = {}
 
     def start(self) -> None:
@@ -42,6 +46,10 @@ class TableInputs:
     def _handle(self, event: DeviceEvent) -> None:
         if event.kind == "undo_held":
             self.pairing.undo_held(float(event.data.get("seconds", 0)))
+            return
+        if event.kind == "touch":
+            if self._touch is not None:
+                self._touch()
             return
         entry = self.games.current()
         if entry is None:
