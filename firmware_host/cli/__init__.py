@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from firmware_host.cli import advisor, bringup, daemon, doctor, engine, hardware
 
@@ -12,22 +13,68 @@ from firmware_host.cli import advisor, bringup, daemon, doctor, engine, hardware
 _MODULES = (engine, advisor, hardware, bringup, daemon, doctor)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CribParser(argparse.ArgumentParser):
+    """The parser of `crib` and of every subcommand (argparse gives subparsers the class of
+    their parent): a usage mistake is one line naming it, then where the help is, instead
+    of argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\nsee {self.prog} --help\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # Remember the innermost parser, so that leftover words are blamed on the subcommand
+        # they were given to, not on `crib` itself.
+        namespace = argparse.Namespace() if namespace is None else namespace
+        namespace._parser = self
+        return super().parse_known_args(args, namespace)
+
+
+def version() -> str:
+    """The installed version of the product."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("cribbage-table")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def build_parser() -> CribParser:
     """The whole `crib` parser."""
-    parser = argparse.ArgumentParser(
+    parser = CribParser(
         prog="crib", description="Cribbage at the table: rules, shuffler, peg board, daemon."
     )
+    parser.add_argument("--version", action="version", version=f"crib {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in _MODULES:
         module.register(sub)
+    for each in parsers(parser):
+        # One mechanism for every subcommand, whatever a module did to its own parsers.
+        each.__class__ = CribParser
+        vars(each).pop("error", None)
     return parser
+
+
+def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """`parser` and every subcommand parser under it, depth first."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                found += parsers(child)
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `crib`; every subcommand sets `func(args) -> int` as its handler."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

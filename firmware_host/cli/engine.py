@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from cribbage.cards import Card, Rank, Suit, parse_cards
 from cribbage.errors import CribbageError, InvalidCardError
@@ -27,29 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--variant", default="six-card", choices=sorted(SHOW_SIZES))
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_score)
-    _one_line_errors(p)
 
     p = sub.add_parser("peg", help="what the last card played scores in the play")
     p.add_argument("cards", nargs="+", help="cards since the reset, like 7 8 6 or 7H 8C 6D")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_peg)
-    _one_line_errors(p)
 
     p = sub.add_parser("stats", help="exact show-score statistics over every hand and starter")
     p.add_argument("--crib", action="store_true", help="for cribs (a crib flush needs all five)")
     p.add_argument("--game", default="six-card", choices=["six-card", "five-card"])
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stats)
-    _one_line_errors(p)
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Usage mistakes print one line (not the usage block) and exit 2."""
-
-    def error(message: str) -> NoReturn:
-        parser.exit(2, f"{parser.prog}: {message} (see {parser.prog} --help)\n")
-
-    parser.error = error  # type: ignore[method-assign]
 
 
 def _fail(message: str) -> int:
@@ -83,8 +71,9 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _peg_cards(texts: Sequence[str]) -> list[Card]:
-    """Cards from text; a bare rank gets a suit not yet used for that rank (suits do not peg)."""
+def _peg_cards(texts: Sequence[str]) -> tuple[list[Card], list[str]]:
+    """Cards from text, and each as it is shown: a bare rank is scored as a card of a suit not
+    yet used for that rank (suits do not peg) but shown as the rank it was given."""
     tokens = " ".join(texts).replace(",", " ").split()
     bare = [_RANK_TEXT.get(t.upper()) for t in tokens]
     given = {parse_cards([t])[0] for t, r in zip(tokens, bare, strict=True) if r is None}
@@ -99,16 +88,19 @@ def _peg_cards(texts: Sequence[str]) -> list[Card]:
             raise InvalidCardError(f"rank {token!r} is played a fifth time")
         taken.add(free[0])
         cards.append(free[0])
-    return cards
+    shown = [rank.symbol if rank is not None else str(card)
+             for rank, card in zip(bare, cards, strict=True)]
+    return cards, shown
 
 
 def _peg(args: argparse.Namespace) -> int:
     try:
-        result = score_pegging(_peg_cards(args.cards))
+        cards, shown = _peg_cards(args.cards)
+        result = score_pegging(cards)
     except CribbageError as exc:
         return _fail(str(exc))
     if args.json:
-        _print_json(result.to_json())
+        _print_json(result.to_json() | {"cards": shown})
         return 0
     print(f"played {' '.join(str(c.rank.symbol) for c in result.cards)}: count {result.count}")
     print(

@@ -62,7 +62,18 @@ def test_peg_ranks_or_cards(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(out)
     assert data["thirty_one"] == 2 and data["total"] == 2 and len(set(data["cards"])) == 5
     code, out, _ = run(capsys, "peg", "5H", "5", "5", "5", "--json")
-    assert json.loads(out)["pairs"] == 12
+    data = json.loads(out)
+    assert data["pairs"] == 12 and data["cards"] == ["5H", "5", "5", "5"]
+
+
+def test_peg_json_keeps_ranks_as_ranks(crib) -> None:  # type: ignore[no-untyped-def]
+    done = crib("peg", "7", "8", "6", "--json")
+    data = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert data["cards"] == ["7", "8", "6"]  # no invented suits
+    assert data["run"] == 3 and data["count"] == 21
+    done = crib("peg", "10", "k", "5H", "--json")
+    assert json.loads(done.stdout)["cards"] == ["10", "K", "5H"]
 
 
 def test_stats_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,4 +123,6 @@ def test_usage_mistakes_are_one_line(
     with pytest.raises(SystemExit) as exc:
         main(list(argv))
     _, err = capsys.readouterr()
-    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    lines = err.splitlines()
+    assert exc.value.code == 2 and message in lines[0]
+    assert lines[1:] == [f"see crib {argv[0]} --help"]
