@@ -1329,6 +1329,7 @@ function forgetToken(message) {
   if (message) toast(message, null, 6);
 }
 let pairRequest = null;
+let pairDigits = 6;  // the board's code length, from /api/pair/start
 async function openPairing() {
   const dialog = $("#pair-dialog");
   const form = $("#pair-form");
@@ -1340,6 +1341,7 @@ async function openPairing() {
   try {
     const out = await api("POST", "/api/pair/start", {});
     pairRequest = out.request;
+    pairDigits = out.digits || 6;
     $("#hold-s").textContent = String(out.hold_s);
   } catch (err) {
     pairRequest = null;
@@ -1370,7 +1372,7 @@ $("#pair-form").addEventListener("submit", (ev) => {
   if (ev.submitter && ev.submitter.value === "cancel") return;
   ev.preventDefault();
   const code = ev.target.code.value.trim();
-  if (!/^\d{4}$/.test(code)) { $("#pair-error").textContent = "Type the four digits the board shows."; return; }
+  if (!new RegExp(`^\\d{${pairDigits}}$`).test(code)) { $("#pair-error").textContent = `Type the ${pairDigits} digits the board shows.`; return; }
   pairWith({ code });
 });
 $("#pair-held").addEventListener("click", () => {

@@ -67,7 +67,7 @@ def next_code(daemon: Any) -> Callable[[], str | None]:
 
     In simulation the daemon's log prints the code; the network never carries it.
     """
-    pattern = re.compile(r"pairing code (\d{4}) is on the board")
+    pattern = re.compile(r"pairing code (\d{4,12}) is on the board")
     before = len(pattern.findall(daemon.log.read_text()))
 
     def read() -> str | None:
@@ -124,7 +124,7 @@ def test_spectator_is_read_only_then_pairs_with_the_code_on_the_board(
     read_code = next_code(daemon)
     page.click("#pair-open")
     code = wait_until(read_code, 5, "a code on the board")
-    wrong = f"{(int(code) + 1) % 10000:04d}"
+    wrong = f"{(int(code) + 1) % 10 ** len(code):0{len(code)}d}"
     page.fill("#pair-form [name=code]", wrong)
     page.click("#pair-submit")
     wait_text(page, "pair-error", "wrong code", "i")

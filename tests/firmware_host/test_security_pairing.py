@@ -1,0 +1,167 @@
+"""Issue 12 items 2 and 3: pairing cannot be hijacked, and guessing the code is hopeless.
+
+Two phones are two source addresses on the loopback (127.0.0.1 and 127.0.0.2), talking
+HTTP to a real daemon."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from firmware_host.auth import Pairing, Tokens
+from firmware_host.errors import PairingError, RateLimitedError
+from firmware_host.store import Store
+from tests.firmware_host.conftest import ThreadServer
+
+
+def phone(server: ThreadServer, address: str) -> httpx.Client:
+    return httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=10,
+                        transport=httpx.HTTPTransport(local_address=address))
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[ThreadServer]:
+    with ThreadServer(tmp_path / "state") as srv:
+        deadline = time.monotonic() + 10
+        while srv.services.devices["board"].state.value != "idle":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        yield srv
+
+
+def board_code(server: ThreadServer) -> str | None:
+    """The digits lit on the (simulated) board, as the person at the table reads them."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        back = server.services.devices["board"].require().read_back(timeout=1.0)
+        if back is not None and back.code is not None:
+            return back.code
+        time.sleep(0.02)
+    return None
+
+
+def test_a_second_phone_cannot_replace_the_pending_request(daemon: ThreadServer) -> None:
+    owner, eve = phone(daemon, "127.0.0.1"), phone(daemon, "127.0.0.2")
+    mine = owner.post("/api/pair/start", json={})
+    assert mine.status_code == 200, mine.text
+    code = board_code(daemon)
+    assert code is not None and len(code) == 6 and mine.json().get("code") is None
+    # Eve asks while the owner's code is on the board: refused, the board unchanged.
+    r = eve.post("/api/pair/start", json={})
+    assert r.status_code == 409, r.text
+    assert r.json()["error"].startswith("someone else is pairing; try again in ")
+    assert board_code(daemon) == code
+    # Eve typing the very code on the board does not pair her: it is the owner's request.
+    r = eve.post("/api/pair", json={"name": "eve", "code": code})
+    assert r.status_code == 403 and "not for this phone" in r.json()["error"]
+    # Holding undo approves the request on the board: the owner's, and only the owner's.
+    daemon.services.devices["inputs"].require().hold_undo(3.0)
+    ask = {"name": "owner", "request": mine.json()["request"]}
+    deadline = time.monotonic() + 5
+    while (r := owner.post("/api/pair", json=ask)).status_code != 200:
+        assert time.monotonic() < deadline, r.text
+        time.sleep(0.05)
+    assert daemon.services.tokens.check(f"Bearer {r.json()['token']}") == "owner"
+    assert "eve" not in [t["name"] for t in daemon.services.tokens.list()]
+
+
+def test_a_hold_request_shows_its_own_code_only_to_its_page(daemon: ThreadServer) -> None:
+    owner, eve = phone(daemon, "127.0.0.1"), phone(daemon, "127.0.0.2")
+    start = owner.post("/api/pair/start", json={"hold": True}).json()
+    assert start["code"] == board_code(daemon) and start["digits"] == 6
+    # No read and no event carries it.
+    for path in ("/api/board", "/api/health", "/api/settings", "/api/games/current"):
+        assert start["code"] not in eve.get(path).text, path
+    assert start["code"] not in json.dumps(daemon.services.snapshot())
+    # Knowing the code is no use: a hold request is approved by the button only.
+    r = owner.post("/api/pair", json={"name": "owner", "code": start["code"]})
+    assert r.status_code == 403 and "holding" in r.json()["error"]
+
+
+def test_three_wrong_guesses_kill_the_code_and_waits_grow(daemon: ThreadServer) -> None:
+    owner = phone(daemon, "127.0.0.1")
+    owner.post("/api/pair/start", json={})
+    code = board_code(daemon)
+    assert code is not None
+    wrong = "0" * 6 if code != "0" * 6 else "1" * 6
+    r = owner.post("/api/pair", json={"name": "p", "code": wrong})
+    assert r.status_code == 403 and "2 tries left" in r.json()["error"]
+    r = owner.post("/api/pair", json={"name": "p", "code": wrong})
+    assert r.status_code == 403 and "1 try left" in r.json()["error"]
+    r = owner.post("/api/pair", json={"name": "p", "code": code})  # too soon, even if right
+    assert r.status_code == 429 and r.json()["retry_after"] >= 1
+    time.sleep(r.json()["retry_after"] + 0.1)
+    r = owner.post("/api/pair", json={"name": "p", "code": wrong})
+    assert r.status_code == 403 and "withdrawn" in r.json()["error"]
+    r = owner.post("/api/pair", json={"name": "p", "code": code})
+    assert r.status_code in (403, 429)  # dead, or still waiting: never a token
+    assert daemon.services.tokens.list() == [] or \
+        "p" not in [t["name"] for t in daemon.services.tokens.list()]
+
+
+def test_starts_are_limited_per_phone_not_for_everyone(daemon: ThreadServer) -> None:
+    eve, owner = phone(daemon, "127.0.0.2"), phone(daemon, "127.0.0.1")
+    for _ in range(Pairing.STARTS):
+        assert eve.post("/api/pair/start", json={}).status_code == 200
+    r = eve.post("/api/pair/start", json={})
+    assert r.status_code == 429 and "this phone" in r.json()["error"]
+    # Eve's request lapses; the owner can ask even though Eve is out of starts.
+    daemon.services.pairing._pending.expires_at = 0  # type: ignore[union-attr]
+    assert owner.post("/api/pair/start", json={}).status_code == 200
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 10_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def attack(pairing: Pairing, clock: Clock, hours: float) -> int:
+    """An attacker with an unlimited supply of addresses, guessing as fast as the limits
+    allow (a new address for every request, so no per-phone limit ever binds); returns the
+    number of guesses made."""
+    end = clock.t + hours * 3600
+    guesses, n = 0, 0
+    client = "x0"
+    while clock.t < end:
+        if pairing._pending is None:
+            n += 1
+            client = f"x{n}"
+            pairing.start(client)
+        try:
+            pairing.pair("eve", code="9" * pairing.digits, request=None, client=client)
+        except RateLimitedError as exc:
+            clock.t += float(exc.extra["retry_after"])
+            continue
+        except PairingError:
+            guesses += 1
+            continue
+        raise AssertionError("the attacker guessed the code")
+    return guesses
+
+
+def test_guessing_is_hopeless_and_the_readme_says_how_long(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.start()
+    clock = Clock()
+    pairing = Pairing(Tokens(store), lambda code: None, ttl_s=120, now=clock)
+    pairing.start("owner")
+    while pairing.code == "9" * 6:  # the attacker's fixed guess must be wrong
+        pairing._pending = None
+        pairing.start("owner")
+    pairing._pending = None
+    per_hour = attack(pairing, clock, hours=24) / 24
+    years = 10 ** pairing.digits / per_hour / (24 * 365)
+    assert per_hour < 60, per_hour
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "guesses an hour" in readme and f"{int(years)} years" in readme, (per_hour, years)
+    # Every limiter stays bounded however many addresses the attacker used.
+    assert len(pairing._starts) <= Pairing.CLIENTS and len(pairing._guesses) <= Pairing.CLIENTS
+    store.stop()
