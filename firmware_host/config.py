@@ -385,10 +385,32 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{key}: {message} (got {shown!r})"
 
 
+def _source(loc: tuple[Any, ...], overrides: dict[str, Any], file: Path | None) -> str:
+    """Where the value at `loc` came from, as a user would look for it: the command-line
+    option, the environment variable, or the file (in that order of priority)."""
+    if loc and loc[0] in overrides:
+        return f"option --{str(loc[0]).replace('_', '-')}"
+    env = {name.upper(): name for name in os.environ}
+    for end in range(len(loc), 0, -1):
+        name = "CRIB_" + "__".join(str(part) for part in loc[:end]).upper()
+        if name in env:
+            return f"environment {env[name]}"
+    if file is not None:
+        return f"config {file}"
+    if not loc:
+        crib = sorted(name for name in os.environ if name.upper().startswith("CRIB_"))
+        if crib:
+            return "environment " + ", ".join(crib)
+    return "settings"
+
+
 def load_settings(config: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
-    """Read the configuration; raises ConfigError with one line naming the key and problem."""
+    """Read the configuration; raises ConfigError with one line naming the key, the problem
+    and where the value came from (option, environment variable or file)."""
     path, explicit = config_path(config)
     where = f"config {path}"
+    if not config and explicit:
+        where += " (from CRIB_CONFIG)"
     if path.exists():
         try:
             with path.open("rb") as handle:
@@ -402,10 +424,16 @@ def load_settings(config: str | os.PathLike[str] | None = None, **overrides: Any
         raise ConfigError(f"{where}: no such file")
     else:
         token = _config_file.set(None)
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        return Settings(**given)
     except ValidationError as exc:
-        problems = "; ".join(_describe(e) for e in exc.errors())
-        raise ConfigError(f"{where}: {problems}") from None
+        file = path if path.exists() else None
+        by_source: dict[str, list[str]] = {}
+        for e in exc.errors():
+            by_source.setdefault(_source(tuple(e["loc"]), given, file), []).append(_describe(e))
+        raise ConfigError(
+            "; ".join(f"{src}: {'; '.join(problems)}" for src, problems in by_source.items())
+        ) from None
     finally:
         _config_file.reset(token)
