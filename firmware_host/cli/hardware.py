@@ -178,10 +178,17 @@ def _board_test(args: argparse.Namespace) -> int:
             colour = (32, 32, 32)
             lit = board.test_pattern(colour)
             rb = board.read_back(timeout=args.timeout) if lit else None
-            shown = rb is not None and all(led == colour for led in rb.leds)
+            # The board dims every frame to its supply budget (a 3-track board's grey test
+            # would draw 2.4 A): expect the test colour as the same power cap leaves it.
+            expect, dim = _capped_test_colour(colour, dev.led_count, dev.budget_ma)
+            shown = rb is not None and all(led == expect for led in rb.leds)
             # The read-back is the controller's frame buffer, not light: say only that.
             report["test_pattern"] = {"rgb": list(colour), "acknowledged": lit,
                                       "read_back": shown, "read_back_means": READ_BACK_MEANS}
+            if dim < 100:
+                report["test_pattern"].update(  # type: ignore[attr-defined]
+                    shown_rgb=list(expect), dimmed_percent=dim, budget_a=dev.budget_ma / 1000,
+                    dimmed=f"dimmed to {dim}% to stay under {dev.budget_ma / 1000:.1f} A")
             rtts = [r for r in (board.ping() for _ in range(max(1, args.pings))) if r is not None]
             if rtts:
                 report["rtt_ms"] = {"p50": round(statistics.median(rtts) * 1000, 2),
@@ -201,7 +208,8 @@ def _board_test(args: argparse.Namespace) -> int:
         print(f"board on {args.port}: protocol {report['protocol']}, firmware build "
               f"{report['firmware_build']}, {report['led_count']} LEDs ({report['tracks']} tracks "
               f"of {report['holes']} holes), boot id {report['boot_id']:#010x}")
-        print("test pattern: " + (
+        dimmed = f" ({tp['dimmed']})" if tp.get("dimmed") else ""
+        print(f"test pattern{dimmed}: " + (
             "sent, and the board's controller holds the same (check the LEDs by eye: "
             "crib board walk)" if tp.get("read_back") else "NOT confirmed by the controller"))
         if rtt:
@@ -212,6 +220,20 @@ def _board_test(args: argparse.Namespace) -> int:
 
 
 # --- board: one-line errors, walk and flash ----------------------------------------------------
+
+
+def _capped_test_colour(colour: tuple[int, int, int], led_count: int,
+                        budget_ma: int) -> tuple[tuple[int, int, int], int]:
+    """The test colour as the board's power cap leaves it on `led_count` LEDs, and the
+    percent of full light that is (100: not dimmed). A board that reports no budget
+    (0) is taken as uncapped."""
+    from hardware.board import power
+
+    if budget_ma <= 0 or led_count <= 0:
+        return colour, 100
+    frame = bytearray(bytes(colour) * led_count)
+    scale = power.cap_frame(frame, budget_ma)
+    return (frame[0], frame[1], frame[2]), power.percent(scale)
 
 READ_BACK_MEANS = ("the board's controller holds the same frame; a dead or miswired strip "
                    "reads back the same, so check the LEDs by eye with crib board walk")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from firmware_host.cli import main
+from hardware.board import power
 from hardware.board.layout import BoardLayout
 from hardware.board.protocol import PROTOCOL_VERSION
 from hardware.board.simulator import BoardSimulator
@@ -27,6 +28,27 @@ def test_board_test_reports_version_leds_and_round_trip(capsys):
     assert report["protocol"] == PROTOCOL_VERSION and report["led_count"] == 3 * 62
     assert report["test_pattern"]["read_back"] is True
     assert report["rtt_ms"]["n"] == 5 and report["rtt_ms"]["p50"] > 0
+
+
+def test_board_test_on_a_three_track_board_expects_the_capped_colour(capsys):
+    # 366 LEDs of grey 32 would draw 366 + 366 * 3 * 32 * 15 / 255 = 2432 mA > 2000 mA.
+    with BoardSimulator(BoardLayout(tracks=3, holes=120), SystemClock()) as sim:
+        rc = main(["board", "test", "--port", sim.open_pty(), "--json", "--pings", "3"])
+        report = json.loads(capsys.readouterr().out)
+        held = set(sim.leds)
+    assert rc == 0, report
+    assert report["led_count"] == 366 and report["test_pattern"]["read_back"] is True
+    tp = report["test_pattern"]
+    assert held == {tuple(tp["shown_rgb"])} and tp["shown_rgb"][0] < 32  # dimmed, evenly
+    # What the board shows is within its budget, and the report says by how much it dimmed.
+    assert power.drawn_ma(bytes(tp["shown_rgb"]) * 366) <= 2000
+    assert tp["dimmed"] == f"dimmed to {tp['dimmed_percent']}% to stay under 2.0 A"
+    assert 70 <= tp["dimmed_percent"] < 100
+    with BoardSimulator(BoardLayout(tracks=3, holes=120), SystemClock()) as sim:
+        assert main(["board", "test", "--port", sim.open_pty(), "--pings", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"test pattern (dimmed to {tp['dimmed_percent']}% to stay under 2.0 A): sent, and " \
+        "the board's controller holds the same" in out
 
 
 def test_board_test_on_a_missing_port_fails_with_the_reason(capsys):
