@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import secrets
+import sqlite3
 import threading
 import time
 from collections import OrderedDict, deque
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 from firmware_host.errors import (
     AuthRequiredError,
     BadRequestError,
+    DaemonError,
+    NameTakenError,
     PairingBusyError,
     PairingError,
     RateLimitedError,
@@ -50,15 +54,28 @@ def check_name(name: str) -> str:
 class Tokens:
     """Create, check, list and revoke operator tokens in the store."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    TOUCH_EVERY_S = 60.0  # the last use is recorded to the minute, not one write a request
 
-    def create(self, name: str) -> str:
-        """A new token for `name` (replacing its old one); only the hash is kept."""
+    def __init__(self, store: Store, now: Callable[[], float] = time.monotonic) -> None:
+        self.store = store
+        self.now = now
+        self._touched: dict[str, float] = {}
+
+    def exists(self, name: str) -> bool:
+        """Whether a token of this name exists."""
+        return any(t["name"] == name.strip() for t in self.store.tokens())
+
+    def create(self, name: str, *, replace: bool = False) -> str:
+        """A new token for `name`; only the hash is kept. Raises BadRequestError for a bad
+        name, NameTakenError when the name has a token and `replace` is not given (a second
+        phone must not silently log the first one out)."""
         name = check_name(name)
         token = "crib_" + secrets.token_urlsafe(32)
-        self.store.add_token(name, hash_token(token))
-        log.info("token created for %s", name)
+        if not self.store.add_token(name, hash_token(token), replace=replace):
+            raise NameTakenError(
+                f"a phone named {name!r} is already paired: choose another name, or revoke "
+                f"{name!r} first", name=name)
+        log.info("token %s for %s", "replaced" if replace else "created", name)
         return token
 
     def check(self, authorization: str | None) -> str:
@@ -73,7 +90,20 @@ class Tokens:
         name = self.store.token_name(hash_token(token.strip()))
         if name is None:
             raise AuthRequiredError("the operator token is unknown or was revoked; pair again")
+        self._touch(name)
         return name
+
+    def _touch(self, name: str) -> None:
+        """Record the use for `crib token list`, at most once a minute per token; a store
+        that cannot write does not refuse the request (the write it guards reports that)."""
+        now = self.now()
+        if now - self._touched.get(name, -math.inf) < self.TOUCH_EVERY_S:
+            return
+        self._touched[name] = now
+        try:
+            self.store.touch_token(name)
+        except (DaemonError, sqlite3.Error) as exc:
+            log.warning("could not record the use of token %s: %s", name, exc)
 
     def list(self) -> list[dict[str, object]]:
         return self.store.tokens()
@@ -262,8 +292,11 @@ class Pairing:
 
     def pair(self, name: str, *, code: str | None, request: str | None, client: str) -> str:
         """A token for a correct code typed by the client that asked, or for an approved
-        request; raises PairingError, RateLimitedError, BadRequestError."""
+        request; raises PairingError, RateLimitedError, BadRequestError, NameTakenError."""
         name = check_name(name)
+        if self.tokens.exists(name):  # before the code is spent on a name that cannot be had
+            raise NameTakenError(f"a phone named {name!r} is already paired: give this "
+                                 "phone another name", name=name)
         with self._lock:
             if code is not None:
                 self._guess_allowed(client)

@@ -85,6 +85,12 @@ class PairingBusyError(DaemonError):
     code = "pairing_busy"
 
 
+class NameTakenError(DaemonError, ValueError):
+    """A token name (a phone or person) that is already paired."""
+
+    code = "name_taken"
+
+
 class StorageError(DaemonError, OSError):
     """The state directory cannot be written (full, read-only, failing): nothing was saved."""
 
@@ -122,6 +128,7 @@ HTTP_STATUS: dict[type[DaemonError], int] = {
     ForbiddenError: 403,
     PairingError: 403,
     PairingBusyError: 409,
+    NameTakenError: 409,
     StorageError: 503,
     RateLimitedError: 429,
     DeviceUnavailableError: 503,

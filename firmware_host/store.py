@@ -535,13 +535,16 @@ class Store:
         return out.getvalue()
 
     # -- tokens ----------------------------------------------------------------------------------
-    def add_token(self, name: str, digest: str) -> None:
-        """Store a token's hash under a name (replacing an older token of that name)."""
+    def add_token(self, name: str, digest: str, *, replace: bool = True) -> bool:
+        """Store a token's hash under a name, replacing an older token of that name only when
+        `replace`; returns whether it was stored (in one statement, so two at once cannot both
+        take a name)."""
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         with self.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO tokens (name, hash, created_at) VALUES (?, ?, ?)",
+            return db.execute(
+                f"{verb} INTO tokens (name, hash, created_at) VALUES (?, ?, ?)",
                 (name, digest, time.time()),
-            )
+            ).rowcount > 0
 
     def token_name(self, digest: str) -> str | None:
         """The name of the token with this hash, if it exists."""
@@ -550,6 +553,7 @@ class Store:
         return None if row is None else str(row[0])
 
     def touch_token(self, name: str) -> None:
+        """Record that the token of `name` was used now."""
         with self.transaction() as db:
             db.execute("UPDATE tokens SET last_used = ? WHERE name = ?", (time.time(), name))
 

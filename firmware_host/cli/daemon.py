@@ -30,8 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     tsub.required = True
     create = tsub.add_parser("create", help="create a token and print it")
     create.add_argument("name")
+    create.add_argument("--replace", action="store_true",
+                        help="replace the token of that name (the phone using it is logged out)")
     create.set_defaults(func=cmd_token_create)
-    lst = tsub.add_parser("list", help="list token names")
+    lst = tsub.add_parser("list", help="list the tokens: name, when made, when last used")
     lst.set_defaults(func=cmd_token_list)
     revoke = tsub.add_parser("revoke", help="revoke a token by name")
     revoke.add_argument("name")
@@ -88,8 +90,15 @@ def cmd_token_create(args: argparse.Namespace) -> int:
     with _tokens(args) as tokens:
         if tokens is None:
             return 2
+        from firmware_host.errors import NameTakenError
+
         try:
-            print(tokens.create(args.name))
+            print(tokens.create(args.name, replace=args.replace))
+        except NameTakenError:
+            print(f"crib token create: a token named {args.name.strip()!r} exists already: "
+                  "give another name, or add --replace to revoke it and make a new one",
+                  file=sys.stderr)
+            return 1
         except DaemonError as exc:
             print(f"crib: {exc}", file=sys.stderr)
             return 2
