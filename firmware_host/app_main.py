@@ -20,7 +20,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from firmware_host.api import create_app
 from firmware_host.config import Settings
-from firmware_host.errors import ConfigError
+from firmware_host.errors import ConfigError, DaemonError
 from firmware_host.notify import Notifier
 from firmware_host.services import build_services
 
@@ -188,6 +188,13 @@ def serve(settings: Settings, notifier: Notifier | None = None) -> int:
     notifier = notifier or Notifier()
     sock = bind_socket(settings.host, settings.port)
     services = build_services(settings, notifier=notifier)
+    try:
+        # Opened here, not in the lifespan: a state directory that can't be used is one
+        # line from `crib serve` (StoreError), not uvicorn's startup traceback.
+        services.store.start()
+    except DaemonError:
+        sock.close()
+        raise
     app = create_app(settings, services)
     server = _Server(uvicorn_config(app, settings))
     server.notifier = notifier

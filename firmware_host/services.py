@@ -140,8 +140,19 @@ class Services:
             return False
         return True
 
+    def problems(self) -> list[str]:
+        """What makes the daemon degraded, in sentences (empty: nothing)."""
+        problem = self.store.problem()
+        return [problem] if problem else []
+
     def status_line(self) -> str:
-        """One line of device and game state for systemd's STATUS=."""
+        """One line of device and game state for systemd's STATUS= (problems first)."""
+        problems = self.problems()
+        if problems:
+            return f"degraded: {'; '.join(problems)}; {self._status_line()}"
+        return self._status_line()
+
+    def _status_line(self) -> str:
         entry = self.games.current()
         if entry is None:
             game = "no game"
@@ -190,5 +201,6 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
     health = Health(notifier, lambda: s.healthy(), lambda: s.status_line())
     s = Services(settings, store, tokens, pairing, hub, games, devices, inputs, board, health,
                  notifier)
+    store.on_fault = lambda: s.health.changed()  # STATUS= says degraded, and why, at once
     log.info("state directory %s (pid %d)", settings.state_dir, os.getpid())
     return s

@@ -10,18 +10,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware_host.errors import DaemonError, NotFoundError
+from firmware_host.errors import DaemonError, NotFoundError, StorageError
 
 MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: games, their action logs, operator tokens.
@@ -69,6 +70,34 @@ class StoreError(DaemonError, RuntimeError):
     """The database cannot be opened or is from a newer version."""
 
     code = "store_error"
+
+
+class StorageFault(StoreError, StorageError):
+    """A write the disk refused (full, read-only, failing): nothing was saved (503)."""
+
+    code = "storage"
+
+
+# sqlite's primary result codes for a disk that refuses writes, and what to tell a person.
+_FAULTS = {
+    13: "the Pi's storage is full: nothing was saved",  # SQLITE_FULL
+    8: "the Pi's storage can't be written (it is read-only): nothing was saved",  # READONLY
+    3: "the Pi's storage can't be written (permission denied): nothing was saved",  # PERM
+    10: "the Pi's storage failed while writing (I/O error): nothing was saved",  # IOERR
+    14: "the Pi's storage can't be written (the database can't be opened): nothing was saved",
+}
+LOW_SPACE = 1024 * 1024  # under this much free space the store is reported full
+
+
+def storage_fault(exc: BaseException) -> StorageFault | None:
+    """The fault for a sqlite error that means the disk refused a write, else None."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.Error) or code is None:
+        return None
+    sentence = _FAULTS.get(code & 0xFF)
+    if sentence is None:
+        return None
+    return StorageFault(sentence, detail=str(exc))
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +231,8 @@ class Store:
         self._lock = threading.RLock()
         self._reader: sqlite3.Connection | None = None
         self._rlock = threading.RLock()
+        self.fault: str | None = None  # why the last write failed, until one succeeds
+        self.on_fault: Callable[[], None] = lambda: None  # the fault came or went
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -209,7 +240,11 @@ class Store:
         if self._db is not None:
             return
         if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"the state directory {self.path.parent} can't be made: "
+                                 f"{exc.strerror or exc}") from None
         try:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
@@ -251,16 +286,54 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One committed transaction (BEGIN IMMEDIATE ... COMMIT) under the lock."""
+        """One committed transaction (BEGIN IMMEDIATE ... COMMIT) under the lock.
+
+        Raises StorageFault when the disk refuses the write (full, read-only, failing):
+        then nothing of it was saved.
+        """
         with self._lock:
             db = self.db
-            db.execute("BEGIN IMMEDIATE")
             try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                fault = storage_fault(exc)
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                if fault is None:
+                    raise
+                self._set_fault(fault.message)
+                raise fault from exc
+            self._set_fault(None)
+
+    def _set_fault(self, fault: str | None) -> None:
+        if fault != self.fault:
+            self.fault = fault
+            self.on_fault()
+
+    def problem(self) -> str | None:
+        """Why writes fail now, if they do: the last write's fault, a read-only or nearly
+        full file system (checked without writing)."""
+        if self.fault is not None:
+            return self.fault
+        if str(self.path) == ":memory:":
+            return None
+        try:
+            st = os.statvfs(self.path.parent)
+        except OSError:
+            return _FAULTS[14]
+        if st.f_flag & os.ST_RDONLY:
+            return _FAULTS[8]
+        if st.f_bavail * st.f_frsize < LOW_SPACE:
+            return _FAULTS[13]
+        return None
 
     def move_checkpoints(self) -> bool:
         """Stop the writer's own WAL checkpoints (the caller runs `checkpoint` instead);

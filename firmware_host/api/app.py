@@ -33,6 +33,7 @@ from firmware_host.api.routes import (
 from firmware_host.config import Settings
 from firmware_host.errors import DaemonError, error_body, http_status
 from firmware_host.services import Services
+from firmware_host.store import storage_fault
 
 log = logging.getLogger("crib.api")
 
@@ -95,6 +96,12 @@ class CrashGuard:
         try:
             await self.app(scope, receive, sending)
         except Exception as exc:
+            fault = storage_fault(exc)
+            if fault is not None:  # a write outside the store's transactions: still a 503
+                log.error("%s %s: %s (%s)", scope["method"], scope["path"], fault, exc)
+                if not started:
+                    await JSONResponse(error_body(fault), status_code=503)(scope, receive, send)
+                return
             log.error("internal error on %s %s", scope["method"], scope["path"], exc_info=exc)
             if not started:
                 await JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}",

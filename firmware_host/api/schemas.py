@@ -196,7 +196,10 @@ class SettingsOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: str
+    """"ok", or "degraded" with the problems in sentences (the storage refusing writes)."""
+
+    status: Literal["ok", "degraded"]
+    problems: list[str] = []
     version: str
     uptime_s: float
     devices: dict[str, dict[str, Any]]

@@ -79,7 +79,12 @@ def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
         yield None
         return
     store = Store(settings.db_path)
-    store.start()
+    try:
+        store.start()
+    except DaemonError as exc:  # a state directory that can't be used: one line
+        print(f"crib: {exc}", file=sys.stderr)
+        yield None
+        return
     try:
         yield Tokens(store)
     finally:
@@ -121,7 +126,12 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
     with _tokens(args) as tokens:
         if tokens is None:
             return 2
-        if not tokens.revoke(args.name):
+        try:
+            revoked = tokens.revoke(args.name)
+        except DaemonError as exc:  # the storage refused the write
+            print(f"crib: {exc}", file=sys.stderr)
+            return 2
+        if not revoked:
             print(f"crib: no token named {args.name!r}", file=sys.stderr)
             return 1
     print(f"revoked {args.name}")

@@ -21,7 +21,9 @@ def put_settings(body: SettingsIn, _: Operator, services: Svc) -> dict[str, Any]
 def health(services: Svc) -> dict[str, Any]:
     from firmware_host.api.app import version
 
-    return {"status": "ok", "version": version(), "uptime_s": round(services.uptime(), 3),
+    problems = services.problems()
+    return {"status": "degraded" if problems else "ok", "problems": problems,
+            "version": version(), "uptime_s": round(services.uptime(), 3),
             "devices": services.devices_json(), "schema": services.store.schema_version()}
 
 
