@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     serve = sub.add_parser("serve", help="run the daemon (web API, page, devices)")
     serve.add_argument("--simulate", action="store_true", help="simulate every device")
     serve.add_argument("--config", metavar="PATH", help="TOML configuration (or CRIB_CONFIG)")
-    serve.add_argument("--host", help="address to bind (default from the configuration)")
+    serve.add_argument("--host", help="address to bind (default from the configuration; "
+                       "with --simulate off a Pi, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on")
     serve.set_defaults(func=cmd_serve)
 
@@ -60,11 +61,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          simulate=True if args.simulate else None)
     if settings is None:
         return 2
+    settings = listen_address(settings)
     try:
         return serve(settings)
     except DaemonError as exc:
         print(f"crib: {exc}", file=sys.stderr)
         return 2
+
+
+def listen_address(settings: Settings, on_pi: bool | None = None) -> Settings:
+    """The settings to serve with: a simulation on a laptop listens on 127.0.0.1 unless an
+    address was given (option, environment or file), so `make run` does not open the page to
+    the whole network; on the Pi, the configured address."""
+    from firmware_host.config import on_raspberry_pi
+
+    if "host" in settings.model_fields_set or not settings.simulate:
+        return settings
+    if on_raspberry_pi() if on_pi is None else on_pi:
+        return settings
+    return settings.model_copy(update={"host": "127.0.0.1"})
 
 
 @contextlib.contextmanager
