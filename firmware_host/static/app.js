@@ -809,9 +809,11 @@ function buildPicker(root, onPick, isDisabled = () => false, isPressed = () => f
       const card = r + s;
       root.append(el("button", {
         type: "button", class: `${isRed(card) ? "red" : ""} ${r === "A" ? "ace" : ""} ${pressedClass(card)}`.replace(/\s+/g, " ").trim(), "data-card": card,
-        "aria-label": spoken(card), "aria-pressed": String(isPressed(card)), disabled: isDisabled(card),
+        "aria-pressed": String(isPressed(card)), disabled: isDisabled(card),
         onclick: () => onPick(card),
-      }, el("span", { text: r }), el("span", { text: glyph })));
+      // The name a screen reader says is the card in words ("four of clubs"); the glyphs are for eyes.
+      }, el("span", { "aria-hidden": "true", text: r }), el("span", { "aria-hidden": "true", text: glyph }),
+      el("span", { class: "sr", text: spoken(card) })));
     }
   }
 }
@@ -1226,9 +1228,10 @@ async function loadHistory() {
       const line = sides.map((x) => `${x.names.join(" & ")} ${x.score}`).join(" – ");
       const kind = RESULT_WORDS[r.kind] ?? r.kind ?? "";
       return el("li", {}, el("button", {
-        type: "button", "data-game": String(g.game_id), "aria-label": `Score race of game ${g.game_id}: ${line}`,
+        type: "button", "data-game": String(g.game_id),
         onclick: () => showRace(g.game_id, g.match_game),
-      }, el("span", { class: "when", text: when(g.finished_at) }), el("span", { text: line }), el("span", { class: "kind", text: kind })));
+      }, el("span", { class: "sr", text: `Score race of game ${g.game_id}: ` }),
+      el("span", { class: "when", text: when(g.finished_at) }), el("span", { class: "line", text: line }), el("span", { class: "kind", text: kind })));
     }) : [el("li", { class: "hint", text: "No finished games yet." })]));
     const players = Object.entries(stats.players || {});
     const f = (x) => (x === null || x === undefined ? "–" : Number(x).toFixed(1));

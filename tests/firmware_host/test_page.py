@@ -329,7 +329,8 @@ def test_history_statistics_race_and_settings(daemon: Any, phones: dict[str, Pho
     ann.tab("history")
     page.wait_for_selector("#history-list button[data-game]")
     finished = daemon.client.req("GET", "/api/history", auth=False).json()["games"][0]
-    label = page.locator("#history-list button").first.get_attribute("aria-label") or ""
+    label = page.locator("#history-list button").first.text_content() or ""
+    assert label.startswith(f"Score race of game {finished['game_id']}: ")
     scores = finished["result"]["scores"]
     assert f"Ann {scores[0]}" in label and f"Bob {scores[1]}" in label
     assert page.locator('#stats tr[data-player="Ann"]').count() == 1
