@@ -127,6 +127,7 @@ function describeAction(a, game, before = null) {
     case "play": return `${pretty(a.card)} played` + (pegged ? ` — ${pegged}` : "");
     case "go": return (player(a.player) ? `${player(a.player)} says go` : "go") + (pegged ? ` — ${pegged}` : "");
     case "peg": return `+${a.points} for ${side(a.side)}`;
+    case "late_peg": return `late peg: +${a.points} for ${side(a.side)}`;
     case "count": {
       const n = a.cards ? counted : a.points;
       return n === 19 || (n === 0 && a.points === 19) ? `${due}: 19 (nothing)` : n === 0 ? `${due}: 0 (nothing)` : `${due}: ${n}`;
@@ -501,6 +502,13 @@ function renderGame() {
   // the panel says why and how to fix a forgotten peg instead of showing dead buttons).
   const showing = game.phase === "show";
   const pegOpen = !over && legal.has("peg");
+  // In the show a peg forgotten in the play goes in as a late peg (the engine records it so),
+  // behind one button so that the count pad stays on top.
+  const lateKey = `${game.id}/${game.game_number}/${game.hand_number}`;
+  if (S.lateKey !== lateKey) { S.lateKey = lateKey; S.lateShown = false; }
+  const lateOpen = !over && showing && !pegOpen && legal.has("late_peg");
+  const padOpen = pegOpen || (lateOpen && S.lateShown);
+  const pegType = pegOpen ? "peg" : "late_peg";
   const sides = $("#sides");
   sides.replaceChildren();
   game.sides.forEach((side, i) => {
@@ -514,11 +522,11 @@ function renderGame() {
       onkeydown: (ev) => { if (ev.key === "Enter") { ev.preventDefault(); pegNumber(i, num); } } });
     const pad = el("div", { class: "pad write" },
       ...PAD.map((p) => el("button", {
-        type: "button", text: `+${p}`, "aria-label": `Peg ${p} for ${side.name}`, disabled: !pegOpen,
-        onclick: () => act({ type: "peg", side: i, points: p }),
+        type: "button", text: `+${p}`, "aria-label": `${pegOpen ? "Peg" : "Late peg"} ${p} for ${side.name}`, disabled: !padOpen,
+        onclick: () => act({ type: pegType, side: i, points: p }),
       })),
       el("div", { class: "num" }, num, el("button", {
-        type: "button", text: "Peg", "aria-label": `Peg the number for ${side.name}`, disabled: !pegOpen,
+        type: "button", text: "Peg", "aria-label": `Peg the number for ${side.name}`, disabled: !padOpen,
         onclick: () => pegNumber(i, num),
       })));
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
@@ -527,13 +535,19 @@ function renderGame() {
         el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) })),
       el("div", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + (game.games_won && game.game_number > 1 ? ` · games won ${game.games_won[i] || 0}` : "") }),
-      game.mode === "cards" || (!pegOpen && showing) ? null : pad);
+      game.mode === "cards" || (!padOpen && showing) ? null : pad);
     sides.append(panel);
   });
   const closed = $("#peg-closed");
   closed.hidden = !(showing && !pegOpen && game.mode !== "cards" && !over);
-  closed.textContent = closed.hidden ? "" :
-    "Pegging closed when the counting began. A forgotten peg: Undo the counts back to the play, peg it, and count again.";
+  if (closed.hidden) closed.replaceChildren();
+  else if (lateOpen) {
+    closed.replaceChildren(el("button", { type: "button", class: "secondary write", id: "late-peg-btn", "aria-expanded": String(!!S.lateShown),
+      text: S.lateShown ? "Done with late pegs" : "Forgot a peg in the play? Peg it late",
+      onclick: () => { S.lateShown = !S.lateShown; renderGame(); } }));
+  } else {
+    closed.textContent = "Pegging closed when the counting began. A forgotten peg: Undo the counts back to the play, peg it, and count again.";
+  }
 
   // The next count due, in show order, and the starter once it is cut.
   const due = $("#due");
@@ -1423,7 +1437,7 @@ function spokenAction(a, game, before) {
   switch (a.type) {
     case "play": return `${spoken(a.card)}${game.play ? `, ${game.play.count}` : ""}` + (pegged ? `. ${pegged}` : "");
     case "go": return describeAction(a, game, before);
-    case "peg": return `${a.points} for ${game.sides[a.side] ? game.sides[a.side].name : ""}`;
+    case "peg": case "late_peg": return `${a.points} for ${game.sides[a.side] ? game.sides[a.side].name : ""}`;
     case "heels": return "two for his heels";
     case "count": {
       const last = game.last_count;
