@@ -3,7 +3,9 @@
 One worker thread owns the port: it opens it (retrying with backoff), feeds received bytes
 and the time to the sans-I/O `HostLink`, and writes what the link gives back, in order.
 `show` only records the newest state and wakes the worker, so it never blocks. After a
-reconnect or a board reboot (a new boot id) the whole state is sent again.
+reconnect or a board reboot (a new boot id) the whole state is sent again. The board's
+buttons come out as the input panel's events ("undo", "undo_held" {seconds}, "button"
+{track}), judged with `hold_s`, the daemon's one undo hold time.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from hardware.board.layout import BoardLayout
 from hardware.board.link import (
     Acked,
+    BoardInputs,
     CommandFailed,
     Connected,
     Degraded,
@@ -51,8 +54,10 @@ class SerialPegBoard:
         *,
         transport: SerialTransport | None = None,
         backoff: Backoff | None = None,
+        hold_s: float = 3.0,
     ) -> None:
         self.url = url
+        self.inputs = BoardInputs(hold_s)
         self.layout = layout
         self.clock = clock
         self.transport = transport or SerialTransport(url)
@@ -259,6 +264,8 @@ class SerialPegBoard:
     def _dispatch(self, events: list[HostEvent]) -> None:
         for ev in events:
             if isinstance(ev, Connected):
+                if ev.new_boot:
+                    self.inputs.reset()
                 self._reconnects += self._ever_connected
                 self._ever_connected = True
                 self.backoff.reset()
@@ -287,7 +294,9 @@ class SerialPegBoard:
             elif isinstance(ev, CommandFailed):
                 self._emit("refused", {"message": ev.type.name, "reason": ev.reason})
             elif isinstance(ev, DeviceInput):
-                self._emit(ev.kind, {"button": ev.arg, "seq": ev.seq})
+                # In the input panel's words, so the daemon acts on both alike.
+                for kind, data in self.inputs.translate(ev):
+                    self._emit(kind, {**data, "seq": ev.seq})
             elif isinstance(ev, Garbled):
                 pass  # counted in link.stats; a noisy line is not news to subscribers
 

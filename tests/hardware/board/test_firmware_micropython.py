@@ -8,6 +8,7 @@ board file system built from the flash manifest. One VM per module keeps it fast
 
 from __future__ import annotations
 
+import ast
 import zlib
 from pathlib import Path
 
@@ -223,8 +224,15 @@ class WDT:
     def feed(self):
         WDT.fed += 1
 class Pin:
-    def __init__(self, n):
-        self.n = n
+    IN = 0
+    PULL_UP = 1
+    low = set()  # the pins a test holds at GND (a pressed switch)
+    made = {}
+    def __init__(self, n, mode=None, pull=None):
+        self.n, self.mode, self.pull = n, mode, pull
+        Pin.made[n] = self
+    def value(self):
+        return 0 if self.n in Pin.low else 1
 def unique_id():
     return b"\\xe6\\x61\\x41\\x04\\x03\\x2b\\x5c\\x2a"
 '''
@@ -305,3 +313,60 @@ def test_a_maintenance_request_is_acknowledged_then_the_board_restarts_to_its_re
     frames = [f for f in FrameReader().feed(bytes.fromhex(wire)) if isinstance(f, Frame)]
     assert [(f.type, f.seq) for f in frames][-1] == (Msg.DEV_ACK, 2)
     assert asked == "1"  # once, and the loop stopped there
+
+
+FAKE_TIME_PORT = '''
+class Clock:
+    t = 0
+    def ticks_ms(self):
+        return Clock.t
+    def ticks_us(self):
+        return Clock.t * 1000
+    def ticks_diff(self, a, b):
+        return a - b
+class ScriptedPort:
+    """Each read waits its `wait_ms` on the fake clock; pins change as the script says."""
+    def __init__(self, chunks, script):
+        self.chunks, self.script, self.out = list(chunks), list(script), bytearray()
+        self.waits = []
+    def read(self, wait_ms):
+        self.waits.append(wait_ms)
+        Clock.t += max(1, wait_ms)
+        while self.script and self.script[0][0] <= Clock.t:
+            _, pin, low = self.script.pop(0)
+            if low:
+                machine.Pin.low.add(pin)
+            else:
+                machine.Pin.low.discard(pin)
+        return self.chunks.pop(0) if self.chunks else b""
+    def write(self, data):
+        self.out += data
+'''
+
+
+def test_main_reads_the_buttons_with_pull_ups_and_sends_their_events(pico):
+    """A bouncy press of track 1's button (GP4) and undo (GP2) held 1.2 s, on a fake clock."""
+    bounce = [(t, 4, on) for t, on in ((100, 1), (102, 0), (104, 1))] + [(300, 4, 0)]
+    hold = [(1000, 2, 1), (2200, 2, 0)]
+    chunks = [encode_frame(Msg.HELLO, 1, bytes((PROTOCOL_VERSION,)))]
+    out = run(pico, "import main, machine\n" + FAKE_TIME_PORT +
+              "main.time = Clock()\n"
+              f"port = ScriptedPort([bytes.fromhex(h) for h in {[c.hex() for c in chunks]!r}],"
+              f" {bounce + hold!r})\n"
+              "core = main.run(port=port, turns=600)\n"
+              "pins = sorted((n, p.mode, p.pull) for n, p in machine.Pin.made.items())\n"
+              "print(port.out.hex(), max(port.waits), Clock.t, repr(core._events).replace("
+              "' ', ''), pins)")
+    wire, longest, ended, queued, pins = out.split(" ", 4)
+    assert int(ended) > 2300
+    # Undo on GP2 and the two tracks' buttons on GP3 and GP4, inputs with pull-ups (the
+    # strip's data pin is made without a mode).
+    assert "(2, 0, 1), (3, 0, 1), (4, 0, 1)" in pins and "(5," not in pins
+    assert int(longest) <= 5  # with buttons wired, the pins are sampled every 5 ms or more
+    events = [(f.seq, f.payload) for f in FrameReader().feed(bytes.fromhex(wire))
+              if isinstance(f, Frame) and f.type == Msg.DEV_EVENT]
+    # Nobody acknowledges here, so the first event is sent (and resent) and the rest wait.
+    assert events and set(events) == {(1, bytes((1, 2)))}  # EVENT_BUTTON, track 1's button
+    # In the queue: that one press (the bounce is not a second), then undo held 1.2 s:
+    # reported at 0.5 s and 1.0 s while down, then its release after 1.2 s.
+    assert ast.literal_eval(queued) == [(1, 1, 2), (2, 2, 5), (3, 2, 10), (4, 3, 12)]

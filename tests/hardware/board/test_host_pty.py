@@ -106,13 +106,42 @@ def test_dropped_or_corrupted_bytes_are_recovered(rig, fault, direction):
     assert rb is not None and rb.tracks == STATE.tracks
 
 
-def test_board_buttons_arrive_once_in_order(rig):
+PANEL_WORDS = ("undo", "undo_held", "button", "encoder")
+
+
+def panel_events(events: list[DeviceEvent]) -> list[tuple[str, dict]]:
+    return [(e.kind, {k: v for k, v in e.data.items() if k != "seq"}) for e in events
+            if e.kind in PANEL_WORDS]
+
+
+def test_board_buttons_arrive_once_in_order_in_the_input_panels_words(rig):
     sim, board, events = rig
     sim.drop_next(40, "to_host")  # the first tries are lost on the way
-    for button in (2, 0, 1):
+    for button in (2, 0, 1):  # track 2's button, undo, track 1's button
         sim.press(button)
-    assert wait_for(lambda: len([e for e in events if e.kind == "button"]) >= 3)
-    assert [e.data["button"] for e in events if e.kind == "button"] == [2, 0, 1]
+    assert wait_for(lambda: len(panel_events(events)) >= 3)
+    assert panel_events(events) == [("button", {"track": 1}), ("undo", {}),
+                                    ("button", {"track": 0})]
+    assert all(e.device == "board" for e in events)
+
+
+def test_holding_the_boards_undo_is_undo_held_from_the_hold_time_on():
+    layout = BoardLayout()
+    clock = SystemClock()
+    with BoardSimulator(layout, clock) as sim:
+        board = SerialPegBoard(sim.open_pty(), layout, clock, hold_s=2.0)
+        events: list[DeviceEvent] = []
+        board.subscribe(events.append)
+        board.start()
+        try:
+            assert wait_for(lambda: board.state is DeviceState.IDLE)
+            sim.hold_undo(1.5)  # shorter than hold_s: an undo, as on the Pi's button
+            sim.hold_undo(3.2)
+            assert wait_for(lambda: len(panel_events(events)) >= 2)
+            assert wait_for(lambda: sim.firmware._events == [])  # every event acknowledged
+            assert panel_events(events) == [("undo", {}), ("undo_held", {"seconds": 2.0})]
+        finally:
+            board.stop()
 
 
 def test_show_refuses_a_state_the_layout_cannot_show(rig):
