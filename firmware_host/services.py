@@ -21,7 +21,7 @@ from firmware_host.components.events import EventHub
 from firmware_host.components.factories import device_factories, pin_factory_in_use
 from firmware_host.components.games import GameEntry, GameService
 from firmware_host.components.health import Health
-from firmware_host.components.inputs import TableInputs
+from firmware_host.components.inputs import BOARD_INPUT_KINDS, TableInputs
 from firmware_host.config import Settings
 from firmware_host.notify import Notifier
 from firmware_host.store import Store
@@ -96,7 +96,9 @@ class Services:
             self.devices.state_event(event.device)
         if event.device == "shuffler" and self.devices["shuffler"].device is not None:
             self.hub.publish({"type": "shuffler", "shuffler": self.shuffler_json()})
-        elif event.device == "inputs":
+        elif event.device == "inputs" or (event.device == "board"
+                                           and event.kind in BOARD_INPUT_KINDS):
+            # The board's own buttons speak the input panel's words: the same actions.
             self.inputs.handle(event)
 
     def touch_shuffler(self) -> None:

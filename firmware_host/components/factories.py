@@ -27,7 +27,9 @@ def _layout(settings: Settings) -> Any:
 def _board_real(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:
     from hardware.board.host import SerialPegBoard
 
-    return SerialPegBoard(settings.board.port, _layout(settings), clock), _noop
+    # the board's undo button is judged with the same undo_hold_s as the Pi's
+    return SerialPegBoard(settings.board.port, _layout(settings), clock,
+                          hold_s=settings.undo_hold_s), _noop
 
 
 def _board_sim(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:
@@ -39,7 +41,7 @@ def _board_sim(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[],
     sim = BoardSimulator(layout, clock)
     path = sim.open_pty()
     try:
-        board = SerialPegBoard(path, layout, clock)
+        board = SerialPegBoard(path, layout, clock, hold_s=settings.undo_hold_s)
     except Exception:
         sim.close()
         raise

@@ -12,6 +12,10 @@ from hardware.interfaces import DeviceEvent
 
 log = logging.getLogger("crib.daemon")
 
+# The input panel's words (hardware.interfaces.InputPanel); the board's own buttons speak
+# them too (hardware.board.link.BoardInputs), so both reach `TableInputs.handle` alike.
+BOARD_INPUT_KINDS = frozenset({"undo", "undo_held", "button", "encoder"})
+
 
 class TableInputs:
     """Turns the input panel's events into actions on the current game.
