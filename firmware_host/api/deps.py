@@ -10,7 +10,7 @@ from firmware_host.api.schemas import ErrorOut
 from firmware_host.services import Services
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 422, 429, 503)
+    code: {"model": ErrorOut} for code in (401, 403, 404, 409, 413, 422, 429, 503)
 }
 
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Variant = Literal["six-card", "five-card", "three-player", "four-player"]
+
+
+# What the schema promises is what validation accepts (the fuzz contract): integers with
+# bounds, names and cards that are not blank. (An integral float like 1.0, which JSON Schema
+# counts as an integer, is still refused: bodies are strict, never coerced.)
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"\S")]
+CardText = Annotated[str, Field(min_length=2, max_length=8, pattern=r"\S")]
 
 
 class _In(BaseModel):
@@ -19,7 +26,7 @@ class GameCreateIn(_In):
     """A new game; left-out options take the configured defaults."""
 
     variant: Variant | None = None
-    names: list[str] = Field(min_length=2, max_length=4)
+    names: list[Name] = Field(min_length=2, max_length=4)
     target: int | None = Field(None, ge=31, le=1000)
     skunk: Literal["skunk", "lurch", "none"] | None = None
     muggins: bool | None = None
@@ -46,7 +53,7 @@ class ActionBodyIn(BaseModel):
 class ActionIn(_In):
     """An action based on the game version the client saw, with its operation id."""
 
-    version: int = Field(ge=0)
+    version: int = Field(ge=0, le=2**53)
     op_id: str = Field(min_length=1, max_length=100)
     action: ActionBodyIn
 
@@ -89,8 +96,8 @@ class ErrorOut(BaseModel):
 
 
 class CountIn(_In):
-    hand: list[str] = Field(min_length=3, max_length=5)
-    starter: str = Field(min_length=2, max_length=3)
+    hand: list[CardText] = Field(min_length=3, max_length=5)
+    starter: CardText
     crib: bool = False
     variant: Variant = "six-card"
 
@@ -109,21 +116,21 @@ class CountOut(BaseModel):
 
 
 class AdviseIn(_In):
-    hand: list[str] = Field(min_length=5, max_length=6)
+    hand: list[CardText] = Field(min_length=5, max_length=6)
     dealer: bool
     variant: Variant = "six-card"
     model: str = Field("random", min_length=1, max_length=30)
-    known: list[str] = Field(default_factory=list, max_length=52)
+    known: list[CardText] = Field(default_factory=list, max_length=52)
 
 
 class AdvisePlayIn(_In):
     """The play so far: the cards still in hand, the cards laid since the count was reset
     (in order), the count (left out: their total) and other cards out of play."""
 
-    hand: list[str] = Field(min_length=1, max_length=6)
-    played: list[str] = Field(default_factory=list, max_length=13)
+    hand: list[CardText] = Field(min_length=1, max_length=6)
+    played: list[CardText] = Field(default_factory=list, max_length=13)
     count: int | None = Field(None, ge=0, le=31)
-    known: list[str] = Field(default_factory=list, max_length=52)
+    known: list[CardText] = Field(default_factory=list, max_length=52)
 
     model_config = ConfigDict(
         extra="forbid",
@@ -160,9 +167,15 @@ class PairIn(_In):
     """A token for the code on the board (typed on the phone that asked), or for a request
     approved by holding the board's undo button."""
 
-    name: str = Field(min_length=1, max_length=40)
+    name: Name
     code: str | None = Field(None, pattern=r"^\s*\d{4,12}\s*$")
     request: str | None = Field(None, min_length=1, max_length=64)
+
+    # One of the two is needed (the handler says so in a sentence): the schema says it too.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"anyOf": [{"required": ["code"]}, {"required": ["request"]}]},
+    )
 
 
 class PairStartIn(_In):

@@ -40,5 +40,7 @@ def router() -> APIRouter:
     r = APIRouter(prefix="/api", tags=["history"], responses=ERRORS)
     r.add_api_route("/history", history, methods=["GET"])
     r.add_api_route("/stats", stats, methods=["GET"])
-    r.add_api_route("/export", export, methods=["GET"])
+    r.add_api_route("/export", export, methods=["GET"], responses={200: {
+        "description": "every game (or one) with its actions, as a download",
+        "content": {"application/json": {}, "text/csv": {"schema": {"type": "string"}}}}})
     return r
