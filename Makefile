@@ -1,25 +1,35 @@
 # Two commands set up a fresh machine: `make run` and `make test`.
+# `make run` installs only what the product needs; `make test` adds the development tools.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test lint bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-run: $(STAMP)
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(RUN_STAMP) $(DEV_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/crib serve --simulate
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+
+bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -s -p no:cacheprovider -o addopts=""
 
 clean:

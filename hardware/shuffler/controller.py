@@ -492,7 +492,7 @@ class ShufflerController:
                     self.misroutes += 1
                     if plan.routing is Routing.RADIX:
                         return self._raise_fault("misroute", Recovery.RESTART_PLAN)
-                    # A symmetric misroute does no harm to coin routing (shuffle-math Result 3).
+                    # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
                     self._emit("warning", {"kind": "misroute", "card": self._fed_ok + 1,
                                            "pile": arrivals[0].value})
                 self._phase = _Phase.CLEAR

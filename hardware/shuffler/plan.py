@@ -102,7 +102,7 @@ class ShufflePlan:
         """The pile for `card` on pass `pass_number` (1-based) of a radix plan.
 
         Bit 0 goes to the pile stacked underneath on odd passes and to the pile stacked on
-        top on even passes (Result 4 of shuffle-math.md). Raises PlanError as `key`.
+        top on even passes (Result 4 of docs/shuffling.md). Raises PlanError as `key`.
         """
         bit = (self.key(card) >> (pass_number - 1)) & 1
         zero_pile = self.top_pile.other if pass_number % 2 else self.top_pile

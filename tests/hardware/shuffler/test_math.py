@@ -1,4 +1,4 @@
-"""Exact Bayer-Diaconis figures: the table of shuffle-math.md, and the physics they rest on."""
+"""Exact Bayer-Diaconis figures: the table of docs/shuffling.md, and the physics they rest on."""
 
 from __future__ import annotations
 

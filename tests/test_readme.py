@@ -1,0 +1,91 @@
+"""The README and docs say what the product does: its commands exist, `make run` installs only
+the product, the Pi gets the code without a placeholder, and docs/shuffling.md's figures are
+the code's."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware_host.cli import build_parser, parsers
+from hardware.shuffler import math as smath
+from hardware.shuffler.audit import expected_adjacent
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+SHUFFLING = (ROOT / "docs" / "shuffling.md").read_text()
+
+
+def _command_lines() -> list[str]:
+    block = README.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    return [line.split("#")[0].strip() for line in block.strip().splitlines()]
+
+
+def test_every_command_the_readme_lists_exists() -> None:
+    progs = {p.prog for p in parsers(build_parser())}
+    for line in _command_lines():
+        words = [w for w in line.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
+        # the longest run of plain words that names a parser: `crib board test`, `crib token`
+        names = [" ".join(words[:i]) for i in range(len(words), 0, -1)]
+        assert any(name in progs for name in names if name != "crib") or line.startswith(
+            "crib --version"), line
+
+
+def test_the_readme_says_where_crib_is() -> None:
+    assert ".venv/bin/crib" in README and "source .venv/bin/activate" in README
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "crib"), "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("crib ")
+
+
+def test_no_placeholders_for_getting_the_code() -> None:
+    assert "<this repository>" not in README
+    assert not re.search(r"git clone <[^>]*>", README)
+    pi = README.split("## On the Raspberry Pi", 1)[1]
+    assert "scp" in pi and "tar xzf" in pi
+
+
+def test_no_pointer_to_a_missing_shuffle_math_file() -> None:
+    skip = {".git", ".venv", "build", "artifacts", "__pycache__", ".pytest_cache", ".ruff_cache"}
+    hits = [
+        str(path.relative_to(ROOT)) for path in ROOT.rglob("*")
+        if path.suffix in {".py", ".md", ".toml", ".sh", ".js", ".html"} and path.is_file()
+        and not skip & set(path.relative_to(ROOT).parts) and path.name != "test_readme.py"
+        and "shuffle-math" in path.read_text(errors="replace")
+    ]
+    assert hits == []
+    assert "docs/shuffling.md" in README
+
+
+def _make(target: str, tmp_path: Path) -> str:
+    return subprocess.run(["make", "-n", target, f"VENV={tmp_path / 'v'}"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60, check=True).stdout
+
+
+def test_make_run_installs_only_the_product(tmp_path: Path) -> None:
+    run = _make("run", tmp_path)
+    installs = [line for line in run.splitlines() if "pip install" in line]
+    assert installs and all("[dev]" not in line for line in installs), run
+    assert "crib serve --simulate" in run
+    test = _make("test", tmp_path)
+    assert any("pip install" in line and "'.[dev]'" in line for line in test.splitlines()), test
+
+
+def test_the_adjacency_figures_in_the_docs_are_the_codes() -> None:
+    shown = re.search(r"It gives 51 with no pass, ([\d.,\s]+) after 1 to 5 passes", SHUFFLING)
+    assert shown is not None
+    figures = [float(x) for x in shown.group(1).replace(",", " ").split()]
+    assert figures == [round(float(expected_adjacent(52, k)), 2) for k in range(1, 6)]
+    assert expected_adjacent(52, 0) == 51
+
+
+@pytest.mark.parametrize(("n", "row"), [(52, "TV, 52 cards"), (104, "TV, 104 cards")])
+def test_the_tv_table_in_the_docs_is_the_codes(n: int, row: str) -> None:
+    cells = next(line.strip() for line in SHUFFLING.splitlines()
+                 if line.strip().startswith(f"| {row}"))
+    values = [float(c) for c in cells.strip("|").split("|")[1:]]
+    assert values[1:] == [round(smath.tv(n, k), 3) for k in range(5, 14)]
+    assert values[0] == round(smath.tv(n, 4), 3)
