@@ -44,3 +44,22 @@ def test_bad_options_exit_2(argv: list[str], message: str,
                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["shuffle-audit", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--passes", "5", "--routing", "coin"], ["--routing", "light"],
+                                  ["--passes", "1"], ["--passes", "3"]])
+def test_an_ideal_machine_is_not_flagged_at_few_passes(crib, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
+    # The issue's example: 5 coin passes used to be "FLAGGED: 2.37 original neighbour pairs
+    # still together", the ideal machine's own figure.
+    done = crib("shuffle-audit", "--deck", "52", "--decks", "3000", "--seed", "7", *argv)
+    assert done.returncode == 0, done.stdout
+    assert "FLAGGED" not in done.stdout and "ALARM" not in done.stdout
+    assert "PASS: the machine behaves like the ideal model, but" in done.stdout
+
+
+def test_the_adjacency_line_names_the_ideal_figure(crib) -> None:  # type: ignore[no-untyped-def]
+    done = crib("shuffle-audit", "--passes", "5", "--decks", "2000", "--seed", "3", "--json")
+    data = json.loads(done.stdout)
+    check = next(c for c in data["checks"] if c["name"] == "adjacency")
+    assert round(data["adjacency_expected"], 2) == 2.37 and check["ok"]
+    assert "ideal machine 2.37" in check["detail"]
