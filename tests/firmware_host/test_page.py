@@ -451,10 +451,13 @@ def test_the_page_is_usable_at_360_px_with_labels_everywhere(phones: dict[str, P
                          && !(i.id && document.querySelector(`label[for="${i.id}"]`)))
             .map(i => i.outerHTML.slice(0, 80))""")
         assert unlabelled == [], f"{tab}: fields without a label {unlabelled}"
-        small = page.evaluate("""() => [...document.querySelectorAll('button')]
-            .filter(b => b.offsetParent !== null && !b.closest('.picker'))
-            .filter(b => b.getBoundingClientRect().height < 36).map(b => b.textContent)""")
-        assert small == [], f"{tab}: touch targets under 36 px {small}"
+        # Touch targets of 44 px and more, the card picker's keys included.
+        small = page.evaluate("""() => [...document.querySelectorAll('button, a.button, select')]
+            .filter(b => b.offsetParent !== null)
+            .filter(b => { const r = b.getBoundingClientRect();
+                           return r.height < 44 || r.width < 44; })
+            .map(b => b.textContent.trim().slice(0, 20))""")
+        assert small == [], f"{tab}: touch targets under 44 px {small}"
     # Dark theme: light text on a dark background.
     bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert bg == "rgb(18, 22, 28)"

@@ -578,3 +578,28 @@ def test_a_whole_cards_mode_game_to_121_through_the_page(
         print(f"\ncards mode: {hands_played} hands to 121")
     finally:
         watcher.close()
+
+
+def test_at_tablet_size_each_suit_is_one_row_and_nothing_overflows(
+    browser: Any, daemon: Any
+) -> None:
+    context = browser.new_context(viewport={"width": 820, "height": 1180}, has_touch=True)
+    try:
+        page = context.new_page()
+        page.add_init_script(f"localStorage.setItem('crib.token', {daemon.token!r});")
+        page.goto(daemon.client.base + "/")
+        page.wait_for_function("() => window.cribState && window.cribState.live")
+        for tab in ("score", "count", "shuffle", "board", "history", "settings"):
+            page.click(f'.tabs button[data-tab="{tab}"]')
+            page.wait_for_selector(f"#tab-{tab}:not([hidden])")
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= 820, tab
+        page.click('.tabs button[data-tab="count"]')
+        tops = page.locator("#count-picker button").evaluate_all(
+            "bs => bs.map(b => Math.round(b.getBoundingClientRect().top))")
+        assert len(set(tops)) == 4  # four rows, one per suit
+        sizes = page.locator("#count-picker button").evaluate_all(
+            "bs => bs.map(b => Math.min(b.getBoundingClientRect().width,"
+            " b.getBoundingClientRect().height))")
+        assert min(sizes) >= 44
+    finally:
+        context.close()
