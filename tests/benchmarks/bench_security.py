@@ -1,0 +1,144 @@
+"""Issue 12 figures (printed, not asserted): the daemon's memory after 100 bodies of 10 MB,
+and the requests a second one real client gets while 1,000 idle connections are open.
+
+Run: `.venv/bin/python -m pytest tests/benchmarks/bench_security.py -s -o addopts=""`.
+Both run against `crib serve --simulate` in its own process (the uvicorn settings of the
+unit: header and keep-alive timeouts, the connection cap, 64 KiB bodies).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.firmware_host.conftest import Daemon  # noqa: E402
+
+BODY = 10 * 1024 * 1024
+BODIES = 100
+IDLE = 1000
+MEASURE_S = 3.0
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def post_big(port: int, chunked: bool) -> int:
+    """POST 10 MB to /api/count (the route that needs no token); returns the status."""
+    head = f"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n" \
+           "Content-Type: application/json\r\n"
+    head += "Transfer-Encoding: chunked\r\n\r\n" if chunked else f"Content-Length: {BODY}\r\n\r\n"
+    piece = b"[" * 65536
+    if chunked:
+        piece = b"%x\r\n" % len(piece) + piece + b"\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(head.encode())
+        sent = 0
+        try:
+            while sent < BODY:
+                s.sendall(piece)
+                sent += 65536
+        except OSError:
+            pass  # answered and closed before the body was all sent: the point
+        answer = b""
+        try:
+            while b"\r\n" not in answer:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        except OSError:
+            pass
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1") else 0
+
+
+def bench_memory_after_big_bodies(tmp: Path) -> None:
+    d = Daemon(tmp / "mem")
+    d.start()
+    try:
+        assert d.proc is not None
+        for _ in range(20):  # warm: the first requests load modules
+            d.client.req("POST", "/api/count", {"hand": ["5H", "5C", "5S", "JD"],
+                                                 "starter": "5D"}, auth=False)
+        idle = rss_mb(d.proc.pid)
+        t0 = time.monotonic()
+        statuses = [post_big(d.port, chunked=i % 2 == 1) for i in range(BODIES)]
+        took = time.monotonic() - t0
+        time.sleep(1)
+        after = rss_mb(d.proc.pid)
+        print(f"\nmemory: idle {idle:.1f} MB, after {BODIES} bodies of 10 MB "
+              f"(half chunked) {after:.1f} MB: {after - idle:+.1f} MB (goal: within 5 MB); "
+              f"answers {sorted(set(statuses))}, {took:.1f} s")
+    finally:
+        d.stop()
+
+
+def served(port: int) -> float:
+    """Requests a second one kept-alive client gets from GET /api/health."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        req = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        n, t0 = 0, time.monotonic()
+        buf = b""
+        while time.monotonic() - t0 < MEASURE_S:
+            s.sendall(req)
+            while True:
+                head, sep, rest = buf.partition(b"\r\n\r\n")
+                if sep:
+                    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length"))
+                    if len(rest) >= length:
+                        assert head.startswith(b"HTTP/1.1 200"), head
+                        buf = rest[length:]
+                        break
+                buf += s.recv(65536)
+            n += 1
+        return n / (time.monotonic() - t0)
+
+
+def bench_requests_with_idle_connections(tmp: Path) -> None:
+    d = Daemon(tmp / "idle")
+    d.start()
+    idle: list[socket.socket] = []
+    try:
+        alone = served(d.port)
+        for _ in range(IDLE):
+            idle.append(socket.create_connection(("127.0.0.1", d.port), timeout=5))
+        opened = time.monotonic()
+        time.sleep(0.5)
+        rate = served(d.port)
+        # The header timeout closes the idle ones: count how many the daemon dropped.
+        time.sleep(max(0.0, opened + 12 - time.monotonic()))
+        closed = 0
+        for c in idle:
+            c.settimeout(0.01)
+            try:
+                closed += c.recv(1) == b""
+            except (TimeoutError, ConnectionResetError):
+                pass
+        print(f"\nidle connections: {IDLE} open, one client served {rate:.0f} requests/s "
+              f"(alone: {alone:.0f}; GET /api/health, kept alive); 12 s later the daemon "
+              f"had closed {closed} of the {IDLE} idle ones")
+    finally:
+        for c in idle:
+            c.close()
+        d.stop()
+
+
+def test_security_figures() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_memory_after_big_bodies(Path(tmp))
+        bench_requests_with_idle_connections(Path(tmp))
+
+
+if __name__ == "__main__":
+    test_security_figures()
