@@ -310,7 +310,9 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
         "flash",
         help="copy the board's firmware onto a Pico that runs MicroPython (with mpremote)",
         description="Copy the firmware's files onto a Raspberry Pi Pico that already runs "
-        "MicroPython, with mpremote, then reset it. Put MicroPython on a new Pico first: hold "
+        "MicroPython, with mpremote, then reset it. A board that runs this firmware is first "
+        "asked to restart into its MicroPython REPL (the MAINTENANCE message), since the "
+        "firmware turns Ctrl-C off. Put MicroPython on a new Pico first: hold "
         "BOOTSEL while plugging it in and copy MicroPython's UF2 for the Pico onto the drive "
         "that appears. Exit status 0 when every file was copied, 1 when not.",
     )
@@ -501,6 +503,23 @@ def _board_flash(args: argparse.Namespace) -> int:
         print("crib board flash: mpremote is not installed: pip install mpremote==1.29.0 "
               "(it is in the dev and pi extras)", file=sys.stderr)
         return 1
+    if not args.dry_run:
+        # Our firmware turns Ctrl-C off, so mpremote cannot stop it: ask it to restart into
+        # its REPL first. Bare MicroPython does not answer the hello and is left alone.
+        from hardware.board.host import restart_into_repl
+        from hardware.errors import BoardError, SerialLinkError
+
+        try:
+            if restart_into_repl(port):
+                print(f"the board on {port} ran the firmware: restarted it into its "
+                      "MicroPython REPL for mpremote", flush=True)
+        except SerialLinkError as exc:
+            print(f"crib board flash: {_port_problem(port) or exc}; if crib serve is using the "
+                  "board, stop it first (sudo systemctl stop cribbage-table)", file=sys.stderr)
+            return 1
+        except BoardError as exc:
+            print(f"crib board flash: {exc}", file=sys.stderr)
+            return 1
     # The package directories first (one already there from the last flash is fine).
     commands = [[exe, "connect", port, "fs", "mkdir", f":{d}"] for d in manifest.DIRECTORIES]
     commands += [[exe, "connect", port, "fs", "cp", str(src), f":{dest}"] for src, dest in files]

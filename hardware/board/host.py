@@ -312,3 +312,97 @@ class SerialPegBoard:
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
         self._subs.deliver([DeviceEvent("board", kind, data)])
 
+
+
+# --- re-flashing: our firmware steps aside for mpremote -------------------------------------
+
+HELLO_WAIT_S = 1.5  # our firmware answers a hello within a few ms; a REPL never does
+REPL_WAIT_S = 15.0  # a Pico restarts and enumerates on USB again in 1 to 3 s
+REPL_PROMPT = b">>> "
+
+
+def restart_into_repl(url: str, *, hello_wait: float = HELLO_WAIT_S,
+                      repl_wait: float = REPL_WAIT_S) -> bool:
+    """Make the board on `url` ready for mpremote. Returns True when it ran our firmware and
+    was restarted into its plain MicroPython REPL (the MAINTENANCE message), False when it
+    did not answer as our firmware (bare MicroPython: nothing was sent but a hello).
+
+    Our firmware turns Ctrl-C off (frames carry 0x03), so mpremote cannot interrupt it; on
+    MAINTENANCE it acknowledges, restarts and stays in its REPL for one boot. Raises
+    SerialLinkError when the port cannot be opened, BoardError when the firmware does not
+    acknowledge (an old build without MAINTENANCE) or does not come back as a REPL.
+    """
+    import time
+
+    from hardware.board.protocol import (
+        DEV_ACK,
+        DEV_HELLO,
+        HELLO,
+        MAINTENANCE,
+        PROTOCOL_VERSION,
+        Frame,
+        FrameReader,
+        encode_frame,
+    )
+
+    def frames_until(port: SerialTransport, want: int, seq: int | None, wait: float,
+                     resend: bytes) -> Frame | bytes | None:
+        """The wanted frame; or the bytes read, once a REPL prompt is among them."""
+        reader = FrameReader()
+        seen = b""
+        deadline = time.monotonic() + wait
+        next_send = 0.0
+        while (now := time.monotonic()) < deadline:
+            if now >= next_send:  # a frame may be lost in the board's boot: say it again
+                port.send(resend)
+                port.flush()
+                next_send = now + 0.25
+            data = port.read(min(0.05, deadline - now))
+            seen = (seen + data)[-64:]
+            for item in reader.feed(data):
+                if isinstance(item, Frame) and item.type == want and (
+                        seq is None or item.seq == seq):
+                    return item
+            if REPL_PROMPT in seen:
+                return seen
+        return None
+
+    port = SerialTransport(url)
+    port.open()
+    try:
+        # The hello, then a return: our firmware drops the return as noise (the next frame's
+        # leading 0x00 ends it), bare MicroPython answers it with its prompt.
+        hello = b"\x00" + encode_frame(HELLO, 1, bytes((PROTOCOL_VERSION,))) + b"\r"
+        said = frames_until(port, DEV_HELLO, None, hello_wait, hello)
+        if not isinstance(said, Frame):
+            return False
+        build = int.from_bytes(said.payload[1:3], "big") if len(said.payload) >= 3 else 0
+        ack = frames_until(port, DEV_ACK, 2, 2.0, b"\x00" + encode_frame(MAINTENANCE, 2))
+        if not isinstance(ack, Frame):
+            raise BoardError(
+                f"the board on {url} runs our firmware (build {build}), which does not restart "
+                "for flashing: hold BOOTSEL while plugging it in, copy MicroPython's UF2 for the "
+                "Pico onto the drive, then flash again")
+    finally:
+        port.close()
+    deadline = time.monotonic() + repl_wait
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        port = SerialTransport(url)
+        try:
+            port.open()  # gone while the board restarts; then back as the REPL
+            port.send(b"\r")
+            port.flush()
+            seen = b""
+            until = time.monotonic() + 0.5
+            while REPL_PROMPT not in seen and time.monotonic() < until:
+                seen += port.read(0.05)
+            if REPL_PROMPT in seen:
+                return True
+        except SerialLinkError:
+            continue
+        finally:
+            port.close()
+    raise BoardError(f"the board on {url} acknowledged MAINTENANCE but did not come back as "
+                     f"a MicroPython REPL within {repl_wait:g} s: unplug it, plug it in, and "
+                     "flash again")

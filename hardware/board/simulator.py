@@ -8,7 +8,8 @@ The host opens the path `open_pty()` returns exactly as it opens a real board. T
 symlink that stays put across unplug and replug, as `/dev/serial/by-id/...` does for USB;
 `pty_name` is the `/dev/pts/N` behind it. Fault commands: drop or corrupt the next N bytes
 (either way), stop answering, reboot (a new boot id), unplug (the master side closes, so
-the host sees the errors of a USB unplug) and replug.
+the host sees the errors of a USB unplug) and replug. `repl=True` is a Pico with bare
+MicroPython (a REPL prompt, no firmware); a MAINTENANCE message restarts ours into that.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from hardware.interfaces import BoardState, Clock
 _log = logging.getLogger("crib.board.sim")
 TO_BOARD, TO_HOST = "to_board", "to_host"
 FIRMWARES = ("cpython", "micropython")
+MAINTENANCE_RESTART_S = 0.2  # after a MAINTENANCE ack: off USB this long, then the REPL
 
 
 class BoardSimulator:
@@ -56,6 +58,7 @@ class BoardSimulator:
         protocol: int = PROTOCOL_VERSION,
         firmware: str = "cpython",
         budget_ma: int = power.BUDGET_MA,
+        repl: bool = False,
     ) -> None:
         if firmware not in FIRMWARES:
             raise ConfigurationError(f"firmware {firmware!r} is not one of {FIRMWARES}")
@@ -80,6 +83,12 @@ class BoardSimulator:
         self.muted = False
         self.rendered_at: float | None = None  # perf_counter() of the last applied state
         self.bytes_in = 0
+        # A Pico with bare MicroPython answers as its REPL, not as our firmware. Ours goes
+        # there after a MAINTENANCE message (as main.py does at the next boot).
+        self.repl = self._bare = repl
+        self.repl_received = bytearray()
+        self.maintenance_requests = 0
+        self._timer: threading.Timer | None = None
 
     # set-up ----------------------------------------------------------------------------
 
@@ -204,6 +213,7 @@ class BoardSimulator:
         with self._lock:
             self.firmware = self._boot()
             self.boots += 1
+            self.repl = self._bare  # a reset runs main.py again
             self._changed.notify_all()
             self._wake()
             return self.firmware.boot_id
@@ -227,6 +237,7 @@ class BoardSimulator:
             if power_cycle:
                 self.firmware = self._boot()
                 self.boots += 1
+                self.repl = self._bare
             self._plug()
             self._changed.notify_all()
             self._wake()
@@ -257,6 +268,8 @@ class BoardSimulator:
             if self._closed:
                 return
             self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
             self.unplug()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -334,6 +347,9 @@ class BoardSimulator:
         data = self._mangle(data, TO_BOARD)
         if self.muted:
             return
+        if self.repl:
+            self._repl_step(master, data)
+            return
         fw = self.firmware
         before = fw.states_applied, fw.frame_version
         try:
@@ -353,3 +369,32 @@ class BoardSimulator:
                 os.write(master, out)
             except OSError:
                 pass  # nobody reading and the pty is full: a USB device drops it too
+        if getattr(fw, "maintenance", False) and self._timer is None:
+            # The ack is out; the board restarts (USB gone a moment) into its plain REPL.
+            self.maintenance_requests += 1
+            self._timer = threading.Timer(MAINTENANCE_RESTART_S, self._restart_into_repl)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _repl_step(self, master: int, data: bytes) -> None:
+        """Bare MicroPython's REPL, as much as a probe sees: a prompt for each return."""
+        self.repl_received += data
+        if b"\r" in data or b"\x03" in data:
+            try:
+                os.write(master, b"\r\n>>> ")
+            except OSError:
+                pass
+
+    def _restart_into_repl(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self.unplug()
+        time.sleep(MAINTENANCE_RESTART_S)  # USB enumerates again
+        with self._lock:
+            if self._closed:
+                return
+            self.repl = True
+            self._timer = None
+            self.boots += 1
+            self.replug(power_cycle=False)

@@ -12,6 +12,12 @@ import pytest
 from firmware_host import doctor
 from firmware_host.cli import main
 from hardware.board import spi
+from hardware.board.layout import BoardLayout
+from hardware.board.link import Msg
+from hardware.board.protocol import Frame, FrameReader
+from hardware.board.simulator import BoardSimulator
+from hardware.board.transport import SerialTransport
+from hardware.clock import SystemClock
 from tests.hardware.board.fake_spidev import FakeSpiDev
 
 CRIB = Path(sys.executable).with_name("crib")
@@ -95,11 +101,17 @@ def test_walk_spi_without_the_device_says_how_to_turn_spi_on(tmp_path, monkeypat
 
 
 def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None,
-                  exists: str | None = None) -> Path:
+                  exists: str | None = None, where: bool = False) -> Path:
     """An `mpremote` that logs its arguments; it fails on one containing `fail_on`, and
-    answers "File exists" to a mkdir of `exists`, as mpremote 1.29 does."""
+    answers "File exists" to a mkdir of `exists`, as mpremote 1.29 does. `where` logs the
+    port's presence first ("port there" or "port gone")."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     exe = bin_dir / "mpremote"
+    if where:
+        exe.write_text(f'#!/bin/sh\nif [ -e "$2" ]; then echo "port there" >> "{log}"; '
+                       f'else echo "port gone" >> "{log}"; fi\necho "$*" >> "{log}"\nexit 0\n')
+        exe.chmod(0o755)
+        return exe
     cases = ""
     if fail_on:
         cases += f'*{fail_on}*) echo "mpremote: failed to access {fail_on}" >&2; exit 1;;\n'
@@ -110,6 +122,18 @@ def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None,
     exe.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{body}exit 0\n')
     exe.chmod(0o755)
     return exe
+
+
+@pytest.fixture
+def bare_pico():
+    """A Pico with bare MicroPython on a pty: a REPL prompt, no firmware."""
+    with BoardSimulator(BoardLayout(), SystemClock(), repl=True) as sim:
+        yield sim, sim.open_pty()
+
+
+def frames_sent(sim: BoardSimulator) -> list[int]:
+    """The message types of the frames the board's REPL was sent."""
+    return [f.type for f in FrameReader().feed(bytes(sim.repl_received)) if isinstance(f, Frame)]
 
 
 @pytest.fixture
@@ -129,13 +153,15 @@ def firmware(tmp_path, monkeypatch):
 
 
 def test_flash_makes_the_directories_copies_each_file_then_resets(tmp_path, monkeypatch, capsys,
-                                                                 firmware):
+                                                                 firmware, bare_pico):
     log = tmp_path / "mpremote.log"
     fake_mpremote(tmp_path / "bin", log, exists="pkg")  # flashed before: pkg/ is there
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
-    port = tmp_path / "ttyACM0"
-    port.write_text("")
+    sim, port = bare_pico
     assert main(["board", "flash", "--port", str(port)]) == 0
+    # Bare MicroPython does not answer the hello: it gets no MAINTENANCE.
+    assert Msg.HELLO in frames_sent(sim) and Msg.MAINTENANCE not in frames_sent(sim)
+    assert sim.maintenance_requests == 0
     (main_py, _), (init_py, _), (core_py, _) = firmware
     assert log.read_text().splitlines() == [
         f"connect {port} fs mkdir :pkg",
@@ -147,11 +173,11 @@ def test_flash_makes_the_directories_copies_each_file_then_resets(tmp_path, monk
     assert f"flashed 3 files to {port}" in capsys.readouterr().out
 
 
-def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware):
+def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware, bare_pico):
     log = tmp_path / "mpremote.log"
     fake_mpremote(tmp_path / "bin", log)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
-    link = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+    _, link = bare_pico  # as /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_...-if00
     monkeypatch.setattr(doctor, "micropython_ports", lambda by_id, root: [link])
     assert main(["board", "flash"]) == 0
     assert log.read_text().splitlines()[-1] == f"connect {link} reset"
@@ -176,25 +202,24 @@ def test_flash_without_a_board_or_mpremote_says_so_in_one_line(tmp_path, monkeyp
                                               "pip install mpremote==1.29.0")
 
 
-def test_flash_stops_at_the_first_mpremote_failure(tmp_path, monkeypatch, capsys, firmware):
+def test_flash_stops_at_the_first_mpremote_failure(tmp_path, monkeypatch, capsys, firmware,
+                                                  bare_pico):
     log = tmp_path / "mpremote.log"
     fake_mpremote(tmp_path / "bin", log, fail_on=":pkg/core.py")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
-    port = tmp_path / "ttyACM0"
-    port.write_text("")
+    _, port = bare_pico
     assert main(["board", "flash", "--port", str(port)]) == 1
     assert len(log.read_text().splitlines()) == 4  # no reset after the failed copy
     assert capsys.readouterr().err == ("crib board flash: mpremote failed (1) on :pkg/core.py: "
                                        "mpremote: failed to access :pkg/core.py\n")
 
 
-def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path):
+def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path, bare_pico):
     from hardware.board.firmware import manifest
 
     log = tmp_path / "mpremote.log"
     fake_mpremote(tmp_path / "bin", log)
-    port = tmp_path / "ttyACM0"
-    port.write_text("")
+    _, port = bare_pico
     done = subprocess.run([str(CRIB), "board", "flash", "--port", str(port)],
                           capture_output=True, text=True, timeout=60,
                           env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
@@ -205,3 +230,57 @@ def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path):
     ] + [f"connect {port} reset"]
     assert f"connect {port} fs cp {manifest.ROOT}/hardware/board/firmware/main.py :main.py" \
         in calls
+
+
+def test_reflashing_a_board_that_runs_the_firmware_restarts_it_into_its_repl_first(
+        tmp_path, monkeypatch, capsys, firmware):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log, where=True)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    with BoardSimulator(BoardLayout(), SystemClock()) as sim:  # our firmware, Ctrl-C off
+        port = sim.open_pty()
+        assert main(["board", "flash", "--port", port]) == 0
+        # Acknowledged, off USB a moment, back as the REPL, whose prompt was seen.
+        assert sim.maintenance_requests == 1 and sim.repl and sim.boots == 2
+        assert b"\r" in sim.repl_received
+    out = capsys.readouterr().out
+    assert f"the board on {port} ran the firmware: restarted it into its MicroPython REPL" in out
+    # mpremote ran only once the board was back on USB, and did the whole job.
+    calls = log.read_text().splitlines()
+    assert set(calls[0::2]) == {"port there"}
+    assert calls[1::2] == [f"connect {port} fs mkdir :pkg"] + [
+        f"connect {port} fs cp {src} :{dest}" for src, dest in firmware] + [
+        f"connect {port} reset"]
+
+
+def test_an_old_firmware_that_ignores_maintenance_is_named_and_not_flashed(
+        tmp_path, monkeypatch, capsys, firmware):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    with BoardSimulator(BoardLayout(), SystemClock(), build=3) as sim:
+        handle = sim.firmware._handle
+        sim.firmware._handle = lambda mtype, *a: None if mtype == Msg.MAINTENANCE else handle(
+            mtype, *a)  # build 3 had no MAINTENANCE
+        assert main(["board", "flash", "--port", sim.open_pty()]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("crib board flash: the board on ") and "(build 3)" in err
+    assert "BOOTSEL" in err and not log.exists()
+
+
+def test_flashing_a_board_the_daemon_holds_says_to_stop_it(tmp_path, monkeypatch, capsys,
+                                                           firmware, bare_pico):
+    log = tmp_path / "mpremote.log"
+    fake_mpremote(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    _, port = bare_pico
+    daemon = SerialTransport(port)  # crib serve has it open (exclusively)
+    daemon.open()
+    try:
+        assert main(["board", "flash", "--port", port]) == 1
+    finally:
+        daemon.close()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"crib board flash: cannot open {port}")
+    assert err[0].endswith("stop it first (sudo systemctl stop cribbage-table)")
+    assert not log.exists()
