@@ -149,6 +149,7 @@ def _board_test(args: argparse.Namespace) -> int:
 
     from hardware.board.host import SerialPegBoard
     from hardware.board.layout import BoardLayout
+    from hardware.board.link import READ_BACK_MEANS
     from hardware.clock import SystemClock
     from hardware.interfaces import DeviceState
 
@@ -234,9 +235,6 @@ def _capped_test_colour(colour: tuple[int, int, int], led_count: int,
     frame = bytearray(bytes(colour) * led_count)
     scale = power.cap_frame(frame, budget_ma)
     return (frame[0], frame[1], frame[2]), power.percent(scale)
-
-READ_BACK_MEANS = ("the board's controller holds the same frame; a dead or miswired strip "
-                   "reads back the same, so check the LEDs by eye with crib board walk")
 
 
 class _OneLineParser(argparse.ArgumentParser):

@@ -36,6 +36,10 @@ from hardware.errors import ProtocolError
 from hardware.interfaces import BoardState, TrackPegs
 
 HEARTBEAT_S = wire.HEARTBEAT_MS / 1000
+# What a read-back proves, in the words the page, the API and `crib board test` use: the
+# controller's frame buffer, never light (a dead or miswired strip reads back the same).
+READ_BACK_MEANS = ("the board's controller holds the same frame; a strip cannot report its "
+                   "LEDs - check them by eye with crib board walk")
 RTO_INITIAL = 0.025
 RTO_MAX = 1.0
 DEGRADED_TRIES = 6  # tries of one message, unanswered while heartbeats arrive: one-way link

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from firmware_host.api.deps import ERRORS, Svc
+from hardware.board.link import READ_BACK_MEANS
 
 
 def board(services: Svc) -> dict[str, Any]:
@@ -26,6 +27,7 @@ def board(services: Svc) -> dict[str, Any]:
         "pairing": pairing,
         "leds": None if pairing else [list(rgb) for rgb in back.leds],
         "boot_id": back.boot_id,
+        "read_back_means": READ_BACK_MEANS,  # the controller's buffer, not light
     }
 
 
