@@ -561,6 +561,8 @@ function renderGame() {
   starter.hidden = !game.starter || over;
   starter.replaceChildren(...(game.starter ? ["Starter ", el("span", { class: isRed(game.starter) ? "red" : "", "aria-label": spoken(game.starter), text: pretty(game.starter) })] : []));
 
+  $("#cut-now").hidden = over || !legal.has("cut");
+
   const next = game.next_count;
   $("#count-label").textContent = next ? `Count for ${next.label}` : "Count";
   $("#count-input").setAttribute("aria-label", next ? `Count for ${next.label}` : "Count");
@@ -800,6 +802,12 @@ $("#count-form").addEventListener("submit", (ev) => {
   sendCount(v === "" ? NaN : Number(v));
 });
 $("#count-19").addEventListener("click", () => sendCount(19));
+// A game started without a dealer (on another phone, or by the API) is cut for here.
+$("#cut-now").addEventListener("click", async () => {
+  if (!S.game) return;
+  if (!S.token) { openPairing(); return; }
+  try { setGame(await cutForDeal(S.game)); } catch (err) { toast(sayOf(err), null, 6); }
+});
 $("#heels-btn").addEventListener("click", () => act({ type: "heels" }));
 $("#undo-btn").addEventListener("click", () => act({ type: "undo" }, { quiet: true }));
 $("#redo-btn").addEventListener("click", () => act({ type: "redo" }, { quiet: true }));

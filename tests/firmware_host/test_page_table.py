@@ -603,3 +603,17 @@ def test_at_tablet_size_each_suit_is_one_row_and_nothing_overflows(
         assert min(sizes) >= 44
     finally:
         context.close()
+
+
+def test_a_game_started_without_a_dealer_is_cut_for_on_the_page(
+    daemon: Any, ann: Phone
+) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"])
+    page = ann.page
+    assert current(daemon)["phase"] == "cut"
+    wait_text(page, "due", "^Cut for deal\\.$")
+    page.click("#cut-now")
+    wait_until(lambda: current(daemon)["dealer"] is not None, 3, "a dealer after the cut")
+    game = current(daemon)
+    wait_text(page, "toast", f"{game['names'][game['dealer']]} deals\\.$")
+    page.wait_for_selector("#cut-now", state="hidden")
