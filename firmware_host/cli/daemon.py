@@ -129,7 +129,10 @@ def cmd_token_list(args: argparse.Namespace) -> int:
     with _tokens(args) as tokens:
         if tokens is None:
             return 2
-        for t in tokens.list():
+        listed = tokens.list()
+        if not listed:  # on stderr: a script reading the list sees an empty one
+            print("no tokens yet: pair a phone, or `crib token create NAME`", file=sys.stderr)
+        for t in listed:
             used = "never used" if not t["last_used"] else "used " + time.strftime(
                 "%Y-%m-%d %H:%M", time.localtime(float(t["last_used"])))
             made = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(t["created_at"])))

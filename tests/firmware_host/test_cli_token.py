@@ -55,6 +55,9 @@ def test_create_twice_refuses_the_second_and_keeps_the_first(crib, tmp_path: Pat
 
 
 def test_list_shows_the_last_use(crib, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    empty = crib("token", "list")
+    assert empty.returncode == 0 and empty.stdout == ""
+    assert empty.stderr == "no tokens yet: pair a phone, or `crib token create NAME`\n"
     token = crib("token", "create", "kitchen").stdout.strip()
     crib("token", "create", "hall")
     listed = crib("token", "list").stdout.splitlines()
