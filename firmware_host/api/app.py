@@ -6,13 +6,16 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import metadata
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -131,6 +134,23 @@ def lifespan(services: Services) -> contextlib.AbstractAsyncContextManager[None]
     return run  # type: ignore[return-value]
 
 
+def openapi_with(app: FastAPI, models: tuple[type[BaseModel], ...]
+                 ) -> Callable[[], dict[str, Any]]:
+    """`app.openapi` that also names `models`: bodies a route reads itself (referenced
+    from its `openapi_extra`), which FastAPI would otherwise leave out of the components."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = FastAPI.openapi(app)  # sets app.openapi_schema, completed in place below
+            _, defs = models_json_schema([(m, "validation") for m in models],
+                                         ref_template="#/components/schemas/{model}")
+            spec.setdefault("components", {}).setdefault("schemas", {}).update(
+                defs.get("$defs", {}))
+        return app.openapi_schema
+
+    return build
+
+
 def create_app(settings: Settings, services: Services) -> FastAPI:
     """The web API and page for these services; its lifespan starts and stops them."""
     app = FastAPI(title="Cribbage table", version=version(), lifespan=lifespan(services),
@@ -148,6 +168,7 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     for module in ROUTERS:
         app.include_router(module.router())
+    app.openapi = openapi_with(app, games.BODIES)  # type: ignore[method-assign]
     if page.STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
     return app

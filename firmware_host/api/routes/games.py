@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 
 from firmware_host.api.deps import ERRORS, Operator, Svc
 from firmware_host.api.schemas import ActionIn, ActionOut, GameCreateIn, GameOut, RaceOut
 from firmware_host.errors import BadRequestError, NotFoundError
+from firmware_host.services import Services
+
+BODIES = (ActionIn,)  # read by `act` itself: create_app names them in the OpenAPI schema
 
 
 async def create_game(body: GameCreateIn, _: Operator, services: Svc) -> JSONResponse:
@@ -41,8 +46,41 @@ async def get_game(game_id: int, services: Svc) -> JSONResponse:
     return JSONResponse(services.games.entry(game_id).body())
 
 
-async def act(game_id: int, body: ActionIn, _: Operator, services: Svc) -> Response:
-    """Apply one action, committed before the answer (the same JSON text as was logged)."""
+def _is_json(content_type: str | None) -> bool:
+    kind = (content_type or "").partition(";")[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/")
+                                           and kind.endswith("+json"))
+
+
+async def action_body(request: Request) -> ActionIn:
+    """The request's body as an ActionIn, validated once from its bytes.
+
+    Raises RequestValidationError (422, as FastAPI's own) for a body that is not JSON
+    (by its Content-Type or its text) or not an action.
+    """
+    if not _is_json(request.headers.get("content-type")):
+        raise RequestValidationError([{
+            "type": "model_attributes_type", "loc": ("body",), "input": None,
+            "msg": "the body must be JSON (Content-Type: application/json)"}])
+    try:
+        return ActionIn.model_validate_json(await request.body())
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
+        ) from None
+
+
+async def act(game_id: int, request: Request) -> Response:
+    """Apply one action, committed before the answer (the same JSON text as was logged).
+
+    The token and the body are checked by plain calls, in that order (401 before 422), not
+    by FastAPI's dependency solver: this is the daemon's hot path, a request per peg, and
+    the solver cost more than the engine, the commit and the board together.
+    Raises AuthRequiredError, RequestValidationError and what GameService.act_async raises.
+    """
+    services: Services = request.app.state.services
+    services.tokens.check(request.headers.get("authorization"))
+    body = await action_body(request)
     content = await services.games.act_async(game_id, body.version, body.op_id,
                                              body.action.model_dump())
     return Response(content, media_type="application/json")
@@ -77,6 +115,10 @@ def router() -> APIRouter:
     r.add_api_route("", create_game, methods=["POST"], status_code=201, response_model=GameOut)
     r.add_api_route("/current", current_game, methods=["GET"], response_model=GameOut)
     r.add_api_route("/{game_id}", get_game, methods=["GET"], response_model=GameOut)
-    r.add_api_route("/{game_id}/actions", act, methods=["POST"], response_model=ActionOut)
+    # The body is read by `act` itself; the schema says what it is.
+    r.add_api_route("/{game_id}/actions", act, methods=["POST"], response_model=ActionOut,
+                    openapi_extra={"requestBody": {"required": True, "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/ActionIn"}}
+                    }}})
     r.add_api_route("/{game_id}/race", race, methods=["GET"], response_model=RaceOut)
     return r

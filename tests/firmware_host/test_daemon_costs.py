@@ -1,0 +1,110 @@
+"""What keeps a pegging action cheap, kept honest: STATUS= lines coalesced in a burst, the
+action route's own body parsing (still the token first, still FastAPI's error body and
+schema)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from firmware_host.components.health import Health
+from tests.firmware_host.conftest import Client
+
+
+class Lines:
+    """A notifier that keeps the status lines it was given."""
+
+    enabled = True
+    watchdog_s = None
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def status(self, line: str) -> bool:
+        self.sent.append(line)
+        return True
+
+    def stopping(self) -> bool:
+        return True
+
+
+def test_a_burst_of_changes_is_one_status_now_and_one_at_its_end() -> None:
+    notifier = Lines()
+    state = {"n": 0}
+    health = Health(notifier, lambda: True, lambda: f"game 1: Ann {state['n']}")  # type: ignore[arg-type]
+    health.STATUS_EVERY_S = 0.05
+
+    async def burst() -> list[str]:
+        health.bind(asyncio.get_running_loop())
+        for _ in range(100):
+            state["n"] += 1
+            health.changed()
+        first = list(notifier.sent)
+        await asyncio.sleep(0.2)
+        return first
+
+    first = asyncio.run(burst())
+    assert first == ["game 1: Ann 1"]  # the first change at once
+    assert notifier.sent == ["game 1: Ann 1", "game 1: Ann 100"]  # the last one, once
+
+
+def test_a_change_from_another_thread_is_sent_from_the_loop() -> None:
+    notifier = Lines()
+    health = Health(notifier, lambda: True, lambda: "board idle; no game")  # type: ignore[arg-type]
+
+    async def run() -> None:
+        health.bind(asyncio.get_running_loop())
+        await asyncio.to_thread(health.changed)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(run())
+    assert notifier.sent == ["board idle; no game"]
+
+
+def test_stop_cancels_a_status_that_is_due() -> None:
+    notifier = Lines()
+    health = Health(notifier, lambda: True, lambda: "x")  # type: ignore[arg-type]
+
+    async def run() -> None:
+        health.bind(asyncio.get_running_loop())
+        health.changed()
+        health.changed()  # due in STATUS_EVERY_S
+        health.stop()
+        await asyncio.sleep(health.STATUS_EVERY_S + 0.05)
+
+    asyncio.run(run())
+    assert notifier.sent == ["x"]
+
+
+def test_an_action_without_a_token_is_401_before_its_body_is_read(client: Client) -> None:
+    game = client.new_game(dealer=0)
+    r = client.req("POST", f"/api/games/{game['id']}/actions", {"version": "nope"}, auth=False)
+    assert r.status_code == 401 and r.json()["code"] == "unauthorized", r.text
+
+
+def test_a_bad_action_body_gets_the_validation_error_body(client: Client) -> None:
+    game = client.new_game(dealer=0)
+    r = client.req("POST", f"/api/games/{game['id']}/actions",
+                   {"version": "1", "op_id": "", "action": {"type": "fly"}})
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["code"] == "invalid_request"
+    assert {p.split(":")[0] for p in body["problems"]} == {"version", "op_id", "action.type"}
+    raw = client.http.post(f"/api/games/{game['id']}/actions", content=b'{"version": 0,',
+                           headers={"Authorization": f"Bearer {client.token}",
+                                    "Content-Type": "application/json"})
+    assert raw.status_code == 422 and raw.json()["code"] == "invalid_request", raw.text
+    assert client.req("GET", f"/api/games/{game['id']}", auth=False).json()["version"] == 0
+
+
+def test_the_schema_still_names_the_action_body(client: Client) -> None:
+    spec = client.req("GET", "/openapi.json", auth=False).json()
+    body = spec["paths"]["/api/games/{game_id}/actions"]["post"]["requestBody"]
+    assert body["required"] is True
+    ref = body["content"]["application/json"]["schema"]["$ref"]
+    assert ref == "#/components/schemas/ActionIn"
+    schemas = spec["components"]["schemas"]
+    action_in = schemas["ActionIn"]
+    assert set(action_in["required"]) == {"version", "op_id", "action"}
+    nested = action_in["properties"]["action"]["$ref"].rsplit("/", 1)[1]
+    assert "peg" in json.dumps(schemas[nested])
