@@ -384,9 +384,12 @@ function renderTargetChoices() {
   const skunk = $("#new-game").skunk;
   const choices = v ? [...new Set([v.defaults.target, ...(v.targets || [])])] : [];
   const was = target.value;
+  // The engine takes any target: the catalogue's own choices, or a number typed.
   target.replaceChildren(el("option", { value: "", text: v ? `${v.defaults.target} (the game's own)` : "The game's own" }),
-    ...choices.filter((t) => t !== (v && v.defaults.target)).map((t) => el("option", { value: String(t), text: String(t) })));
+    ...choices.filter((t) => t !== (v && v.defaults.target)).map((t) => el("option", { value: String(t), text: String(t) })),
+    el("option", { value: "other", text: "Another number…" }));
   if ([...target.options].some((o) => o.value === was)) target.value = was;
+  $("#target-other-label").hidden = target.value !== "other";
   // The lines are named only when the catalogue gives them for this target.
   const atDefault = v && (target.value === "" || Number(target.value) === v.defaults.target);
   const byRule = atDefault ? v.lines_by_rule || (Array.isArray(v.skunk_lines) ? { skunk: v.skunk_lines } : {}) : {};
@@ -460,7 +463,11 @@ $("#new-game").addEventListener("submit", async (ev) => {
   const dealer = form.dealer.value;
   const body = { variant, names, skunk: form.skunk.value, muggins: form.muggins.checked, mode: form.mode.value };
   if (dealer !== "") body.dealer = Number(dealer);
-  if (form.target.value) body.target = Number(form.target.value);
+  if (form.target.value === "other") {
+    const typed = form.target_other.value.trim();
+    if (!/^\d+$/.test(typed)) { toast("Type the points to win, or choose the game's own target."); return; }
+    body.target = Number(typed);
+  } else if (form.target.value) body.target = Number(form.target.value);
   try {
     let game = await api("POST", "/api/games", body);
     rememberNames(names);

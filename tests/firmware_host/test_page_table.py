@@ -331,6 +331,12 @@ def test_the_new_game_form_and_the_board_lines_come_from_the_engine(
     assert "91" not in skunk
     assert page.locator("#new-game [name=target] option").first.text_content() == (
         f"{five['defaults']['target']} (the game's own)")
+    # Another target is typed; its lines are the engine's to say, so the choice names none.
+    page.select_option("#new-game [name=target]", "other")
+    page.fill("#new-game [name=target_other]", "91")
+    assert page.locator("#new-game [name=skunk] option[value=skunk]").text_content() == (
+        "Skunk and double skunk")
+    page.select_option("#new-game [name=target]", "")
     page.fill("#name-fields input[name=name1]", "Bea")
     assert page.locator("#dealer-select option").all_text_contents()[1:] == ["Ann", "Bea"]
     page.fill("#name-fields input[name=name1]", "Bob")
