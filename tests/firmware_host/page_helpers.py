@@ -48,10 +48,12 @@ def page_daemon(state: Path) -> Daemon:
 def running_page_daemon(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Daemon]:
     """A started `page_daemon` with its board answering, closed afterwards (a fixture body)."""
     d = page_daemon(tmp_path_factory.mktemp(name))
-    d.start()
-    d.wait_board_idle()
-    yield d
-    d.close()
+    try:  # a daemon whose board never answers is stopped too, not left running
+        d.start()
+        d.wait_board_idle()
+        yield d
+    finally:
+        d.close()
 
 
 def wait_until(check: Callable[[], Any], timeout: float = 5.0, what: str = "condition",
