@@ -348,17 +348,35 @@ class Settings(BaseSettings):
             return mode
         if self.simulate:
             return DeviceMode.SIMULATED
-        if mode == DeviceMode.AUTO:
-            return DeviceMode.REAL if on_raspberry_pi() else DeviceMode.SIMULATED
-        return mode
+        if mode != DeviceMode.AUTO:
+            return mode
+        return resolve_auto(mode, on_raspberry_pi())
 
 
-def on_raspberry_pi() -> bool:
-    """Whether this machine says it is a Raspberry Pi."""
-    try:
-        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
-    except OSError:
-        return False
+def resolve_auto(mode: DeviceMode | BoardMode | str, on_pi: bool) -> DeviceMode | BoardMode:
+    """A device mode with "auto" decided: real on a Raspberry Pi, simulated elsewhere (the
+    daemon and `crib doctor` both decide it here). Raises ValueError for an unknown mode."""
+    if mode == DeviceMode.AUTO:
+        return DeviceMode.REAL if on_pi else DeviceMode.SIMULATED
+    return mode if isinstance(mode, DeviceMode | BoardMode) else BoardMode(mode)
+
+
+def pi_model(root: Path = Path("/")) -> str | None:
+    """The Raspberry Pi model its device tree names (read under `root`), or None off a Pi."""
+    for rel in ("proc/device-tree/model", "sys/firmware/devicetree/base/model"):
+        try:
+            text = (root / rel).read_bytes().decode("ascii", "replace")
+        except OSError:
+            continue
+        text = text.strip("\x00\n ")
+        if "Raspberry Pi" in text:
+            return text
+    return None
+
+
+def on_raspberry_pi(root: Path = Path("/")) -> bool:
+    """Whether this machine says it is a Raspberry Pi (see `pi_model`)."""
+    return pi_model(root) is not None
 
 
 def config_path(explicit: str | os.PathLike[str] | None = None) -> tuple[Path, bool]:

@@ -158,17 +158,24 @@ def system_user_uid(user: str) -> int | None:
 def gpiozero_pin_factory() -> tuple[str, list[str]]:
     """The pin factory gpiozero would really pick here, and why it passed over the others.
 
-    Returns ("none", reasons) when no factory loads. The factory is closed at once.
+    Returns ("none", reasons) when no factory loads. The factory is closed at once, and
+    gpiozero's global `Device.pin_factory` is left as it was (public API only: the choice is
+    gpiozero's own `ensure_pin_factory`, made with no factory set).
     """
     from gpiozero import Device
 
+    previous = Device.pin_factory
+    Device.pin_factory = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            factory = Device._default_pin_factory()
+            Device.ensure_pin_factory()
+            factory = Device.pin_factory
         except Exception as exc:  # BadPinFactory, or a named factory that fails to load
             reasons = [str(w.message) for w in caught] + [str(exc)]
             return "none", reasons
+        finally:
+            Device.pin_factory = previous
     reasons = [str(w.message) for w in caught]
     name = type(factory).__name__
     with contextlib.suppress(Exception):
@@ -367,25 +374,19 @@ def _settings_values(path: Path | None) -> dict[str, Any]:
 
 def _resolve(mode: str, setup: Setup) -> str:
     """A device mode with "auto" decided as the daemon decides it: real only on a Pi."""
-    if mode == "auto":
-        return "real" if pi_model(setup) is not None else "simulated"
-    return mode
+    from firmware_host.config import resolve_auto
+
+    return str(resolve_auto(mode, pi_model(setup) is not None))
 
 
 # --- the checks ---------------------------------------------------------------------------
 
 
 def pi_model(setup: Setup) -> str | None:
-    """The Raspberry Pi model from the device tree, or None off a Pi."""
-    for rel in ("proc/device-tree/model", "sys/firmware/devicetree/base/model"):
-        try:
-            text = (setup.sys_root / rel).read_bytes().decode("ascii", "replace")
-        except OSError:
-            continue
-        text = text.strip("\x00\n ")
-        if "Raspberry Pi" in text:
-            return text
-    return None
+    """The Raspberry Pi model under `setup.sys_root`, as the daemon detects it; None off a Pi."""
+    from firmware_host.config import pi_model as model_under
+
+    return model_under(setup.sys_root)
 
 
 def check_platform(setup: Setup) -> Check:

@@ -17,27 +17,6 @@ from hardware.errors import SerialLinkError
 
 BAUDRATE = 115200
 
-try:  # POSIX ports wait in select(); their timeout is not a termios setting
-    from serial.serialposix import Serial as _PosixSerial
-    from serial.serialposix import VTIMESerial as _VTimeSerial
-except ImportError:  # pragma: no cover - not POSIX
-    _PosixSerial = _VTimeSerial = None  # type: ignore[assignment,misc]
-
-
-def _set_read_timeout(port: serial.SerialBase, timeout: float) -> None:
-    """Set a port's read timeout, without a tcsetattr where the timeout is no termios setting.
-
-    pyserial's setter reconfigures the whole port (tcgetattr + tcsetattr) on every change,
-    and the worker's wait changes on almost every read. A POSIX `Serial` (not VTIMESerial)
-    only reads `_timeout` when it waits in select(), so setting that alone is the same.
-    """
-    if (_PosixSerial is not None and isinstance(port, _PosixSerial)
-            and not isinstance(port, _VTimeSerial)):
-        port._timeout = timeout
-    else:
-        port.timeout = timeout
-
-
 class Backoff:
     """Reconnect delays: `first`, doubled per failure, capped at `cap`; `reset` on success."""
 
@@ -131,7 +110,9 @@ class SerialTransport:
         timeout = round(max(0.001, min(timeout, 1.0)), 3)
         try:
             if timeout != self._timeout:
-                _set_read_timeout(port, timeout)
+                # pyserial's public setter: on a POSIX port it re-reads the termios settings
+                # (a few microseconds) and writes none, since VMIN/VTIME do not change.
+                port.timeout = timeout
                 self._timeout = timeout
             first = port.read(1)
             if not first:
