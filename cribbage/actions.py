@@ -249,6 +249,44 @@ def _card(data: Mapping[str, Any], value: Any) -> Card:
         ) from None
 
 
+# A card's text as `Card.parse` reads it: rank then suit (5H, 10h, TH, 5♥, 5♡), with spaces
+# around it and the emoji variation selectors phones add anywhere in it.
+_VS = "[\ufe0e\ufe0f]*"
+CARD_PATTERN = (r"^\s*" + _VS + "(?:[2-9AaJjQqKkTt]|1" + _VS + "0)" + _VS
+                + "[CDHScdhs♣♦♥♠♧♢♡♤]" + _VS + r"\s*$")
+"""The JSON Schema pattern of a card's text: exactly the texts `Card.parse` reads."""
+
+
+def _field_schema(kind: str) -> dict[str, Any]:
+    card = {"type": "string", "pattern": CARD_PATTERN}
+    cards = {"type": "array", "items": card}
+    return {"index": {"type": "integer"}, "points": {"type": "integer"}, "card": card,
+            "cards": cards, "hands": {"type": "array", "items": cards}}[kind]
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of one action: exactly what `parse_action` reads, one branch per type.
+
+    Whole numbers are whole numbers (1.0 is refused, as JSON Schema would not say); an
+    optional field may be null. Whether the action is allowed now is the game's business.
+    """
+    branches = []
+    for kind, cls in ACTION_CLASSES.items():
+        props: dict[str, Any] = {"type": {"const": kind}}
+        required = ["type"]
+        for name, needed in _SPECS[kind]:
+            one = _field_schema(_KINDS[name])
+            props[name] = one if needed else {"anyOf": [one, {"type": "null"}]}
+            if needed:
+                required.append(name)
+        branches.append({
+            "title": cls.__name__, "description": (cls.__doc__ or "").strip().splitlines()[0],
+            "type": "object", "properties": props, "required": required,
+            "additionalProperties": False,
+        })
+    return {"oneOf": branches}
+
+
 def format_action(action: Action) -> dict[str, Any]:
     """The JSON form of an action (the inverse of `parse_action`)."""
     out: dict[str, Any] = {"type": action.type}
@@ -279,6 +317,7 @@ def action_text(action: Action | Mapping[str, Any]) -> str:
 __all__ = [
     "ACTION_CLASSES",
     "ACTION_TYPES",
+    "CARD_PATTERN",
     "Action",
     "Count",
     "Cut",
@@ -297,5 +336,6 @@ __all__ = [
     "Undo",
     "action_text",
     "format_action",
+    "json_schema",
     "parse_action",
 ]

@@ -6,6 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cribbage.actions import ACTION_TYPES
+from cribbage.actions import json_schema as action_json_schema
+
 Variant = Literal["six-card", "five-card", "three-player", "four-player"]
 
 
@@ -39,15 +42,25 @@ class GameCreateIn(_In):
     )
 
 
+def _engine_action_schema(schema: dict[str, Any]) -> None:
+    """The schema of an action is the engine's (`cribbage.actions.json_schema`): exactly what
+    its one parser reads, so the two cannot drift apart."""
+    title = schema.get("title")
+    schema.clear()
+    schema.update({"title": title, "description": "One game action: `type` plus its fields "
+                   "(docs/contracts.md section 1).", **action_json_schema()})
+
+
 class ActionBodyIn(BaseModel):
-    """One game action: `type` plus its fields (see docs/contracts.md section 1)."""
+    """One game action: `type` plus its fields (see docs/contracts.md section 1).
 
-    model_config = ConfigDict(extra="allow")
+    Only the type is checked here; the engine's parser reads the fields, so that a malformed
+    action is refused with the engine's sentence for the table (`say`).
+    """
 
-    type: Literal[
-        "cut", "dealer", "peg", "heels", "starter", "play", "go", "count", "muggins",
-        "undo", "redo", "next_game",
-    ]
+    model_config = ConfigDict(extra="allow", json_schema_extra=_engine_action_schema)
+
+    type: Literal[ACTION_TYPES]  # type: ignore[valid-type]
 
 
 class ActionIn(_In):
