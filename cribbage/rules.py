@@ -329,6 +329,15 @@ def get_rules(name: str, **options: Any) -> Rules:
     return rules.with_options(**options)
 
 
+TARGETS: Mapping[str, tuple[int, ...]] = MappingProxyType({
+    "six-card": (121, 61),
+    "five-card": (61, 121),
+    "three-player": (121, 61),  # the USPC's "usually 61" for three
+    "four-player": (121, 61),
+})
+"""The usual targets to offer for each variant, its own first (any target may be played)."""
+
+
 TITLES: Mapping[str, str] = MappingProxyType({
     "six-card": "Two players, six cards",
     "five-card": "Two players, five cards",
@@ -339,9 +348,11 @@ TITLES: Mapping[str, str] = MappingProxyType({
 
 
 def catalogue() -> dict[str, Any]:
-    """Every variant with its defaults, hand sizes, crib discards, skunk lines and the totals
-    a hand and a crib can count (JSON-ready; served as it is at GET /api/rules)."""
+    """Every variant with its defaults, the targets to offer, hand sizes, crib discards, the
+    play's limit, skunk lines and the totals a hand and a crib can count (JSON-ready; served
+    as it is at GET /api/rules)."""
     from cribbage.keeper import possible_counts
+    from cribbage.pegscore import MAX_COUNT
 
     variants = []
     for name, rules in RULES.items():
@@ -362,6 +373,12 @@ def catalogue() -> dict[str, Any]:
             "crib_size": rules.crib_size,
             "non_dealer_start": rules.non_dealer_start,
             "play_rounds": rules.play_rounds.value,
+            "play_limit": MAX_COUNT,
+            "targets": list(TARGETS[name]),
+            "lines_by_target": {
+                str(t): {r.value: list(rules.with_options(target=t, skunk=r.value).skunk_lines)
+                         for r in SkunkRule}
+                for t in TARGETS[name]},
             "defaults": {
                 "target": rules.target,
                 "skunk": rules.skunk.value,
