@@ -994,7 +994,8 @@ class Keeper:
                 raise ImpossibleScoreError(self._message(
                     act, f"{lc.label} counted {counted} and no {lc.kind} makes "
                     f"{counted + points} ({_describe_totals(totals)})"),
-                    say=_say_impossible(counted + points, lc.kind, totals))
+                    say=f"Muggins of {points} on {lc.label} makes {counted} + {points} = "
+                    f"{counted + points}, and {_say_impossible(counted + points, lc.kind, totals)}")
         c = replace(c, last_count=replace(lc, claimed=lc.claimed + points))
         members = self.sides[side]
         return self._score(c, side, points, "muggins", members[0] if len(members) == 1 else None)

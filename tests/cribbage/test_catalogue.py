@@ -47,3 +47,4 @@ def test_the_play_limit_is_where_the_engine_stops_the_count() -> None:
     assert refused.value.say == f"The 2♣ would take the count past {limit}: it is 30."
     k = k.apply({"type": "play", "player": 0, "card": "AC"})  # 31: the limit is reachable
     assert k.view()["play"]["count"] in (0, limit)
+

@@ -174,7 +174,8 @@ def test_muggins_in_keeper_mode_takes_the_missed_points(daemon: Any, ann: Phone)
     page.fill("#muggins-box input", "15")
     page.click("#muggins-box button")
     # The table's sentence, not the developer's detail (that stays in the API's error body).
-    wait_text(page, "toast", "^19 isn't a hand anyone can hold")
+    wait_text(page, "toast", "^Muggins of 15 on Ann's hand makes 4 \\+ 15 = 19, "
+              "and 19 isn't a hand anyone can hold")
     assert "refused" not in ann.toast() and "(hand 1" not in ann.toast()
     assert fronts(daemon) == [4, 0]
     page.fill("#muggins-box input", "2")
