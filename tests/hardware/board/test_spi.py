@@ -194,10 +194,13 @@ def test_stop_closes_the_device_and_keeps_the_last_frame(spi_board) -> None:
     board.start()
     board.show(BoardState(tracks=(TrackPegs(7, 0),)))
     assert wait_for(lambda: fake.leds and fake.leds[7] != (0, 0, 0))
+    board.stop()
+    # A frame may still have been on its way when stop() was called; after it, none is.
     n = len(fake.frames)
     board.stop()
-    board.stop()
+    board.show(BoardState(tracks=(TrackPegs(9, 0),)))
     assert fake.closed and board.state is DeviceState.STOPPED and len(fake.frames) == n
+    assert fake.leds[7] != (0, 0, 0)  # the strip keeps its last frame
 
 
 def test_the_default_cap_is_the_firmware_power_model() -> None:
