@@ -234,6 +234,37 @@ class ScoreRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class HandTally:
+    """One hand as a score sheet has it: who dealt, and each side's points by what they were
+    pegged for (one number per side in each tuple)."""
+
+    game: int
+    hand: int
+    dealer: int | None
+    pegging: tuple[int, ...]  # the play, his heels, a late peg, the five-card start
+    hand_counts: tuple[int, ...]
+    crib: tuple[int, ...]
+    muggins: tuple[int, ...]
+    totals: tuple[int, ...]  # each side's score after the hand
+
+
+@dataclass(frozen=True, slots=True)
+class GameTally:
+    """One game of the match: its first dealer, its result (None while it goes on), the pegs
+    at its end (or now) and how many hands were dealt."""
+
+    game: int
+    first_dealer: int | None
+    result: Result | None
+    scores: tuple[int, ...]
+    hands: int
+
+
+_TALLY_COLUMN = {"start": "pegging", "heels": "pegging", "pegging": "pegging",
+                 "late": "pegging", "hand": "hand_counts", "crib": "crib", "muggins": "muggins"}
+
+
+@dataclass(frozen=True, slots=True)
 class PlayNote:
     """Points pegged by the play engine, with the words a table says."""
 
@@ -439,6 +470,48 @@ class Keeper:
         """The scores of one game of the match (default: this one)."""
         game = self.core.game_number if game is None else game
         return tuple(r for r in self.core.records if r.game == game)
+
+    def _cores(self) -> tuple[Core, ...]:
+        """Every state of the match that is not undone, the present one last."""
+        return (*(core for _, core in self.past), self.core)
+
+    def hand_tallies(self) -> tuple[HandTally, ...]:
+        """Every hand of the match so far (undone ones are gone), in order; a hand before the
+        first dealer is known and with nothing pegged is left out."""
+        n = len(self.sides)
+        columns = ("pegging", "hand_counts", "crib", "muggins")
+        dealers: dict[tuple[int, int], int | None] = {}
+        for c in self._cores():
+            if c.dealer is not None:
+                dealers[(c.game_number, c.hand_number)] = c.dealer
+        sheets: dict[tuple[int, int], dict[str, list[int]]] = {}
+        for r in self.core.records:
+            dealers.setdefault((r.game, r.hand), None)
+            sheet = sheets.setdefault((r.game, r.hand), {k: [0] * n for k in columns})
+            sheet[_TALLY_COLUMN[r.kind]][r.side] += r.points
+        out: list[HandTally] = []
+        totals: dict[int, list[int]] = {}
+        for game, hand in sorted(dealers):
+            sheet = sheets.get((game, hand)) or {k: [0] * n for k in columns}
+            running = totals.setdefault(game, [0] * n)
+            for column in columns:
+                running[:] = [a + b for a, b in zip(running, sheet[column], strict=True)]
+            out.append(HandTally(game, hand, dealers[(game, hand)], tuple(sheet["pegging"]),
+                                 tuple(sheet["hand_counts"]), tuple(sheet["crib"]),
+                                 tuple(sheet["muggins"]), tuple(running)))
+        return tuple(out)
+
+    def game_tallies(self) -> tuple[GameTally, ...]:
+        """Every game of the match so far (the last one may still be going on), in order."""
+        last: dict[int, Core] = {}
+        first_dealer: dict[int, int] = {}
+        for c in self._cores():
+            last[c.game_number] = c
+            if c.dealer is not None:
+                first_dealer.setdefault(c.game_number, c.dealer)
+        return tuple(GameTally(g, first_dealer.get(g), c.result,
+                               c.result.scores if c.result is not None else c.fronts,
+                               c.hand_number) for g, c in sorted(last.items()))
 
     @property
     def games_won(self) -> tuple[int, ...]:
@@ -1231,6 +1304,8 @@ def _is_index(value: Any, n: int) -> bool:
 __all__ = [
     "Config",
     "CountRecord",
+    "GameTally",
+    "HandTally",
     "Keeper",
     "MAX_PEG",
     "MODES",
