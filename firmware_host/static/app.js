@@ -1360,56 +1360,167 @@ function forgetToken(message) {
   renderAll();
   if (message) toast(message, null, 6);
 }
-let pairRequest = null;
-let pairDigits = 6;  // the board's code length, from /api/pair/start
-async function openPairing() {
+// Pairing (issue 12). One request is on the board at a time, and it is asked for only when the
+// person chooses a way (each phone may ask for three codes in ten minutes):
+// - typed: the board lights a code; typing it here pairs (only this phone's code counts);
+// - compare: this page shows the code of its own request, the board lights the same code, and
+//   holding the board's undo button approves that request only; the page asks until it is.
+const PAIR = { request: null, digits: 6, expiresAt: 0, poll: 0, tick: 0 };
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+const CHECK_EVERY_MS = 2500; // the daemon answers 30 checks a minute per phone
+// "482913" -> "482 913", as a person reads it off the board.
+const groupCode = (code) => code.replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+// "try again in 540 s" -> "try again in 9 minutes": waits as a person says them.
+const friendlyWait = (text) => text.replace(/in (\d+) s\b/g, (_, n) => {
+  const s = Number(n);
+  if (s < 90) return `in ${s} s`;
+  const m = Math.ceil(s / 60);
+  return `in ${m} minutes`;
+});
+function sentence(text) {
+  const t = friendlyWait(String(text || "").trim());
+  if (!t) return "";
+  const s = t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+// The API's refusal as a sentence for the person holding the phone.
+function pairSay(err) {
+  if (err.network) return sentence(err.message);
+  const code = err.data && err.data.code;
+  if (code === "name_taken") return sentence(err.message);
+  if (code === "pairing_busy") return sentence(err.message); // "Someone else is pairing; try again in 87 s."
+  if (err.status === 429) return sentence(err.message);
+  if (err.status === 413 || err.status === 422) return "The table did not understand that: check the name and the code.";
+  return sentence(err.say || err.message);
+}
+function pairStep(step) {
+  $("#pair-form").dataset.step = step;
+  $("#pair-choose").hidden = step !== "choose";
+  $("#pair-typed").hidden = step !== "typed";
+  $("#pair-compare").hidden = step !== "compare";
+  $("#pair-back").hidden = step === "choose";
+}
+function stopPairWait() {
+  clearTimeout(PAIR.poll);
+  clearInterval(PAIR.tick);
+  PAIR.poll = 0;
+  PAIR.tick = 0;
+}
+function pairError(text) { $("#pair-error").textContent = text; }
+function openPairing() {
   const dialog = $("#pair-dialog");
   const form = $("#pair-form");
-  $("#pair-error").textContent = "";
+  stopPairWait();
+  pairError("");
   form.code.value = "";
   if (!form.name.value) form.name.value = localStorage.getItem("crib.phone") || "phone";
+  pairStep("choose");
   if (!dialog.open) dialog.showModal();
-  form.code.focus();
-  try {
-    const out = await api("POST", "/api/pair/start", {});
-    pairRequest = out.request;
-    pairDigits = out.digits || 6;
-    $("#hold-s").textContent = String(out.hold_s);
-  } catch (err) {
-    pairRequest = null;
-    $("#pair-error").textContent = err.status === 429 ? `Too many codes asked for: ${err.message}.` : err.message;
-  }
+  $("#pair-type").focus();
 }
-async function pairWith(body) {
-  const form = $("#pair-form");
-  const name = form.name.value.trim() || "phone";
+async function askForCode(hold) {
+  stopPairWait();
+  pairError("");
+  let out;
   try {
-    const out = await api("POST", "/api/pair", { ...body, name });
-    S.token = out.token;
-    S.tokenName = out.name;
-    localStorage.setItem("crib.token", S.token);
-    localStorage.setItem("crib.phone", out.name);
-    $("#pair-dialog").close();
-    toast("Paired. This phone can keep score.");
-    renderAll();
+    out = await api("POST", "/api/pair/start", { hold });
   } catch (err) {
-    const why = err.data && err.data.waiting ? `Not yet: ${err.message}.` : err.message;
-    $("#pair-error").textContent = why.charAt(0).toUpperCase() + why.slice(1);
+    PAIR.request = null;
+    pairStep("choose");
+    pairError(pairSay(err));
+    return;
+  }
+  PAIR.request = out.request;
+  PAIR.digits = out.digits || 6;
+  PAIR.expiresAt = Date.now() + out.expires_s * 1000;
+  $$(".pair-digits").forEach((n) => { n.textContent = NUMBER_WORDS[PAIR.digits] || String(PAIR.digits); });
+  $("#hold-s").textContent = String(out.hold_s); // the daemon's undo_hold_s, never assumed here
+  if (!hold) {
+    pairStep("typed");
+    $("#pair-form").code.focus();
+    return;
+  }
+  $("#pair-code").textContent = groupCode(out.code);
+  $("#pair-code").setAttribute("aria-label", `The code: ${out.code.split("").join(" ")}`);
+  pairStep("compare");
+  showPairWait();
+  PAIR.tick = setInterval(showPairWait, 1000);
+  PAIR.poll = setTimeout(checkHeld, CHECK_EVERY_MS);
+}
+function showPairWait() {
+  const left = Math.max(0, Math.round((PAIR.expiresAt - Date.now()) / 1000));
+  if (left <= 0) {
+    stopPairWait();
+    pairStep("choose");
+    pairError("The code ran out before undo was held: choose a way to ask for a new one.");
+    return;
+  }
+  const mm = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  $("#pair-wait").textContent = `Waiting for the undo button… (the code is good for ${mm})`;
+}
+// Asks whether undo was held for this page's request; again and again until it was.
+async function checkHeld() {
+  if (!$("#pair-dialog").open || $("#pair-form").dataset.step !== "compare" || !PAIR.request) return;
+  let next = CHECK_EVERY_MS;
+  try {
+    const out = await api("POST", "/api/pair", { request: PAIR.request, name: pairName() });
+    paired(out);
+    return;
+  } catch (err) {
+    const code = err.data && err.data.code;
+    if (err.data && err.data.waiting) pairError("");
+    else if (code === "name_taken" || err.network) pairError(pairSay(err)); // keeps asking: the name can be changed meanwhile
+    else if (err.status === 429) next = Math.max(next, 1000 * Number(err.data.retry_after || 5));
+    else {
+      // The request is gone (run out, or replaced by this phone asking again): start over.
+      stopPairWait();
+      pairStep("choose");
+      pairError(`${pairSay(err)} Choose a way to ask for a new code.`);
+      return;
+    }
+  }
+  if ($("#pair-dialog").open && $("#pair-form").dataset.step === "compare") PAIR.poll = setTimeout(checkHeld, next);
+}
+const pairName = () => $("#pair-form").name.value.trim() || "phone";
+function paired(out) {
+  stopPairWait();
+  PAIR.request = null;
+  S.token = out.token;
+  S.tokenName = out.name;
+  localStorage.setItem("crib.token", S.token);
+  localStorage.setItem("crib.phone", out.name);
+  $("#pair-dialog").close();
+  toast(`Paired as “${out.name}”. This phone can keep score.`);
+  renderAll();
+}
+async function pairWithCode(code) {
+  try {
+    paired(await api("POST", "/api/pair", { code, name: pairName() }));
+  } catch (err) {
+    pairError(pairSay(err));
+    const code = err.data && err.data.code;
+    if (code === "name_taken") { $("#pair-form").name.focus(); return; }
+    // A withdrawn or lapsed code cannot be typed any more: back to asking for one.
+    if (code === "pairing_failed" && /withdrawn|no pairing is pending/.test(err.message)) {
+      pairStep("choose");
+      pairError(`${pairSay(err)} Choose a way to ask for a new code.`);
+    }
   }
 }
 $("#pair-open").addEventListener("click", openPairing);
 $("#watch-pair").addEventListener("click", openPairing);
 $("#settings-pair").addEventListener("click", openPairing);
+$("#pair-type").addEventListener("click", () => askForCode(false));
+$("#pair-hold").addEventListener("click", () => askForCode(true));
+$("#pair-back").addEventListener("click", () => { stopPairWait(); pairError(""); pairStep("choose"); $("#pair-type").focus(); });
+$("#pair-dialog").addEventListener("close", stopPairWait);
 $("#pair-form").addEventListener("submit", (ev) => {
   if (ev.submitter && ev.submitter.value === "cancel") return;
   ev.preventDefault();
-  const code = ev.target.code.value.trim();
-  if (!new RegExp(`^\\d{${pairDigits}}$`).test(code)) { $("#pair-error").textContent = `Type the ${pairDigits} digits the board shows.`; return; }
-  pairWith({ code });
-});
-$("#pair-held").addEventListener("click", () => {
-  if (!pairRequest) { $("#pair-error").textContent = "Ask for a code first: close and open this again."; return; }
-  pairWith({ request: pairRequest });
+  if (ev.target.dataset.step !== "typed") return; // Enter in the name field chooses nothing
+  const code = ev.target.code.value.replace(/\s+/g, "");
+  if (!new RegExp(`^\\d{${PAIR.digits}}$`).test(code)) { pairError(`Type the ${PAIR.digits} digits the board shows.`); return; }
+  pairWithCode(code);
 });
 $("#unpair").addEventListener("click", () => forgetToken("This phone is watching only now."));
 // Issue 15.13: a token made on the Pi (`crib token create laptop`) pairs this phone too. It is

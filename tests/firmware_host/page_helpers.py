@@ -123,6 +123,7 @@ class Phone:
         page = self.page
         page.locator("#pair-open").click()
         page.wait_for_selector("#pair-dialog[open]")
+        page.click("#pair-type")  # the way by typing: the board lights the code now
         code = wait_until(code_reader, 5, "a pairing code on the board")
         page.fill("#pair-form [name=code]", code)
         page.fill("#pair-form [name=name]", name)

@@ -1,0 +1,210 @@
+"""Pairing through the phone page against a hijack (issue 12, item 2), in headless Chromium.
+
+The daemon runs in this process (uvicorn in a thread) so that a test can hold the simulated
+board's undo button through the board's own firmware, as a person at the table does, and read
+the code the board lights. Another phone is an HTTP client on another loopback address
+(127.0.0.2). `undo_hold_s` is set to an unusual 2.5 s: the page says what the daemon says.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.firmware_host.conftest import ThreadServer
+from tests.firmware_host.page_helpers import (
+    BROWSER,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Phone,
+    wait_text,
+    wait_until,
+)
+
+pytestmark = BROWSER
+
+HOLD_S = 2.5
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRIB_UNDO_HOLD_S", str(HOLD_S))
+        srv = ThreadServer(tmp_path_factory.mktemp("pair-state"))
+    assert srv.settings.undo_hold_s == HOLD_S
+    with srv:
+        wait_until(lambda: srv.services.devices["board"].state.value == "idle", 10,
+                   "the simulated board to answer")
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
+    """A phone that has never paired; no page error, no request off the Pi."""
+    p = Phone(browser, f"http://127.0.0.1:{server.port}").open()
+    yield p
+    assert p.errors == [] and p.off_origin() == []
+    p.close()
+
+
+def board_code(server: ThreadServer) -> str | None:
+    """The digits lit on the simulated board now, as the person at the table reads them."""
+    back = server.services.devices["board"].require().read_back(timeout=1.0)
+    return None if back is None else back.code
+
+
+def hold_undo(server: ThreadServer, seconds: float) -> None:
+    """Hold the board's undo button, through the simulated board's firmware."""
+    server.services.devices["board"].require().simulator.hold_undo(seconds)
+
+
+def other_phone(server: ThreadServer) -> httpx.Client:
+    return httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=10,
+                        transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+
+
+def token_names(server: ThreadServer) -> list[str]:
+    return [str(t["name"]) for t in server.services.tokens.list()]
+
+
+def compare(phone: Phone, name: str) -> str:
+    """Open pairing, name the phone, choose the way by holding undo; the code shown."""
+    page = phone.page
+    page.click("#pair-open")
+    page.wait_for_selector("#pair-dialog[open]")
+    page.fill("#pair-form [name=name]", name)
+    page.click("#pair-hold")
+    wait_text(page, "pair-code", r"^\d{3} \d{3}$")
+    return str(page.locator("#pair-code").text_content()).replace(" ", "")
+
+
+def test_the_page_shows_its_own_code_and_pairs_when_undo_is_held(
+        phone: Phone, server: ThreadServer) -> None:
+    page = phone.page
+    shown = compare(phone, "ann-phone")
+    # The board lights the very code the page shows, big, for the person to compare.
+    assert wait_until(lambda: board_code(server), 5, "the code on the board") == shown
+    say = str(page.locator("#pair-compare-say").text_content())
+    assert f"hold the board's undo button for {HOLD_S:g} seconds" in say, say
+    wait_text(page, "pair-wait",
+              r"^Waiting for the undo button… \(the code is good for 0:[0-3]\d\)$")
+    # A short press is an undo, not an approval: the page keeps waiting.
+    hold_undo(server, HOLD_S - 1.0)
+    time.sleep(3.0)  # longer than the page's interval between its questions
+    assert not phone.state()["token"] and page.locator("#pair-dialog").is_visible()
+    assert page.locator("#pair-error").text_content() == ""
+    # Held long enough: the page pairs by itself, with no tap.
+    hold_undo(server, HOLD_S + 0.5)
+    page.wait_for_function("() => !!window.cribState.token", timeout=10_000)
+    assert not page.locator("#pair-dialog").is_visible()
+    wait_text(page, "toast", "^Paired as “ann-phone”")
+    token = phone.state()["token"]
+    assert server.services.tokens.check(f"Bearer {token}") == "ann-phone"
+    assert page.evaluate("() => localStorage.getItem('crib.token')") == token
+    wait_until(lambda: board_code(server) is None, 5, "the code to go off the board")
+    assert page.locator("#new-game").is_visible()  # it keeps score now
+
+
+def test_a_second_phone_is_refused_with_a_sentence_while_one_is_pending(
+        phone: Phone, server: ThreadServer) -> None:
+    page = phone.page
+    with other_phone(server) as eve:
+        theirs = eve.post("/api/pair/start", json={})
+        assert theirs.status_code == 200, theirs.text
+        lit = wait_until(lambda: board_code(server), 5, "the other phone's code on the board")
+        for way in ("#pair-type", "#pair-hold"):
+            page.click("#pair-open")
+            page.wait_for_selector("#pair-dialog[open]")
+            page.click(way)
+            wait_text(page, "pair-error", r"^Someone else is pairing; try again in \d+ s\.$")
+            # Still choosing: no code field and no code of another phone on this page.
+            assert page.locator("#pair-form").get_attribute("data-step") == "choose"
+            assert lit not in str(page.locator("#pair-dialog").text_content())
+            assert board_code(server) == lit  # the other phone's request is not replaced
+            page.click("#pair-cancel")
+        # Holding undo now approves the request on the board: the other phone's, not this one's.
+        hold_undo(server, HOLD_S + 0.5)
+        ask = {"name": "eve-phone", "request": theirs.json()["request"]}
+        r = wait_until(lambda: (r := eve.post("/api/pair", json=ask)).status_code == 200 and r,
+                       5, "the other phone's approval")
+        assert r.json()["name"] == "eve-phone"
+    assert not phone.state()["token"]
+    # With nothing pending, this phone may ask.
+    page.click("#pair-open")
+    page.click("#pair-type")
+    wait_text(page, "pair-typed-say", "six-digit code")
+    assert page.locator("#pair-error").text_content() == ""
+    code = wait_until(lambda: board_code(server), 5, "this phone's code")
+    page.fill("#pair-form [name=name]", "bob-phone")
+    page.fill("#pair-form [name=code]", code)
+    page.click("#pair-submit")
+    page.wait_for_function("() => !!window.cribState.token")
+    assert "bob-phone" in token_names(server)
+
+
+def test_a_taken_name_is_refused_with_a_sentence_and_can_be_changed(
+        phone: Phone, server: ThreadServer) -> None:
+    page = phone.page
+    assert "ann-phone" in token_names(server)
+    # By typing: the name is refused before the code is spent.
+    page.click("#pair-open")
+    page.fill("#pair-form [name=name]", "ann-phone")
+    page.click("#pair-type")
+    code = wait_until(lambda: board_code(server), 5, "the code on the board")
+    page.fill("#pair-form [name=code]", code)
+    page.click("#pair-submit")
+    wait_text(page, "pair-error",
+              "^A phone named 'ann-phone' is already paired: give this phone another name\\.$")
+    assert page.evaluate("() => document.activeElement.name") == "name"
+    # By holding undo: the page says it while it waits, and pairs once the name is free.
+    page.click("#pair-back")
+    page.click("#pair-hold")
+    wait_text(page, "pair-code", r"^\d{3} \d{3}$")
+    hold_undo(server, HOLD_S + 0.5)
+    wait_text(page, "pair-error", "^A phone named 'ann-phone' is already paired")
+    assert not phone.state()["token"]
+    page.fill("#pair-form [name=name]", "cy-phone")
+    page.wait_for_function("() => !!window.cribState.token", timeout=10_000)
+    assert server.services.tokens.check(f"Bearer {phone.state()['token']}") == "cy-phone"
+    assert token_names(server).count("ann-phone") == 1  # Ann's phone is still paired
+
+
+def test_wrong_codes_are_slowed_then_withdrawn_in_sentences(
+        phone: Phone, server: ThreadServer) -> None:
+    page = phone.page
+    page.click("#pair-open")
+    page.fill("#pair-form [name=name]", "dee-phone")
+    page.click("#pair-type")
+    code = wait_until(lambda: board_code(server), 5, "the code on the board")
+    wrong = f"{(int(code) + 1) % 10 ** len(code):0{len(code)}d}"
+    field = "#pair-form [name=code]"
+    page.fill(field, wrong)
+    page.press(field, "Enter")
+    wait_text(page, "pair-error", r"^Wrong code \(2 tries left\)\.$")
+    page.fill(field, wrong)
+    page.press(field, "Enter")
+    wait_text(page, "pair-error", r"^Wrong code \(1 try left\)\.$")
+    page.press(field, "Enter")  # at once: this phone must wait now
+    wait_text(page, "pair-error", r"^Too many wrong codes; try again in \d+ s\.$")
+    wait_s = int(re.findall(r"\d+", str(page.locator("#pair-error").text_content()))[0])
+    time.sleep(wait_s + 0.2)
+    page.press(field, "Enter")
+    wait_text(page, "pair-error", "^Wrong code too often: the code is withdrawn")
+    assert page.locator("#pair-form").get_attribute("data-step") == "choose"
+    assert board_code(server) is None and "dee-phone" not in token_names(server)
+
