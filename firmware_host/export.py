@@ -1,0 +1,117 @@
+"""The score sheets a player downloads: one CSV row per game, or one per hand.
+
+Games are read from the engine's tallies of each match, folded from its log, so an undone
+action leaves no trace; dates are the daemon's local time. The raw action log stays available
+as JSON (`Store.export_json`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from cribbage.keeper import GameTally, HandTally, Keeper
+from cribbage.rules import TITLES
+from firmware_host.components.games import new_keeper
+from firmware_host.store import Store
+
+GAME_COLUMNS = ("match", "game", "date", "players", "variant", "target", "winner", "scores",
+                "result", "game points")
+HAND_FIELDS = ("pegging", "hand", "crib", "muggins", "total")
+RESULT_WORDS = {"win": "win", "skunk": "skunk", "double_skunk": "double skunk",
+                "lurch": "lurch"}
+UNFINISHED = "unfinished"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One stored match: its id, the engine's state after its log, and when each game began."""
+
+    id: int
+    keeper: Keeper
+    started: dict[int, float]
+
+
+def local_time(epoch: float) -> str:
+    """An ISO date and time in the daemon's local time, to the minute: 2026-12-01 19:45."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+
+
+def matches(store: Store, game_id: int | None = None) -> Iterator[Match]:
+    """Every match (or one) folded from its log; raises NotFoundError for an unknown id."""
+    created = {g["id"]: g["created_at"] for g in store.games()}
+    for mid in [game_id] if game_id is not None else sorted(created):
+        keeper = new_keeper(store.game_params(mid))  # raises NotFoundError
+        started = {keeper.game_number: created[mid]}
+        for row in store.actions(mid):
+            before = keeper.game_number
+            keeper = keeper.apply(row.action)
+            if keeper.game_number > before:  # a next game (again, if it was undone)
+                started[keeper.game_number] = row.created_at
+        yield Match(mid, keeper, started)
+
+
+def _sides(k: Keeper) -> list[str]:
+    return [k.side_name(i) for i in range(len(k.sides))]
+
+
+def game_row(m: Match, g: GameTally) -> list[object]:
+    """One game as a player reads it: the winner's score first."""
+    k, names = m.keeper, _sides(m.keeper)
+    r = g.result
+    if r is None:
+        winner, scores, words, points = "", " to ".join(map(str, g.scores)), UNFINISHED, ""
+    else:
+        order = [r.winner] + [i for i in range(len(g.scores)) if i != r.winner]
+        winner, points = names[r.winner], r.game_points
+        scores = " to ".join(str(g.scores[i]) for i in order)
+        words = RESULT_WORDS.get(r.kind.value, r.kind.value)
+    variant = TITLES.get(k.config.variant, k.config.variant)
+    began = m.started.get(g.game, m.started[min(m.started)])
+    return [m.id, g.game, local_time(began), ", ".join(names), variant, k.target, winner,
+            scores, words, points]
+
+
+def hand_row(m: Match, h: HandTally, width: int) -> list[object]:
+    """One hand: its dealer, then each side's points by kind and its score after the hand."""
+    k, names = m.keeper, _sides(m.keeper)
+    row: list[object] = [m.id, h.game, h.hand,
+                         "" if h.dealer is None else k.names[h.dealer]]
+    for i in range(width):
+        if i < len(names):
+            row += [names[i], h.pegging[i], h.hand_counts[i], h.crib[i], h.muggins[i],
+                    h.totals[i]]
+        else:
+            row += [""] * (1 + len(HAND_FIELDS))
+    return row
+
+
+def games_csv(store: Store, game_id: int | None = None) -> str:
+    """One row per game of every match (or of one); raises NotFoundError."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(GAME_COLUMNS)
+    for m in matches(store, game_id):
+        for g in m.keeper.game_tallies():
+            writer.writerow(game_row(m, g))
+    return out.getvalue()
+
+
+def hands_csv(store: Store, game_id: int | None = None) -> str:
+    """One row per hand of every match (or of one), with a column group per side (as many
+    as the widest match has); raises NotFoundError."""
+    found = list(matches(store, game_id))
+    width = max((len(m.keeper.sides) for m in found), default=2)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    header = ["match", "game", "hand", "dealer"]
+    for i in range(1, width + 1):
+        header += [f"side {i}"] + [f"side {i} {f}" for f in HAND_FIELDS]
+    writer.writerow(header)
+    for m in found:
+        for h in m.keeper.hand_tallies():
+            writer.writerow(hand_row(m, h, width))
+    return out.getvalue()
