@@ -327,8 +327,10 @@ function possibleCounts(variant, kind) {
   const counts = (v && v.counts) || (R.catalogue && R.catalogue.counts) || null;
   return counts && Array.isArray(counts[kind]) ? counts[kind] : null;
 }
-// The play's limit: the count never passes it (the same in every variant of the catalogue).
-const playLimit = (game) => (game && game.play && game.play.limit) ?? (R.catalogue && R.catalogue.play_limit) ?? 31;
+// The play's limit (the count never passes it): the game's own, else its variant's in the
+// catalogue; null when neither says (then the page names no limit and the engine judges).
+const playLimit = (game) => (game && game.play && game.play.limit) ??
+  (game && (variantRules(game.variant) || {}).play_limit) ?? null;
 
 // ---------------------------------------------------------------- new game
 function knownNames() { try { return JSON.parse(localStorage.getItem("crib.names") || "[]"); } catch { return []; } }
@@ -391,8 +393,10 @@ function renderTargetChoices() {
   if ([...target.options].some((o) => o.value === was)) target.value = was;
   $("#target-other-label").hidden = target.value !== "other";
   // The lines are named only when the catalogue gives them for this target.
-  const atDefault = v && (target.value === "" || Number(target.value) === v.defaults.target);
-  const byRule = atDefault ? v.lines_by_rule || (Array.isArray(v.skunk_lines) ? { skunk: v.skunk_lines } : {}) : {};
+  const chosen = v && (target.value === "" ? v.defaults.target : Number(target.value));
+  const byTarget = v && v.lines_by_target && v.lines_by_target[String(chosen)];
+  const atDefault = v && chosen === v.defaults.target;
+  const byRule = byTarget || (atDefault ? v.lines_by_rule || (Array.isArray(v.skunk_lines) ? { skunk: v.skunk_lines } : {}) : {});
   const rules = (R.catalogue && R.catalogue.skunk_rules) || ["skunk", "lurch", "none"];
   const skunkLines = byRule.skunk || [];
   const lurchLines = byRule.lurch || [];
@@ -645,12 +649,12 @@ function renderPlay(game, legal) {
   const limit = playLimit(game);
   // Bug 6: a go is against the rules while a card this phone knows is in the hand fits.
   const known = who === null ? [] : knownHand(game, who);
-  const fits = known.filter((c) => pips(c) <= limit - count);
+  const fits = limit === null ? [] : known.filter((c) => pips(c) <= limit - count);
   const canGo = legal.has("go") && !fits.length;
   $("#play-who").textContent = needStarter ? "Cut the starter and tap it." :
     !name ? "" : fits.length && legal.has("go") ?
       `${name} to play: no go, ${fits.map(pretty).join(" and ")} ${fits.length > 1 ? "fit" : "fits"} (count ${count}, up to ${limit}).` :
-      `${name} to play${canGo ? ` (a go if no card fits up to ${limit})` : ""}.`;
+      `${name} to play${canGo ? ` (a go if no card fits${limit === null ? "" : ` up to ${limit}`})` : ""}.`;
   // What the engine pegged this hand, the latest first.
   const said = (play.say || []).slice(-3).reverse();
   $("#play-say").replaceChildren(...said.map((n, i) => el("li", { class: i === 0 ? "latest" : "", "data-player": String(n.player),
@@ -660,7 +664,7 @@ function renderPlay(game, legal) {
   buildPicker($("#play-picker"), (card) => {
     if (needStarter) act({ type: "starter", card });
     else act({ type: "play", player: who, card });
-  }, (card) => used.has(card) || (!needStarter && pips(card) > limit - count), () => false,
+  }, (card) => used.has(card) || (!needStarter && limit !== null && pips(card) > limit - count), () => false,
   (card) => (card === suggested ? "suggest" : ""));
   $("#go-btn").hidden = needStarter;
   $("#go-btn").disabled = !canGo;

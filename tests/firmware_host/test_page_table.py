@@ -196,7 +196,10 @@ def test_bug6_go_is_refused_while_a_known_card_fits(daemon: Any, ann: Phone) -> 
     page.click("#play-hint-btn")
     for card in ("9C", "8D", "3H"):
         page.click(f'#hint-picker button[data-card="{card}"]')
-    wait_text(page, "play-who", "no go, 3♥ fits")
+    # The limit named is the catalogue's for this variant (the page keeps no 31 of its own).
+    six = next(v for v in daemon.client.req("GET", "/api/rules", auth=False).json()["variants"]
+               if v["name"] == "six-card")
+    wait_text(page, "play-who", f"no go, 3♥ fits \\(count 25, up to {six['play_limit']}\\)")
     assert page.locator("#go-btn").is_disabled()
     assert "three of hearts" in (page.locator("#go-btn").get_attribute("aria-label") or "")
     # Bug 12: the hint sits below the picker played from, and its keys are 44 px or more.
@@ -331,6 +334,20 @@ def test_the_new_game_form_and_the_board_lines_come_from_the_engine(
     assert "91" not in skunk
     assert page.locator("#new-game [name=target] option").first.text_content() == (
         f"{five['defaults']['target']} (the game's own)")
+    # The targets offered are the catalogue's, and each names its own lines (issue 13.17).
+    offered = page.locator("#new-game [name=target] option").evaluate_all(
+        "os => os.map(o => o.value).filter(v => /^\\d+$/.test(v)).map(Number)")
+    assert sorted([five["defaults"]["target"], *offered]) == sorted(set(five["targets"]))
+    for target in five["targets"]:
+        page.select_option("#new-game [name=target]",
+                           "" if target == five["defaults"]["target"] else str(target))
+        lines = five["lines_by_target"][str(target)]["skunk"]
+        want = (f"Skunk under {lines[0]}, double under {lines[1]}" if len(lines) == 2
+                else f"Skunk under {lines[0]}")
+        assert page.locator("#new-game [name=skunk] option[value=skunk]").text_content() == want
+    # (a target other than the game's own, with both lines, was among them: 121 for five cards)
+    assert any(len(five["lines_by_target"][str(t)]["skunk"]) == 2 for t in five["targets"]
+               if t != five["defaults"]["target"])
     # Another target is typed; its lines are the engine's to say, so the choice names none.
     page.select_option("#new-game [name=target]", "other")
     page.fill("#new-game [name=target_other]", "91")
