@@ -7,8 +7,6 @@ so a database made by any older version opens.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import queue
@@ -588,24 +586,6 @@ class Store:
                 }
             )
         return {"schema_version": self.schema_version(), "games": games}
-
-    def export_csv(self, game_id: int | None = None) -> str:
-        """One game or all as CSV: one row per accepted action; raises NotFoundError."""
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["game_id", "seq", "at", "op_id", "type", "side", "player", "points",
-                         "cards", "action"])
-        for game in self.export_json(game_id)["games"]:
-            for a in game["actions"]:
-                act = a["action"]
-                cards = act.get("cards", act.get("card", ""))
-                writer.writerow([
-                    game["id"], a["seq"], f"{a['at']:.3f}", a["op_id"], act.get("type", ""),
-                    act.get("side", ""), act.get("player", ""), act.get("points", ""),
-                    " ".join(cards) if isinstance(cards, list) else cards,
-                    json.dumps(act, sort_keys=True),
-                ])
-        return out.getvalue()
 
     # -- tokens ----------------------------------------------------------------------------------
     def add_token(self, name: str, digest: str, *, replace: bool = True) -> bool:
