@@ -301,6 +301,7 @@ class Setup:
     board_mode: str = "auto"  # auto | real | simulated | absent
     board_port: str | None = STABLE_BOARD_LINK
     gpio_mode: str = "auto"  # real when any GPIO device (shuffler, inputs) is real
+    shuffler_mode: str = "auto"  # the feed motor is on GPIO when it resolves to real
     http_port: int = 8080
     user: str = SERVICE_USER
     unit_path: Path = DEFAULT_UNIT
@@ -367,6 +368,7 @@ def _settings_values(path: Path | None) -> dict[str, Any]:
         "http_port": int(settings.port),
         "board_mode": mode(settings.board),
         "board_port": str(settings.board.port),
+        "shuffler_mode": mode(settings.shuffler),
         "gpio_mode": "real" if "real" in gpio_modes else (
             "auto" if "auto" in gpio_modes else "simulated"),
     }
@@ -634,6 +636,47 @@ def check_spi(setup: Setup) -> Check:
                  f"frame, buffer {bufsiz})", details=details)
 
 
+# Raspberry Pi kernels keep a released GPIO output driving as it was (so `gpioset` values
+# persist), unless told otherwise; upstream returns it to an input. The module parameter says
+# which; `dtparam=strict_gpiod` in config.txt sets it on every model.
+_PERSIST_PARAMS = ("sys/module/pinctrl_bcm2835/parameters/persist_gpio_outputs",
+                   "sys/module/pinctrl_rp1/parameters/persist_gpio_outputs")
+_STRICT_GPIOD = re.compile(r"^\s*dtparam=(?:[^#\n]*,)?strict_gpiod(?:=on)?\s*(?:[,#]|$)",
+                           re.MULTILINE)
+
+
+def check_motor_release(setup: Setup) -> Check:
+    """Whether a daemon killed with the feed motor on leaves the motor running."""
+    model = pi_model(setup)
+    if model is None:
+        return Check("motor", Status.SKIP, "not a Raspberry Pi")
+    if _resolve(setup.shuffler_mode, setup) != "real":
+        return Check("motor", Status.SKIP, "the shuffler is not on GPIO in the configuration")
+    boot, text = _boot_config(setup)
+    shown = f"/{boot.relative_to(setup.sys_root)}" if boot else "/boot/firmware/config.txt"
+    fix = f"add dtparam=strict_gpiod to {shown} and reboot"
+    persist = None
+    for rel in _PERSIST_PARAMS:
+        try:
+            persist = (setup.sys_root / rel).read_text().strip().upper()[:1] == "Y"
+            break
+        except OSError:
+            continue
+    details: dict[str, Any] = {"persist_gpio_outputs": persist, "boot_config": shown}
+    if persist is False:
+        return Check("motor", Status.OK, "a released GPIO goes back to an input: if the "
+                     "daemon dies, the motor driver's pull-down stops the feed motor",
+                     details=details)
+    if persist is None and _STRICT_GPIOD.search(text):
+        return Check("motor", Status.OK, f"dtparam=strict_gpiod is in {shown}: a released "
+                     "GPIO goes back to an input", details=details)
+    said = "keeps" if persist else "may keep"
+    return Check("motor", Status.WARN,
+                 f"this Pi {said} a released GPIO output driving: if the daemon or a "
+                 "bring-up command is killed with the feed motor on, the motor keeps running",
+                 fix, details)
+
+
 def _dir_writable(path: Path, uid: int | None, euid: int) -> str | None:
     """None when `path` is a writable directory, else the reason it is not."""
     if not path.exists():
@@ -774,6 +817,7 @@ def run(setup: Setup) -> Report:
     checks.append(serial_check)
     checks.append(check_board_hello(setup, serial_check))
     checks.append(check_spi(setup))
+    checks.append(check_motor_release(setup))
     checks += [check_state_dir(setup), check_unit_version(setup), check_power(setup),
                check_disk(setup)]
     return Report(tuple(checks))

@@ -62,6 +62,11 @@ def test_the_doc_has_what_a_maker_needs():
     assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "A"]
     assert "hardware/board/firmware/README.md" in text.split("## The LED board")[1]
     assert "](shuffler.svg)" in text
+    # Raspberry Pi OS keeps a released output driving: the doc must not promise that a killed
+    # process stops the motor without the setting that makes the pin go back to an input.
+    mechanism = text.split("## The shuffler's mechanism")[1].split("\n## ")[0]
+    assert "dtparam=strict_gpiod" in mechanism and "pull-down" in mechanism
+    assert "dtparam=strict_gpiod" in text.split("## Bring-up checklist")[1].split("2. ")[0]
 
 
 def test_the_drawing_is_an_svg_naming_every_part():

@@ -38,6 +38,10 @@ def fake_pi(root: Path, model: str = "Raspberry Pi 4 Model B Rev 1.4", throttled
     fw = root / "sys/devices/platform/soc/soc:firmware"
     fw.mkdir(parents=True)
     (fw / "get_throttled").write_text(throttled + "\n")
+    # dtparam=strict_gpiod: a released GPIO goes back to an input (the feed motor stops)
+    params = root / "sys/module/pinctrl_bcm2835/parameters"
+    params.mkdir(parents=True)
+    (params / "persist_gpio_outputs").write_text("N\n")
 
 
 def healthy(tmp_path: Path, port: str, **overrides: Any) -> Setup:
@@ -81,7 +85,8 @@ def test_healthy_pi_passes_every_check(tmp_path: Path, board: BoardSimulator) ->
     statuses = {c.name: c.status for c in report.checks}
     assert statuses == {
         "platform": Status.OK, "config": Status.OK, "groups": Status.OK, "gpio": Status.OK,
-        "serial": Status.OK, "board": Status.OK, "spi": Status.SKIP, "state": Status.OK,
+        "serial": Status.OK, "board": Status.OK, "spi": Status.SKIP, "motor": Status.OK,
+        "state": Status.OK,
         "unit": Status.OK, "power": Status.OK, "disk": Status.OK,
     }, "\n".join(report.lines())
     assert report.ok
@@ -302,8 +307,8 @@ def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[
     config = next(c for c in out["checks"] if c["name"] == "config")
     assert config["status"] == "fail" and "board.port" in config["message"]
     assert [c["name"] for c in out["checks"]] == [
-        "platform", "config", "groups", "gpio", "serial", "board", "spi", "state", "unit",
-        "power", "disk",
+        "platform", "config", "groups", "gpio", "serial", "board", "spi", "motor", "state",
+        "unit", "power", "disk",
     ]
 
 
@@ -513,3 +518,56 @@ def test_a_pi_without_the_spi_group_fails_as_the_unit_would(tmp_path: Path) -> N
     check = doctor.check_user_groups(setup)
     assert check.status is Status.FAIL and check.message == "no spi group on this system"
     assert check.fix == "sudo groupadd --system spi (install.sh does it; the unit needs spi)"
+
+
+# --- the feed motor when the daemon dies ------------------------------------------------------
+
+
+def _persist(setup: Setup, value: str | None, driver: str = "pinctrl_bcm2835") -> None:
+    for d in ("pinctrl_bcm2835", "pinctrl_rp1"):
+        f = setup.sys_root / f"sys/module/{d}/parameters/persist_gpio_outputs"
+        if f.exists():
+            f.unlink()
+    if value is not None:
+        f = setup.sys_root / f"sys/module/{driver}/parameters/persist_gpio_outputs"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(value + "\n")
+
+
+def test_a_pi_that_keeps_released_outputs_driving_warns_with_strict_gpiod(tmp_path: Path) -> None:
+    # Raspberry Pi OS keeps a released output as it was: a daemon killed with the motor on
+    # (SIGKILL, the watchdog's abort) would leave the feed motor running.
+    setup = healthy(tmp_path, "/dev/null")
+    assert doctor.check_motor_release(setup).status is Status.OK
+    _persist(setup, "Y", "pinctrl_rp1")  # a Pi 5's RP1 has the same parameter
+    check = doctor.check_motor_release(setup)
+    assert check.status is Status.WARN, check.line()
+    assert "the motor keeps running" in check.message
+    assert check.fix == "add dtparam=strict_gpiod to /boot/firmware/config.txt and reboot"
+
+
+@pytest.mark.parametrize(("boot", "status"), [
+    ("dtparam=audio=on\ndtparam=strict_gpiod\n", Status.OK),
+    ("dtparam=i2c_arm=on,strict_gpiod=on\n", Status.OK),
+    ("#dtparam=strict_gpiod\n", Status.WARN),
+    ("dtparam=strict_gpiodx\n", Status.WARN),
+])
+def test_without_the_kernel_parameter_the_boot_config_decides(tmp_path: Path, boot: str,
+                                                               status: Status) -> None:
+    setup = healthy(tmp_path, "/dev/null")
+    _persist(setup, None)
+    (setup.sys_root / "boot/firmware").mkdir(parents=True, exist_ok=True)
+    (setup.sys_root / "boot/firmware/config.txt").write_text(boot)
+    check = doctor.check_motor_release(setup)
+    assert check.status is status, check.line()
+    if status is Status.WARN:
+        assert check.message.startswith("this Pi may keep a released GPIO output driving")
+
+
+def test_motor_check_is_skipped_without_a_gpio_shuffler(tmp_path: Path) -> None:
+    setup = healthy(tmp_path, "/dev/null", shuffler_mode="simulated")
+    _persist(setup, "Y")
+    assert doctor.check_motor_release(setup).status is Status.SKIP
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[shuffler]\nmode = "absent"\n')
+    assert Setup.from_config(cfg).shuffler_mode == "absent"
