@@ -25,6 +25,7 @@ from hardware.board.protocol import (
     INFO_FLAG_WAITING,
     LEDS_PER_CHUNK,
     MAINTENANCE,
+    MAX_PAYLOAD,
     MISSES_FOR_LOST,
     MSG_NAMES,
     PING,
@@ -181,7 +182,8 @@ class BoardCore:
     # internals -------------------------------------------------------------------------
 
     def _ack(self, seq, refused=None):
-        payload = b"\x00" if refused is None else b"\x01" + refused.encode()[:52]
+        # the reason as long as a frame allows (52 cut "run `crib board flash`" short)
+        payload = b"\x00" if refused is None else b"\x01" + refused.encode()[:MAX_PAYLOAD - 1]
         self._out += encode_frame(DEV_ACK, seq, payload)
 
     def _capped(self):

