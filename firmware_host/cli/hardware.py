@@ -334,7 +334,7 @@ def _walk_board(args: argparse.Namespace) -> tuple[Any, Any, list[Callable[[], N
 
         settings = load_settings(args.config)
         s = settings.board
-        layout = BoardLayout(tracks=s.tracks, holes=s.holes)
+        layout = BoardLayout(tracks=s.tracks, holes=s.holes, led_map=s.led_map_tuple)
         board = spi.SpiPegBoard(layout, clock, device=s.spi_device, colour_order=s.colour_order,
                                 budget_a=s.power_budget_a,
                                 spi_factory=spi.open_spidev)

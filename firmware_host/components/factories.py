@@ -21,7 +21,9 @@ def _noop() -> None:
 def _layout(settings: Settings) -> Any:
     from hardware.board.layout import BoardLayout
 
-    return BoardLayout(tracks=settings.board.tracks, holes=settings.board.holes)
+    # led_map draws the SPI strip, and decodes a Pico's read-back (its LED_MAP must match)
+    return BoardLayout(tracks=settings.board.tracks, holes=settings.board.holes,
+                       led_map=settings.board.led_map_tuple)
 
 
 def _board_real(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[], None]]:

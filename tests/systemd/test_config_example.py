@@ -77,6 +77,31 @@ def test_led_map_is_accepted_and_checked(tmp_path) -> None:
         _load(tmp_path, f"[board]\nholes = 60\nled_map = [{row0}, {row0}]\n")
 
 
+def test_the_daemons_board_is_drawn_with_the_configured_led_map(tmp_path) -> None:
+    # The bug: [board] led_map was checked, then dropped: the daemon's board (the SPI strip,
+    # the simulator, a Pico's read-back) drew the default serpentine strip.
+    from firmware_host.components import factories
+    from hardware.board.layout import BoardLayout
+    from hardware.clock import FakeClock
+    from hardware.interfaces import BoardState, TrackPegs
+
+    row0 = [0] + list(range(61, 0, -1))  # track 1's holes laid backwards
+    row1 = list(range(62, 124))
+    s = _load(tmp_path, f"[board]\nholes = 60\nmode = \"spi\"\nled_map = [{row0}, {row1}]\n")
+    board, _close = factories._board_spi(s, FakeClock())
+    assert board.layout.led_map == s.board.led_map_tuple
+    frame = board.layout.render(BoardState(tracks=(TrackPegs(1, 0), TrackPegs(0, 0)),
+                                           target=121, brightness=255))
+    lit = {i // 3 for i, c in enumerate(frame) if c}
+    assert 61 in lit and 1 not in lit  # hole 1 of track 1 is LED 61 on this board
+    assert BoardLayout(tracks=2, holes=60).index(0, 1) == 1  # and not by default
+    sim, close = factories._board_sim(s, FakeClock())
+    try:
+        assert sim.layout.led_map == s.board.led_map_tuple
+    finally:
+        close()
+
+
 def test_bad_timings_are_refused_naming_the_key(tmp_path) -> None:
     import pytest
 
