@@ -1394,7 +1394,8 @@ function pairSay(err) {
   if (code === "name_taken") return sentence(err.message);
   if (code === "pairing_busy") return sentence(err.message); // "Someone else is pairing; try again in 87 s."
   if (err.status === 429) return sentence(err.message);
-  if (err.status === 413 || err.status === 422) return "The table did not understand that: check the name and the code.";
+  // A schema refusal (no sentence of the daemon's, only field details) is said in general terms.
+  if (err.status === 413 || (err.status === 422 && !code)) return "The table did not understand that: check the name and the code.";
   return sentence(err.say || err.message);
 }
 function pairStep(step) {
@@ -1473,7 +1474,8 @@ async function checkHeld() {
   } catch (err) {
     const code = err.data && err.data.code;
     if (err.data && err.data.waiting) pairError("");
-    else if (code === "name_taken" || err.network) pairError(pairSay(err)); // keeps asking: the name can be changed meanwhile
+    // A taken or malformed name, or a lost connection: keeps asking (the name can be changed meanwhile).
+    else if (code === "name_taken" || code === "bad_request" || err.status === 422 || err.network) pairError(pairSay(err));
     else if (err.status === 429) next = Math.max(next, 1000 * Number(err.data.retry_after || 5));
     else {
       // The request is gone (run out, or replaced by this phone asking again): start over.
