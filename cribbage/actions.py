@@ -184,8 +184,13 @@ _SPECS = {name: _field_specs(cls) for name, cls in ACTION_CLASSES.items()}
 
 def parse_action(data: Any) -> Action:
     """The typed action for a JSON action; raises InvalidActionError naming what is wrong."""
-    if isinstance(data, tuple(ACTION_CLASSES.values())):
-        return data  # type: ignore[return-value]
+    if isinstance(data, _CLASSES):
+        if _well_typed(data):
+            return data  # type: ignore[return-value]
+        # Built in Python with a wrong field type (Peg(side="0"), Count(points=2.0)): read
+        # its JSON form, which either makes it right (card texts become cards) or names
+        # the field, rather than letting a TypeError out of the game later.
+        return parse_action(format_action(data))  # type: ignore[arg-type]
     if not isinstance(data, Mapping):
         raise InvalidActionError(f"an action is a dict with a 'type', not {data!r}",
                                  say="That isn't something the table can do.")
@@ -213,14 +218,38 @@ def parse_action(data: Any) -> Action:
     return cls(**values)  # type: ignore[no-any-return]
 
 
+_CLASSES = tuple(ACTION_CLASSES.values())
+
+
+def _is_cards(value: Any) -> bool:
+    return type(value) is tuple and all(type(x) is Card for x in value)
+
+
+_TYPED = {
+    "index": lambda v: type(v) is int, "points": lambda v: type(v) is int,
+    "card": lambda v: type(v) is Card, "cards": _is_cards,
+    "hands": lambda v: type(v) is tuple and all(_is_cards(h) for h in v),
+}
+
+
+def _well_typed(action: Any) -> bool:
+    """Whether a typed action's fields hold what `parse_action` would have made."""
+    for name, required in _SPECS[action.type]:
+        value = getattr(action, name)
+        if value is None and not required:
+            continue
+        if not _TYPED[_KINDS[name]](value):
+            return False
+    return True
+
+
 def _read(data: Mapping[str, Any], kind: str, name: str, value: Any) -> Any:
     how = _KINDS[name]
     if how in ("index", "points"):
         if isinstance(value, bool) or not isinstance(value, int):
-            what = "points" if how == "points" else f"a {name}"
             raise InvalidActionError(
                 f"{_text(data)}: {name} must be a whole number, not {value!r}",
-                say=f"The {what} of a {kind} must be a whole number, not {value!r}.")
+                say=f"The {name} of a {kind} must be a whole number, not {value!r}.")
         return value
     if how == "card":
         return _card(data, value)

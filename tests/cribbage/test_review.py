@@ -1,0 +1,198 @@
+"""An independent review of the game machine: typed actions, the package's exports, and
+whole random games in dealt mode checked against invariants and a pegging reference written
+from the rule texts (not from `cribbage.pegscore`)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import cribbage
+from cribbage.actions import (
+    ACTION_CLASSES,
+    Count,
+    Cut,
+    Deal,
+    Muggins,
+    Peg,
+    Play,
+    Starter,
+    parse_action,
+)
+from cribbage.cards import Card
+from cribbage.errors import IllegalPlayError, InvalidActionError
+from cribbage.keeper import Keeper, Phase
+from cribbage.simulate import random_action
+
+NAMES = {"six-card": ("Ann", "Bob"), "five-card": ("Ann", "Bob"),
+         "three-player": ("Ann", "Bob", "Cy"), "four-player": ("Ann", "Bob", "Cy", "Di")}
+
+
+# ---- typed actions -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("action,field", [
+    (Peg(side="0", points=2), "side"),  # type: ignore[arg-type]
+    (Peg(side=0, points="2"), "points"),  # type: ignore[arg-type]
+    (Peg(side=True, points=2), "side"),
+    (Count(points=2.0), "points"),  # type: ignore[arg-type]
+    (Muggins(side=1, points=None), None),
+    (Starter(card=5), "card"),  # type: ignore[arg-type]
+    (Deal(hands=5), "hands"),  # type: ignore[arg-type]
+])
+def test_a_typed_action_with_a_wrong_field_type_is_invalid_not_a_type_error(
+        action: Any, field: str | None) -> None:
+    k = Keeper.new(dealer=0)
+    if field is None:  # well typed: the game's own refusal
+        with pytest.raises(IllegalPlayError):
+            k.apply(action)
+        return
+    with pytest.raises(InvalidActionError, match=field) as info:
+        k.apply(action)
+    assert info.value.say.startswith(("The ", "'5'", "5 ", "The deal")), info.value.say
+    assert "The a " not in info.value.say
+
+
+def test_a_typed_action_holding_card_texts_is_read_as_cards() -> None:
+    k = Keeper.new(mode="cards", dealer=0)
+    k = k.apply(Starter(card="5D"))  # type: ignore[arg-type]
+    assert k.starter == Card.parse("5D")
+    k = k.apply(Play(player=1, card="10H"))  # type: ignore[arg-type]
+    assert k.play is not None and k.play.series == (Card.parse("TH"),)
+    cut = parse_action(Cut(cards=["5H", "6H"]))  # type: ignore[arg-type]
+    assert cut == Cut(cards=(Card.parse("5H"), Card.parse("6H")))
+
+
+def test_a_well_typed_action_is_taken_as_it_is() -> None:
+    peg = Peg(side=1, points=2)
+    assert parse_action(peg) is peg
+    assert Keeper.new(dealer=0).apply(peg).scores == (0, 2)
+
+
+def test_the_side_of_a_peg_is_named_in_plain_words() -> None:
+    with pytest.raises(InvalidActionError) as info:
+        parse_action({"type": "peg", "side": "0", "points": 2})
+    assert info.value.say == "The side of a peg must be a whole number, not '0'."
+
+
+def test_every_action_class_is_exported_by_the_package() -> None:
+    for cls in ACTION_CLASSES.values():
+        assert getattr(cribbage, cls.__name__) is cls
+        assert cls.__name__ in cribbage.__all__
+
+
+# ---- whole random games in dealt mode ------------------------------------------------------
+
+
+def reference_peg(series: list[Card]) -> int:
+    """What the last card of `series` pegs, straight from the rule texts: fifteen 2,
+    thirty-one 2, 2/6/12 for 2/3/4 of a rank laid in a row, and the longest run of three or
+    more among the last cards, in any order, with no card between."""
+    count = sum(min(int(c.rank), 10) for c in series)
+    points = (2 if count == 15 else 0) + (2 if count == 31 else 0)
+    ranks = [int(c.rank) for c in series]
+    same = 1
+    while same < len(ranks) and ranks[-1 - same] == ranks[-1]:
+        same += 1
+    points += {1: 0, 2: 2, 3: 6, 4: 12}[same]
+    run = 0
+    for k in range(3, len(ranks) + 1):
+        window = sorted(ranks[-k:])
+        if all(b == a + 1 for a, b in zip(window, window[1:], strict=False)):
+            run = k
+    return points + run
+
+
+def check_the_play(k: Keeper) -> None:
+    """Every card of a finished play pegs what the reference says; a go is said only with
+    no card that fits; one for last only under 31; 31 ends a series; nobody holds a card
+    that fits when a series ends."""
+    ps = k.play
+    assert ps is not None and ps.done
+    hands = {p: list(h) for p, h in enumerate(k.hands)}
+    series: list[Card] = []
+    count = 0
+    for e in ps.log:
+        if e.kind == "play":
+            assert e.card is not None
+            hands[e.player].remove(e.card)
+            series.append(e.card)
+            count += e.card.pips
+            assert count <= 31
+            assert e.points == reference_peg(series), (series, e)
+            if count == 31:
+                series, count = [], 0
+        elif e.kind == "go":
+            assert not any(c.pips <= 31 - count for c in hands[e.player]), (e, hands)
+        else:
+            assert e.kind == "last" and 0 < count < 31, e
+            assert not any(c.pips <= 31 - count for h in hands.values() for c in h) \
+                or k.rules.go_rule.value == "uspc"
+            series, count = [], 0
+    if k.rules.play_rounds.value == "full":
+        assert not any(hands.values()), "every card is played"
+
+
+def action_json(k: Keeper) -> dict[str, Any]:
+    """The JSON form of the last action that made `k`."""
+    return k.to_json()["actions"][-1]  # type: ignore[no-any-return]
+
+
+def play_dealt_games(variant: str, seed: int, games: int, *, muggins: bool,
+                     round_trip_every: int) -> int:
+    """Play `games` random games of a match in dealt mode, checking after every action;
+    returns how many hands were dealt."""
+    rng = random.Random(seed)
+    k = Keeper.new(variant, NAMES[variant], mode="dealt", muggins=muggins)
+    steps = deals = played = 0
+    while True:
+        steps += 1
+        if k.can_undo and rng.random() < 0.03:
+            back = k.apply({"type": "undo"})
+            again = back.apply({"type": "redo"})
+            assert again.to_json() == k.to_json() and again.view() == k.view()
+            assert back.can_redo and back.to_json()["redo"] == [action_json(k)]
+        action = random_action(k, rng)
+        before = k
+        k = k.apply(action)
+        deals += action["type"] == "deal"
+        target = k.target
+        if action["type"] == "next_game":
+            assert k.scores == (0,) * len(k.sides) or k.rules.non_dealer_start
+        else:
+            assert all(a >= b for a, b in zip(k.scores, before.scores, strict=True))
+        assert all(0 <= s <= target for s in k.scores)
+        for side in range(len(k.sides)):
+            assert sum(r.points for r in k.game_records() if r.side == side) == k.scores[side]
+            assert k.pegs[side].front == k.scores[side]
+        assert (k.phase is Phase.OVER) == (target in k.scores)
+        if k.result is not None:
+            assert k.result.scores == k.scores and k.scores[k.result.winner] == target
+        if k.play is not None and k.play.done and (before.play is None or not before.play.done):
+            check_the_play(k)
+        if steps % round_trip_every == 0:
+            text = json.dumps(k.to_json())
+            assert Keeper.from_json(json.loads(text)).view() == json.loads(json.dumps(k.view()))
+        if k.phase is Phase.OVER:
+            played += 1
+            if played == games:
+                return deals
+
+
+@pytest.mark.parametrize("variant", list(NAMES))
+def test_random_dealt_games_keep_every_invariant(variant: str) -> None:
+    for seed in range(2):
+        play_dealt_games(variant, seed, 1, muggins=seed == 1, round_trip_every=40)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", list(NAMES))
+def test_thousands_of_random_dealt_deals_keep_every_invariant(variant: str) -> None:
+    deals = 0
+    for seed in range(100, 200):
+        deals += play_dealt_games(variant, seed, 2, muggins=seed % 2 == 1,
+                                  round_trip_every=25)
+    assert deals >= 1000
