@@ -196,3 +196,50 @@ def test_thousands_of_random_dealt_deals_keep_every_invariant(variant: str) -> N
         deals += play_dealt_games(variant, seed, 2, muggins=seed % 2 == 1,
                                   round_trip_every=25)
     assert deals >= 1000
+
+
+# ---- the three modes agree ----------------------------------------------------------------
+
+
+def replay_in_every_mode(variant: str, seed: int) -> Keeper:
+    """Play a random dealt game and enter it as it happens in cards mode (the starter, each
+    card and go, each hand shown) and in keeper mode (the points the dealt game pegged):
+    after every action all three show the same scores, and they end with the same result."""
+    rng = random.Random(seed)
+    names = NAMES[variant]
+    dealt = Keeper.new(variant, names, mode="dealt")
+    cards = Keeper.new(variant, names, mode="cards")
+    keeper = Keeper.new(variant, names, mode="keeper")
+    while dealt.phase is not Phase.OVER:
+        action = random_action(dealt, rng)
+        before, dealt = dealt, dealt.apply(action)
+        kind = action["type"]
+        if kind in ("cut", "starter", "play", "go"):
+            cards = cards.apply(action)
+        elif kind == "count":
+            due = before.next_count()
+            assert due is not None
+            shown = before.crib if due["kind"] == "crib" else before.hands[due["player"]]
+            cards = cards.apply({"type": "count", "cards": [str(c) for c in shown]})
+        if kind == "cut":
+            keeper = keeper.apply(action)
+        for rec in dealt.records[len(before.records):] if kind != "cut" else ():
+            if rec.kind == "pegging":
+                keeper = keeper.apply({"type": "peg", "side": rec.side, "points": rec.points})
+            elif rec.kind == "heels":
+                keeper = keeper.apply({"type": "heels"})
+            elif rec.kind in ("hand", "crib"):
+                # The true count: a count past the target is cut at the game hole.
+                keeper = keeper.apply({"type": "count", "points": before.true_count() or 19})
+        assert cards.scores == dealt.scores == keeper.scores, (action, dealt.describe())
+        assert (cards.phase is Phase.OVER) == (keeper.phase is Phase.OVER) == (
+            dealt.phase is Phase.OVER)
+    assert cards.result == dealt.result == keeper.result
+    assert [r.points for r in cards.records] == [r.points for r in dealt.records]
+    return dealt
+
+
+@pytest.mark.parametrize("variant", list(NAMES))
+def test_cards_and_keeper_modes_agree_with_the_dealt_game(variant: str) -> None:
+    for seed in range(6):
+        assert replay_in_every_mode(variant, seed).result is not None
