@@ -29,7 +29,9 @@ class Notifier:
             interval = None  # the watchdog is meant for another process
         self.watchdog_s = interval
         self._sock: socket.socket | None = None
-        self._lock = threading.Lock()
+        # Reentrant: a signal handler (SIGTERM: STOPPING=1) runs on the main thread, and may
+        # interrupt a send that holds the lock; a plain Lock hung the daemon there for good.
+        self._lock = threading.RLock()
         self._last_status: str | None = None
 
     @property

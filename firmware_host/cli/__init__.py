@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, NoReturn
 
-from firmware_host.cli import advisor, bringup, daemon, doctor, engine, hardware
+# Each module adds its subcommands; order is the order of `crib --help`. A command line that
+# names a subcommand imports only the module that has it: `crib score` need not load the
+# advisor's or doctor's imports (tens of ms here, several times that on a Pi Zero).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "engine": ("score", "peg", "stats"),
+    "advisor": ("advise", "advise-play", "advise-table"),
+    "hardware": ("shuffle-audit", "board-sim", "board"),
+    "bringup": ("inputs", "shuffler"),
+    "daemon": ("serve", "token"),
+    "doctor": ("doctor",),
+}
 
-# Each module adds its subcommands; order is the order of `crib --help`.
-_MODULES = (engine, advisor, hardware, bringup, daemon, doctor)
+
+def modules(argv: Sequence[str] | None = None) -> list[ModuleType]:
+    """The subcommand modules to register for `argv`: the one that has the command it
+    names, else all of them (for `crib --help`, a typo, no command)."""
+    word = next((a for a in argv or () if not a.startswith("-")), None)
+    names = [m for m, commands in COMMANDS.items() if word in commands] or list(COMMANDS)
+    return [importlib.import_module(f"firmware_host.cli.{name}") for name in names]
 
 
 class CribParser(argparse.ArgumentParser):
@@ -42,15 +59,15 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser() -> CribParser:
-    """The whole `crib` parser."""
+def build_parser(argv: Sequence[str] | None = None) -> CribParser:
+    """The `crib` parser: every subcommand, or (given `argv`) the ones of its module."""
     parser = CribParser(
         prog="crib", description="Cribbage at the table: rules, shuffler, peg board, daemon."
     )
     parser.add_argument("--version", action="version", version=f"crib {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in _MODULES:
+    for module in modules(argv):
         module.register(sub)
     for each in parsers(parser):
         # One mechanism for every subcommand, whatever a module did to its own parsers.
@@ -71,7 +88,9 @@ def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `crib`; every subcommand sets `func(args) -> int` as its handler."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     if extra:
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from firmware_host.components.health import Health
 from tests.firmware_host.conftest import Client
 
@@ -108,3 +110,47 @@ def test_the_schema_still_names_the_action_body(client: Client) -> None:
     assert set(action_in["required"]) == {"version", "op_id", "action"}
     nested = action_in["properties"]["action"]["$ref"].rsplit("/", 1)[1]
     assert "peg" in json.dumps(schemas[nested])
+
+
+@pytest.mark.timeout(30)
+def test_a_signal_handler_that_notifies_inside_a_send_does_not_hang(tmp_path) -> None:
+    # SIGTERM's handler sends STOPPING=1 on the main thread; it may run while that thread
+    # is inside a send (READY=1 just after the start): that once deadlocked the daemon.
+    import signal
+    import socket
+    import threading
+
+    from firmware_host.notify import Notifier
+
+    path = str(tmp_path / "notify.sock")
+    reader = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    reader.bind(path)
+    reader.settimeout(2)
+    notifier = Notifier(path=path, watchdog_usec="")
+    previous = signal.signal(signal.SIGUSR2, lambda *_: notifier.stopping())
+    done = threading.Event()
+
+    def ready_while_signalled() -> None:
+        class Interrupted(socket.socket):
+            signalled = False
+
+            def sendto(self, *args):  # type: ignore[no-untyped-def, override]
+                if not self.signalled:
+                    self.signalled = True
+                    signal.raise_signal(signal.SIGUSR2)  # handled here, inside the lock
+                return super().sendto(*args)
+
+        notifier._sock = Interrupted(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notifier.ready("starting")
+        done.set()
+
+    try:
+        # Signal handlers run on the main thread: so does this test's send (a hang here is
+        # ended by pytest-timeout).
+        ready_while_signalled()
+        got = {reader.recv(4096).decode().splitlines()[0] for _ in range(2)}
+        assert done.is_set() and got == {"STOPPING=1", "READY=1"}
+    finally:
+        signal.signal(signal.SIGUSR2, previous)
+        notifier.close()
+        reader.close()
