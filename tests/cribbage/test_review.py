@@ -4,6 +4,7 @@ from the rule texts (not from `cribbage.pegscore`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -70,6 +71,26 @@ def test_a_well_typed_action_is_taken_as_it_is() -> None:
     peg = Peg(side=1, points=2)
     assert parse_action(peg) is peg
     assert Keeper.new(dealer=0).apply(peg).scores == (0, 2)
+
+
+SAMPLE = {"player": 1, "side": 0, "points": 3, "card": Card.parse("10H"),
+          "cards": (Card.parse("5H"), Card.parse("JD")),
+          "crib": (Card.parse("2C"),), "hands": ((Card.parse("5H"),), (Card.parse("JD"),))}
+
+
+@pytest.mark.parametrize("kind", list(ACTION_CLASSES))
+@pytest.mark.parametrize("optional", [True, False])
+def test_every_action_type_round_trips_through_its_json(kind: str, optional: bool) -> None:
+    cls = ACTION_CLASSES[kind]
+    values = {f.name: SAMPLE[f.name] for f in dataclasses.fields(cls)
+              if optional or f.default is dataclasses.MISSING}
+    action = cls(**values)
+    data = action.to_json()
+    assert data["type"] == kind and set(values) <= set(data) - {"type"}
+    assert parse_action(json.loads(json.dumps(data))) == action
+    assert parse_action(data).to_json() == data
+    if "card" in data:  # any spelling of a card reads as the card, written one way
+        assert parse_action({**data, "card": "10\u2665"}).to_json() == data
 
 
 def test_the_side_of_a_peg_is_named_in_plain_words() -> None:
