@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     what.add_argument("--motor", type=float, metavar="SECONDS",
                       help="run the feed motor this long (Ctrl-C stops it)")
     what.add_argument("--router", choices=("left", "right"), help="set the pile router")
+    what.add_argument("--off", action="store_true",
+                      help="drive the feed motor's pin off and exit (the service runs this "
+                           "after the daemon stops, however it ended)")
     j.set_defaults(func=_shuffler_jog)
 
 
@@ -282,11 +285,27 @@ def _feed_one(pile: Any, mech: Any, rig: Any, clock: Any, timing: Any,
 # --- crib shuffler jog -------------------------------------------------------------------
 
 
+def _shuffler_on_gpio(args: argparse.Namespace) -> bool:
+    """True when the configured shuffler resolves to real pins (on a Pi, mode auto or real).
+    A configuration that cannot be read counts as on GPIO: `--off` then tries the pins."""
+    from firmware_host.config import pi_model, resolve_auto
+
+    try:
+        mode = _settings(args).shuffler.mode
+    except (ConfigError, ValueError):
+        return True
+    return str(resolve_auto(mode, pi_model() is not None)) == "real"
+
+
 def _shuffler_jog(args: argparse.Namespace) -> int:
     from hardware.clock import SystemClock
     from hardware.shuffler.plan import Pile
 
     out = _Out(args.json)
+    if args.off and not args.simulate and not _shuffler_on_gpio(args):
+        out.line("the shuffler is not on this Pi's GPIO: no motor to stop", kind="motor",
+                 on=False, gpio=False)
+        return 0
     if args.motor is not None and not 0 < args.motor <= 60:
         return _fail("shuffler jog", ValueError(f"--motor {args.motor}: give 0 to 60 seconds"))
     try:
@@ -298,7 +317,9 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
     code = 0
     try:
         with _terminate_as_interrupt():
-            if args.router:
+            if args.off:
+                mech.set_motor(False)  # claiming the pin drove it low already; say it again
+            elif args.router:
                 mech.set_router(Pile(args.router))
                 time.sleep(max(sh._timing.router_settle, 0.2))
                 out.line(f"router set {args.router}", kind="router", pile=args.router)

@@ -104,3 +104,35 @@ def test_unit_has_the_service_contract(rendered: Path) -> None:
     assert s["ProtectSystem"] == ["strict"] and s["NoNewPrivileges"] == ["yes"]
     assert "PrivateDevices" not in s  # it would hide /dev/gpiochip* and the serial port
     assert "ProcSubset" not in s  # gpiozero reads /proc/device-tree and /proc/cpuinfo
+
+
+def test_the_feed_motor_is_driven_off_after_the_daemon_ends_however_it_ended(
+        rendered: Path, tmp_path: Path) -> None:
+    # A daemon killed by SIGKILL or the watchdog's abort runs no atexit: the Pi's kernel keeps
+    # the motor pin driving. The unit drives it off after every stop, crash or kill.
+    import json
+    import os
+    import sys
+
+    s = _settings(rendered)
+    prefix = rendered.parents[4] / "opt" / "cribbage-table"
+    assert s["ExecStopPost"] == [
+        f"-{prefix}/venv/bin/crib shuffler jog --off --config /etc/cribbage-table/config.toml"
+    ]
+    # That very command line, run here (the repository's crib, mock pins): the pin goes low.
+    argv = s["ExecStopPost"][0].lstrip("-").split()[1:]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[shuffler]\nmode = "real"\n')
+    argv[argv.index("/etc/cribbage-table/config.toml")] = str(cfg)
+    env = {**os.environ, "CRIB_STATE_DIR": str(tmp_path)}
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "firmware_host", *argv, "--simulate", "--json"],
+                          cwd=root, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    pin = [json.loads(ln) for ln in done.stdout.splitlines() if '"motor_pin"' in ln]
+    assert pin and pin[-1]["states"] == [False] and len(pin[-1]["states"]) == 1
+    # Off a Pi, or with the shuffler not on GPIO, there is nothing to stop: exit 0 quietly.
+    cfg.write_text('[shuffler]\nmode = "absent"\n')
+    done = subprocess.run([sys.executable, "-m", "firmware_host", *argv], cwd=root,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0 and "no motor to stop" in done.stdout, done.stderr
