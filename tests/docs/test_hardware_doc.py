@@ -76,3 +76,28 @@ def test_the_drawing_is_an_svg_naming_every_part():
     for part in ("feed roller", "separator", "router flap", "LEFT pile", "RIGHT pile",
                  "tray sensor", "left pile sensor", "right pile sensor", "touch"):
         assert part in words, part
+
+
+def _amps(row: str) -> list[float]:
+    """The LED column's figures of the power table row starting with `row` (2, 3 tracks)."""
+    section = DOC.read_text().split("## Power budget", 1)[1].split("\n## ", 1)[0]
+    line = next(ln for ln in section.splitlines() if ln.startswith(f"| {row}"))
+    leds = line.strip("|").split("|")[1]
+    return [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) A", leds)[:2]]
+
+
+def test_the_power_table_is_the_firmwares_current_model():
+    from hardware.board import power
+    from hardware.board.layout import BoardLayout
+
+    counts = [BoardLayout(tracks=t).led_count for t in (2, 3)]
+
+    def amps(rgb: tuple[int, int, int], n: int) -> float:
+        return power.drawn_ma(bytearray(bytes(rgb) * n)) / 1000
+
+    assert _amps("Idle") == [round(amps((0, 0, 0), n), 2) for n in counts]
+    # crib board test's colour (32, 32, 32), before the cap; the cap's budget is 2.0 A
+    assert _amps("Test pattern") == [round(amps((32, 32, 32), n), 1) for n in counts]
+    assert "capped at 2.0 A" in DOC.read_text() and power.BUDGET_MA == 2000
+    assert _amps("Everything at full white") == [round(amps((255, 255, 255), n))
+                                                 for n in counts]
