@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -62,11 +63,22 @@ class _Out:
         self.as_json = as_json
         self.t0 = time.monotonic()
 
+        self.closed = False  # the reader went away (`crib inputs watch | head`)
+
     def line(self, text: str, **data: Any) -> None:
-        if self.as_json:
-            print(json.dumps({"t": round(time.monotonic() - self.t0, 4), **data}), flush=True)
-        else:
-            print(text, flush=True)
+        if self.closed:
+            return
+        try:
+            if self.as_json:
+                print(json.dumps({"t": round(time.monotonic() - self.t0, 4), **data}),
+                      flush=True)
+            else:
+                print(text, flush=True)
+        except BrokenPipeError:
+            # Python's advice: point stdout at /dev/null so the flush at exit cannot fail
+            # again; the command then ends as if its time were up.
+            self.closed = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -157,7 +169,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
                 _simulated_person(settings, factory, clock, sh)
             else:
                 end = None if args.seconds is None else time.monotonic() + args.seconds
-                while end is None or time.monotonic() < end:
+                while (end is None or time.monotonic() < end) and not out.closed:
                     sh.mechanism.update(clock.monotonic())  # the sensors' filter
                     time.sleep(0.005)
     except KeyboardInterrupt:

@@ -108,3 +108,35 @@ def test_shuffler_test_runs_as_a_command():
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.count("ok ") == 2 and "PASS: one card to each pile" in out
+
+
+def test_inputs_watch_runs_as_a_command_and_a_reader_that_leaves_ends_it_quietly():
+    proc = _crib("inputs", "watch", "--simulate", "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert [d["kind"] for d in _json_lines(out)][:3] == ["ready", "encoder", "button"]
+    # `crib inputs watch | head -1`: the pipe closes after one line; no traceback per event
+    proc = _crib("inputs", "watch", "--simulate", "--json")
+    assert json.loads(proc.stdout.readline())["kind"] == "ready"  # type: ignore[union-attr]
+    proc.stdout.close()  # type: ignore[union-attr]
+    err = proc.stderr.read()  # type: ignore[union-attr]
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_board_walk_runs_as_a_command_and_ctrl_c_ends_it():
+    proc = _crib("board", "walk", "--simulate", "--delay", "0", "--track", "2")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    steps = [ln for ln in out.splitlines() if ln.startswith("track 2 hole ")]
+    assert len(steps) == 122 and steps[0].startswith("track 2 hole 0 (LED 243): ")
+    proc = _crib("board", "walk", "--simulate", "--delay", "0.2")
+    try:
+        assert proc.stdout.readline().startswith("walking 2 tracks")  # type: ignore[union-attr]
+        proc.stdout.readline()  # type: ignore[union-attr]  # the first hole is lit
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "track 2 hole" not in out  # it stopped on track 1
