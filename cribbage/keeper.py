@@ -615,7 +615,8 @@ class Keeper:
             if c.starter is None:
                 out.append("starter")
             elif c.play is not None and not c.play.done:
-                out.append("play")
+                if c.play.can_play():
+                    out.append("play")
                 if c.play.can_go():
                     out.append("go")
             else:
@@ -1257,6 +1258,8 @@ class Keeper:
                 return "the starter must be entered first", "Turn the starter first."
             if kind == "go" and c.play is not None and not c.play.done:
                 return self._why_not_go(act)
+            if isinstance(act, Play) and c.play is not None and not c.play.done:
+                return self._why_not_play(act)
             return "the play is over", "The play is over: count the hands."
         if kind == "count":
             if c.starter is None:
@@ -1266,6 +1269,20 @@ class Keeper:
                         "Finish the play before the counts.")
             return "not now", "Not now."
         return "not allowed now", "Not now."
+
+    def _why_not_play(self, act: Play) -> tuple[str, str]:
+        """No card of the player to play fits: the play's own refusal (out of turn, a card
+        not held, past 31), or "say go"."""
+        ps = self.core.play
+        assert ps is not None and ps.to_play is not None
+        try:
+            self._check_player(act, act.player)
+            ps.play(act.card, act.player)
+        except IllegalPlayError as exc:
+            return str(exc), exc.say
+        who = self.config.names[ps.to_play]
+        return (f"{who} has no card that fits under 31 ({ps.describe()}): say go",
+                f"No card fits (the count is {ps.count}): say go.")
 
     def _why_not_go(self, act: Action) -> tuple[str, str]:
         ps = self.core.play

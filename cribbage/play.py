@@ -243,6 +243,17 @@ class PlayState:
         pool = hand if hand is not None else self._unseen()
         return tuple(c for c in pool if c.pips <= room)
 
+    def can_play(self) -> bool:
+        """Whether the player to play has a card that fits (for an unknown hand: whether
+        some unseen card fits)."""
+        if self.to_play is None:
+            return False
+        room = 31 - self.count
+        hand = self.hands[self.to_play]
+        if hand is not None:
+            return any(c.pips <= room for c in hand)
+        return room >= 10 or bool(self.legal_plays())
+
     def can_go(self) -> bool:
         """Whether the player to play may say go (always checked for a known hand)."""
         if self.to_play is None:

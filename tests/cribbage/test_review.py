@@ -264,3 +264,48 @@ def replay_in_every_mode(variant: str, seed: int) -> Keeper:
 def test_cards_and_keeper_modes_agree_with_the_dealt_game(variant: str) -> None:
     for seed in range(6):
         assert replay_in_every_mode(variant, seed).result is not None
+
+
+# ---- what is legal now ---------------------------------------------------------------------
+
+
+def test_play_is_not_legal_when_no_card_fits_and_a_play_says_why() -> None:
+    k = Keeper.new(mode="dealt", dealer=0)
+    k = k.apply({"type": "deal", "hands": [["KH", "QH", "JH", "10H", "AS", "2S"],
+                                           ["KS", "QS", "JS", "10S", "AC", "2C"]]})
+    k = k.apply({"type": "discard", "player": 0, "cards": ["AS", "2S"]})
+    k = k.apply({"type": "discard", "player": 1, "cards": ["AC", "2C"]})
+    k = k.apply({"type": "starter", "card": "5D"})
+    for player, card in ((1, "KS"), (0, "KH"), (1, "QS")):
+        assert "play" in k.legal_actions() and "go" not in k.legal_actions()
+        k = k.apply({"type": "play", "player": player, "card": card})
+    assert k.legal_actions() == ["go", "undo"] and k.view()["legal"] == ["go", "undo"]
+    with pytest.raises(IllegalPlayError) as info:
+        k.apply({"type": "play", "player": 0, "card": "QH"})
+    assert info.value.say == "The Q♥ would take the count past 31: it is 30."
+    with pytest.raises(IllegalPlayError) as info:
+        k.apply({"type": "play", "player": 1, "card": "JS"})
+    assert info.value.say == "It's Ann's turn to play."
+    with pytest.raises(IllegalPlayError) as info:
+        k.apply({"type": "play", "player": 7, "card": "JS"})
+    assert info.value.say == "There are 2 players, numbered 0 to 1."
+    k = k.apply({"type": "go", "player": 0})
+    assert k.legal_actions() == ["go", "undo"]  # Bob's jack and ten don't fit either
+    k = k.apply({"type": "go", "player": 1})
+    assert k.scores == (2, 1) and "play" in k.legal_actions()  # one for last; Ann leads
+
+
+def test_cards_mode_play_is_legal_while_an_unseen_card_fits() -> None:
+    k = Keeper.new(mode="cards", dealer=0).apply({"type": "starter", "card": "2D"})
+    for player, card in ((1, "KS"), (0, "KH"), (1, "QS")):
+        k = k.apply({"type": "play", "player": player, "card": card})
+    assert {"play", "go"} <= set(k.legal_actions())  # Ann may hold an ace
+    k = Keeper.new(mode="cards", dealer=0).apply({"type": "starter", "card": "AD"})
+    for player, card in ((1, "AS"), (0, "AH"), (1, "AC"), (0, "KH"), (1, "KS"), (0, "7H")):
+        k = k.apply({"type": "play", "player": player, "card": card})
+    assert k.play is not None and k.play.count == 30 and k.play.to_play == 1
+    legal = k.legal_actions()
+    assert "go" in legal and "play" not in legal  # every ace is seen: nothing fits
+    with pytest.raises(IllegalPlayError) as info:
+        k.apply({"type": "play", "player": 1, "card": "2C"})
+    assert info.value.say == "The 2♣ would take the count past 31: it is 30."
