@@ -309,3 +309,24 @@ def test_cards_mode_play_is_legal_while_an_unseen_card_fits() -> None:
     with pytest.raises(IllegalPlayError) as info:
         k.apply({"type": "play", "player": 1, "card": "2C"})
     assert info.value.say == "The 2♣ would take the count past 31: it is 30."
+
+
+# ---- what a hand can count -----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_five_card_hand_totals_are_exactly_what_every_hand_makes() -> None:
+    """All 22,100 three-card hands with each of 49 starters, counted one by one."""
+    from itertools import combinations
+
+    from cribbage.cards import ALL_CARDS
+    from cribbage.keeper import possible_counts
+    from cribbage.rules import catalogue
+    from cribbage.scoring import score_hand
+
+    made = {score_hand(hand, starter, variant="five-card").total
+            for hand in combinations(ALL_CARDS, 3) for starter in ALL_CARDS
+            if starter not in hand}
+    assert made == possible_counts(3, False)
+    five = next(v for v in catalogue()["variants"] if v["name"] == "five-card")
+    assert five["counts"]["hand"] == sorted(made)
