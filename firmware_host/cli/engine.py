@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cribbage.cards import Card, Rank, Suit, parse_cards
-from cribbage.errors import CribbageError, InvalidCardError
+from cribbage.errors import CribbageError, DuplicateCardError, InvalidCardError
 from cribbage.pegscore import score_pegging
 from cribbage.scoring import SHOW_SIZES, score_hand
 from cribbage.stats import census, deals_keeping_28, explain_29
@@ -71,26 +71,55 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _peg_tokens(texts: Sequence[str]) -> list[str]:
+    """The words of the command line's cards, split at spaces and commas; raises
+    InvalidCardError for an empty one (an empty word, or nothing between two commas), so no
+    card is dropped without a word."""
+    tokens: list[str] = []
+    for i, text in enumerate(texts):
+        if not text.strip():
+            raise InvalidCardError(f"an empty card (item {i + 1}): {text!r} names no card")
+        pieces = text.split(",")
+        for piece in pieces:
+            words = piece.split()
+            if not words:
+                raise InvalidCardError(f"an empty card between commas in {text!r} (item {i + 1})")
+            tokens.extend(words)
+    return tokens
+
+
 def _peg_cards(texts: Sequence[str]) -> tuple[list[Card], list[str]]:
     """Cards from text, and each as it is shown: a bare rank is scored as a card of a suit not
-    yet used for that rank (suits do not peg) but shown as the rank it was given."""
-    tokens = " ".join(texts).replace(",", " ").split()
+    yet used for that rank (suits do not peg) but shown as the rank it was given.
+
+    Raises InvalidCardError for an empty or unknown card or a rank played a fifth time, and
+    DuplicateCardError for a card given twice, naming the cards as they were typed.
+    """
+    tokens = _peg_tokens(texts)
     bare = [_RANK_TEXT.get(t.upper()) for t in tokens]
-    given = {parse_cards([t])[0] for t, r in zip(tokens, bare, strict=True) if r is None}
+    typed = [r.symbol if r is not None else str(Card.parse(t)) for t, r in zip(tokens, bare,
+                                                                             strict=True)]
+    given: set[Card] = set()
+    for token, rank in zip(tokens, bare, strict=True):
+        if rank is None:
+            card = Card.parse(token)
+            if card in given:
+                # Checked before any rank gets its stand-in suit, so the message shows only
+                # what was typed.
+                raise DuplicateCardError(f"card {card} is given twice in {' '.join(typed)}")
+            given.add(card)
     taken = set(given)
     cards: list[Card] = []
     for token, rank in zip(tokens, bare, strict=True):
         if rank is None:
-            cards.append(parse_cards([token])[0])
+            cards.append(Card.parse(token))
             continue
         free = [Card(rank, s) for s in _SUITS if Card(rank, s) not in taken]
         if not free:
-            raise InvalidCardError(f"rank {token!r} is played a fifth time")
+            raise InvalidCardError(f"rank {token!r} is played a fifth time in {' '.join(typed)}")
         taken.add(free[0])
         cards.append(free[0])
-    shown = [rank.symbol if rank is not None else str(card)
-             for rank, card in zip(bare, cards, strict=True)]
-    return cards, shown
+    return cards, typed
 
 
 def _peg(args: argparse.Namespace) -> int:
@@ -102,7 +131,7 @@ def _peg(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_json() | {"cards": shown})
         return 0
-    print(f"played {' '.join(str(c.rank.symbol) for c in result.cards)}: count {result.count}")
+    print(f"played {' '.join(shown)}: count {result.count}")
     print(
         f"fifteen {result.fifteen}, thirty-one {result.thirty_one}, pairs {result.pairs}, "
         f"run {result.run}: {result.total} for the {result.card.rank.symbol}"

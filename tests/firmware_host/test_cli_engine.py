@@ -126,3 +126,33 @@ def test_usage_mistakes_are_one_line(
     lines = err.splitlines()
     assert exc.value.code == 2 and message in lines[0]
     assert lines[1:] == [f"see crib {argv[0]} --help"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (("peg", "7", "8", ""), "crib: an empty card (item 3): '' names no card"),
+        (("peg", "7", " ", "8"), "crib: an empty card (item 2): ' ' names no card"),
+        (("peg", "7,,8"), "crib: an empty card between commas in '7,,8' (item 1)"),
+        (("peg", ""), "crib: an empty card (item 1): '' names no card"),
+        (("score", "5H", "", "5S", "JD", "--starter", "5D"),
+         "crib: an empty card (item 2): '' names no card"),
+        (("score", "5H", "5C", "5S", "JD", "--starter", ""),
+         "crib: not a card: '' is empty (write rank then suit, like 5H)"),
+    ],
+)
+def test_an_empty_card_is_refused_not_dropped(crib, argv: tuple[str, ...], line: str) -> None:  # type: ignore[no-untyped-def]
+    done = crib(*argv)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [line]
+
+
+def test_peg_shows_the_cards_as_typed_in_text_and_in_errors(crib) -> None:  # type: ignore[no-untyped-def]
+    done = crib("peg", "7H", "8C", "6D")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0] == "played 7H 8C 6D: count 21"
+    assert crib("peg", "7", "8", "6").stdout.splitlines()[0] == "played 7 8 6: count 21"
+    # A card given twice is named among the cards as typed: the bare 5 gets no suit.
+    done = crib("peg", "5H", "5", "5H")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == ["crib: card 5H is given twice in 5H 5 5H"]
