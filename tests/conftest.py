@@ -29,9 +29,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def browser_policy(env: Mapping[str, str], chromium: Path = CHROMIUM) -> str | None:
+def browser_policy(env: Mapping[str, str], chromium: Path | None = None) -> str | None:
     """What to do with selected browser tests: "skip" when the environment opts out, None to
-    run them; otherwise the one line that says why they cannot run and what fixes it."""
+    run them; otherwise the one line that says why they cannot run and what fixes it.
+    `chromium` defaults to CHROMIUM, looked up at the call so a test can point it elsewhere."""
+    chromium = CHROMIUM if chromium is None else chromium
     if env.get("CRIB_SKIP_BROWSER", "") not in ("", "0"):
         return "skip"
     if not chromium.exists():

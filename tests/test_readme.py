@@ -4,8 +4,10 @@ the code's."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,40 @@ def test_the_tv_table_in_the_docs_is_the_codes(n: int, row: str) -> None:
     values = [float(c) for c in cells.strip("|").split("|")[1:]]
     assert values[1:] == [round(smath.tv(n, k), 3) for k in range(5, 14)]
     assert values[0] == round(smath.tv(n, 4), 3)
+
+
+# pytest run as `make test` runs it, with the suite's Chromium pointed at a path that is missing.
+_WITHOUT_CHROMIUM = """
+import sys
+from pathlib import Path
+
+import pytest
+
+import tests.conftest
+
+tests.conftest.CHROMIUM = Path(sys.argv[1])
+sys.exit(pytest.main(["-p", "no:cacheprovider", *sys.argv[2:]]))
+"""
+
+
+@pytest.mark.parametrize(("skip", "status"), [("", 4), ("1", 0)])
+def test_without_chromium_make_test_stops_with_the_install_command(
+    tmp_path: Path, skip: str, status: int
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    env |= {"CRIB_SKIP_BROWSER": skip, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_CHROMIUM, str(tmp_path / "no-chromium"),
+         "tests/firmware_host/test_page.py", "tests/test_browser_policy.py"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == status, out
+    if skip:  # the explicit opt-out: the page tests are reported skipped, the rest run
+        assert "CRIB_SKIP_BROWSER=1: the page is not tested" in out and " passed" in out
+    else:  # not green, no test run, and the one line that fixes it
+        assert " passed" not in out and "skipped" not in out
+        line = next(x for x in out.splitlines() if "Chromium" in x)
+        assert line == (f"ERROR: the browser tests need Debian's Chromium at "
+                        f"{tmp_path / 'no-chromium'}: run `sudo apt-get install chromium` "
+                        "(or set CRIB_SKIP_BROWSER=1 to leave them out)")
