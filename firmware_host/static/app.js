@@ -163,8 +163,15 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
       setGame(out.game);
       if (!quiet && !["undo", "redo", "next_game"].includes(action.type)) {
         const at = out.game.version;
-        toast(`${describeAction(action, out.game, game)}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
-        if (speakAll()) speak(spokenAction(action, out.game, game));
+        // The toast covers the top of the screen for five seconds, where the result and the
+        // next count are written: it says them itself.
+        const then = afterTap(out.game, game);
+        toast(`${describeAction(action, out.game, game)}${then}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+        if (speakAll()) speak(spokenAction(action, out.game, game) + (out.game.result && !game.result ? `. ${resultText(out.game)}` : ""));
+      } else if (action.type === "undo" || action.type === "redo") {
+        // The toast of the tap just taken back (with its own Undo) would be out of date.
+        const moved = scoreChanges(game, out.game);
+        toast(`${action.type === "undo" ? "Undone" : "Redone"}${moved ? `: ${moved}` : ""}.`, null, 3);
       }
       return out.game;
     } catch (err) {
@@ -185,6 +192,21 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
   }
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// What a tap led to that the toast hides: the result, or the count the pad moved on to.
+function afterTap(game, before) {
+  if (game.result && !(before && before.result)) return `. ${resultText(game)}`;
+  const next = game.next_count;
+  const was = before && before.next_count;
+  if (next && was && next.label !== was.label && game.phase === "show") return `. Next: ${next.label}`;
+  return "";
+}
+// "Ann 12 → 8": each side whose score an undo or redo moved.
+function scoreChanges(before, game) {
+  if (!before || !game || before.id !== game.id) return "";
+  return game.sides.map((s, i) => (before.sides[i] && before.sides[i].front !== s.front ? `${s.name} ${before.sides[i].front} → ${s.front}` : ""))
+    .filter(Boolean).join(", ");
+}
 
 function undoIfStill(version) {
   // The five-second undo takes back this tap only, never someone else's newer one.
@@ -494,7 +516,8 @@ function resultText(game) {
   const scores = r.scores || game.sides.map((s) => s.front);
   const others = scores.filter((_, i) => i !== r.winner);
   const kind = { skunk: " — a skunk", double_skunk: " — a double skunk", lurch: " — lurched" }[r.kind] || "";
-  return `${winner} wins ${scores[r.winner]} to ${others.join(" and ")}${kind}` + (r.game_points > 1 ? ` (${r.game_points} games)` : "");
+  const win = ((game.sides[r.winner] || {}).players || []).length > 1 ? "win" : "wins"; // "Ann & Cy win"
+  return `${winner} ${win} ${scores[r.winner]} to ${others.join(" and ")}${kind}` + (r.game_points > 1 ? ` (${r.game_points} games)` : "");
 }
 
 function renderGame() {

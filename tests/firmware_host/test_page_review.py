@@ -1,0 +1,125 @@
+"""The phone page as a player uses it, found in the review of issue 13 (headless Chromium at
+360 px against `crib serve --simulate`): what the five-second toast hides must be in the toast,
+an undo says what it took back, a partnership's result reads as English.
+
+One daemon and one browser for the module; one phone, paired by the daemon's token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.firmware_host.page_helpers import (
+    BROWSER,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Phone,
+    running_page_daemon,
+    wait_text,
+)
+
+pytestmark = BROWSER
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    yield from running_page_daemon(tmp_path_factory, "page-review-state")
+
+
+@pytest.fixture(scope="module")
+def ann(daemon: Any) -> Iterator[Phone]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        phone = Phone(browser, daemon.client.base)
+        phone.page.add_init_script(
+            f"localStorage.setItem('crib.token', {daemon.token!r});"
+            "localStorage.setItem('crib.phone', 'ann-phone');")
+        phone.open()
+        yield phone
+        phone.close()
+        browser.close()
+
+
+@pytest.fixture(autouse=True)
+def stays_on_the_pi(ann: Phone) -> Iterator[None]:
+    yield
+    assert ann.off_origin() == []
+    assert ann.errors == []
+
+
+def current(daemon: Any) -> dict[str, Any]:
+    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
+
+
+def act(daemon: Any, action: dict[str, Any]) -> dict[str, Any]:
+    r = daemon.client.act(current(daemon), action)
+    assert r.status_code == 200, r.text
+    return dict(r.json()["game"])
+
+
+def fresh(daemon: Any, ann: Phone, **body: Any) -> dict[str, Any]:
+    """A new game started by another phone, shown on this one."""
+    ann.tab("score")
+    game = daemon.client.new_game(**body)
+    ann.page.wait_for_function(
+        f"() => window.cribState.game && window.cribState.game.id === {game['id']}")
+    return game
+
+
+def covered_by_toast(page: Any, selector: str) -> bool:
+    return bool(page.evaluate(
+        """s => { const x = document.querySelector('#toast').getBoundingClientRect();
+                  const y = document.querySelector(s).getBoundingClientRect();
+                  return !document.querySelector('#toast').hidden && y.height > 0
+                    && !(x.right <= y.left || y.right <= x.left
+                         || x.bottom <= y.top || y.bottom <= x.top); }""", selector))
+
+
+def test_the_winning_tap_says_the_result_the_toast_covers(daemon: Any, ann: Phone) -> None:
+    """The toast sits where the result line is written: the tap that ends the game says it.
+    Partners win together: "Ann & Cy win", not "wins"."""
+    fresh(daemon, ann, variant="four-player", names=["Ann", "Bob", "Cy", "Di"], dealer=0)
+    for points in (12,) * 9 + (7,):
+        act(daemon, {"type": "peg", "side": 0, "points": points})
+    page = ann.page
+    page.wait_for_function("() => window.cribState.game.sides[0].front === 115")
+    page.click('#sides .side[data-side="1"] button[aria-label="Peg 2 for Bob & Di"]')
+    page.click('#count-pad button[data-points="0"]')  # Bob's hand
+    page.click('#count-pad button[data-points="6"]')  # Cy's hand: 121
+    wait_text(page, "result", "^Ann & Cy win 121 to 2 — a double skunk")
+    result = page.locator("#result").inner_text()
+    assert covered_by_toast(page, "#result")  # why the toast must say it
+    wait_text(page, "toast", "^" + re.escape(f"Cy's hand: 6. {result}"))
+
+
+def test_a_count_toast_names_the_count_the_pad_moved_on_to(daemon: Any, ann: Phone) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
+    page = ann.page
+    page.click('#count-pad button[data-points="8"]')
+    wait_text(page, "count-label", "^Count for Ann's hand$")
+    assert covered_by_toast(page, "#count-label")
+    wait_text(page, "toast", "^Bob's hand: 8\\. Next: Ann's hand")
+    page.click('#count-pad button[data-points="4"]')
+    wait_text(page, "toast", "^Ann's hand: 4\\. Next: Ann's crib")
+    page.click('#count-pad button[data-points="2"]')  # the crib: the next hand's play begins
+    wait_text(page, "toast", "^Ann's crib: 2Undo$")
+
+
+def test_undo_and_redo_say_what_moved_and_leave_no_stale_undo(daemon: Any, ann: Phone) -> None:
+    """After Undo the toast of the tap taken back (with its own Undo) is gone."""
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
+    page = ann.page
+    page.click('#sides .side[data-side="1"] button[aria-label="Peg 2 for Bob"]')
+    wait_text(page, "toast", "^\\+2 for BobUndo$")
+    page.click("#undo-btn")
+    wait_text(page, "toast", "^Undone: Bob 2 → 0\\.$")
+    assert page.locator("#toast button").count() == 0
+    page.click("#redo-btn")
+    wait_text(page, "toast", "^Redone: Bob 0 → 2\\.$")
+    assert [s["front"] for s in current(daemon)["sides"]] == [0, 2]
