@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=Path,
         default=None,
         help=f"configuration file (default: $CRIB_CONFIG, else {doctor.DEFAULT_CONFIG} "
-        "if it exists)",
+        "if it exists, else the one `crib serve` reads: config.toml in its state directory)",
     )
     p.add_argument("--user", default=doctor.SERVICE_USER, help="the service user to check")
     p.add_argument("--unit", type=Path, default=doctor.DEFAULT_UNIT, help="installed unit file")
@@ -38,7 +38,14 @@ def _config_path(given: Path | None) -> Path | None:
     env = os.environ.get("CRIB_CONFIG")
     if env:
         return Path(env)
-    return doctor.DEFAULT_CONFIG if doctor.DEFAULT_CONFIG.exists() else None
+    if doctor.DEFAULT_CONFIG.exists():
+        return doctor.DEFAULT_CONFIG
+    # Else the file `crib serve` itself reads (config.toml in its state directory, where
+    # `make run` keeps it on a laptop), so doctor checks the configuration in use.
+    from firmware_host.config import config_path
+
+    own, _ = config_path(None)
+    return own if own.exists() else None
 
 
 def _doctor(args: argparse.Namespace) -> int:
