@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     serve.add_argument("--simulate", action="store_true", help="simulate every device")
     serve.add_argument("--config", metavar="PATH", help="TOML configuration (or CRIB_CONFIG)")
     serve.add_argument("--host", help="address to bind (default from the configuration; "
-                       "with --simulate off a Pi, 127.0.0.1)")
+                       "off a Pi with no real device, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on")
     serve.set_defaults(func=cmd_serve)
 
@@ -70,14 +70,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def listen_address(settings: Settings, on_pi: bool | None = None) -> Settings:
-    """The settings to serve with: a simulation on a laptop listens on 127.0.0.1 unless an
-    address was given (option, environment or file), so `make run` does not open the page to
-    the whole network; on the Pi, the configured address."""
-    from firmware_host.config import on_raspberry_pi
+    """The settings to serve with: off a Pi, with every device simulated or absent (by
+    --simulate, or because "auto" means simulated there), listen on 127.0.0.1 unless an
+    address was given (option, environment or file), so neither `make run` nor a bare
+    `crib serve` opens a laptop's page to the whole network; on the Pi, or with a real device
+    configured, the configured address."""
+    from firmware_host.config import BoardMode, DeviceMode, on_raspberry_pi
 
-    if "host" in settings.model_fields_set or not settings.simulate:
+    if "host" in settings.model_fields_set:
         return settings
     if on_raspberry_pi() if on_pi is None else on_pi:
+        return settings
+    hardware = {DeviceMode.REAL, BoardMode.REAL, BoardMode.SPI}
+    if not settings.simulate and any(
+        getattr(settings, device).mode in hardware for device in ("board", "shuffler", "inputs")
+    ):
         return settings
     return settings.model_copy(update={"host": "127.0.0.1"})
 

@@ -39,15 +39,17 @@ def _listening(port: int) -> set[str]:
     return found
 
 
-def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str, set[str]]:
-    """Start `crib serve --simulate`, wait for it to be ready, return its ready line and the
-    addresses it listens on; stopped afterwards."""
+def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None,
+           simulate: bool = True) -> tuple[str, set[str]]:
+    """Start `crib serve` (with --simulate unless told not to), wait for it to be ready,
+    return its ready line and the addresses it listens on; stopped afterwards."""
     port = _free_port()
     home = tmp_path / "home"
     base = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
     base |= {"HOME": str(home), "CRIB_STATE_DIR": str(home / "state"),
              "CRIB_SHUFFLER__SPEED": "1000"}
-    proc = subprocess.Popen([str(CRIB), "serve", "--simulate", "--port", str(port), *args],
+    flag = ["--simulate"] if simulate else []
+    proc = subprocess.Popen([str(CRIB), "serve", *flag, "--port", str(port), *args],
                             env=base | (env or {}), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -95,5 +97,25 @@ def test_on_a_pi_the_configured_address(tmp_path: Path) -> None:
     s = load_settings(config, simulate=True)
     assert listen_address(s, on_pi=True).host == "0.0.0.0"  # the product default
     assert listen_address(s, on_pi=False).host == "127.0.0.1"
-    real = load_settings(config)
-    assert listen_address(real, on_pi=False).host == "0.0.0.0"  # real devices: a deployment
+    auto = load_settings(config)  # every device "auto": simulated off a Pi, real on it
+    assert listen_address(auto, on_pi=False).host == "127.0.0.1"
+    assert listen_address(auto, on_pi=True).host == "0.0.0.0"
+
+
+@pytest.mark.parametrize(("device", "mode"), [("board", "real"), ("board", "spi"),
+                                              ("shuffler", "real"), ("inputs", "real")])
+def test_off_a_pi_a_real_device_is_a_deployment_at_the_configured_address(
+    tmp_path: Path, device: str, mode: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[{device}]\nmode = "{mode}"\n')
+    assert listen_address(load_settings(config), on_pi=False).host == "0.0.0.0"
+    # --simulate replaces the real device, so the laptop default holds again
+    assert listen_address(load_settings(config, simulate=True), on_pi=False).host == "127.0.0.1"
+
+
+def test_a_bare_crib_serve_on_a_laptop_listens_on_loopback_only(tmp_path: Path) -> None:
+    # Off a Pi every "auto" device is simulated: the same laptop as `make run`.
+    url, addresses = _serve(tmp_path, simulate=False)
+    assert url.startswith("http://127.0.0.1:")
+    assert addresses == {"0100007F"}
