@@ -47,7 +47,8 @@ def test_bad_options_exit_2(argv: list[str], message: str,
 
 
 @pytest.mark.parametrize("argv", [["--passes", "5", "--routing", "coin"], ["--routing", "light"],
-                                  ["--passes", "1"], ["--passes", "3"]])
+                                  ["--passes", "1"], ["--passes", "2"], ["--passes", "3"],
+                                  ["--passes", "4"], ["--deck", "104", "--passes", "3"]])
 def test_an_ideal_machine_is_not_flagged_at_few_passes(crib, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
     # The issue's example: 5 coin passes used to be "FLAGGED: 2.37 original neighbour pairs
     # still together", the ideal machine's own figure.
@@ -63,3 +64,15 @@ def test_the_adjacency_line_names_the_ideal_figure(crib) -> None:  # type: ignor
     check = next(c for c in data["checks"] if c["name"] == "adjacency")
     assert round(data["adjacency_expected"], 2) == 2.37 and check["ok"]
     assert "ideal machine 2.37" in check["detail"]
+
+
+@pytest.mark.parametrize("passes", ["1", "3", "5"])
+def test_a_clumpy_machine_is_still_flagged_for_adjacency_at_few_passes(crib, passes: str) -> None:  # type: ignore[no-untyped-def]
+    # The alarm compares with the ideal machine at the same number of passes; a machine that
+    # keeps neighbours together more often than that still fails.
+    done = crib("shuffle-audit", "--passes", passes, "--q", "0.6", "--decks", "3000",
+                "--seed", "7")
+    assert done.returncode == 1, done.stdout
+    alarm = next(x for x in done.stdout.splitlines() if "adjacency:" in x and "pairs" in x)
+    assert alarm.strip().startswith("ALARM adjacency:"), alarm
+    assert "FLAGGED" in done.stdout.splitlines()[-1]
