@@ -132,7 +132,7 @@ function describeAction(a, game, before = null) {
       const n = a.cards ? counted : a.points;
       return n === 19 || (n === 0 && a.points === 19) ? `${due}: 19 (nothing)` : n === 0 ? `${due}: 0 (nothing)` : `${due}: ${n}`;
     }
-    case "heels": return "two for his heels";
+    case "heels": return `two for his heels to ${game && game.dealer !== null && game.dealer !== undefined ? player(game.dealer) : "the dealer"}`;
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
     case "starter": return `starter ${pretty(a.card)}`;
     default: return a.type;
@@ -166,7 +166,7 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
         // The toast covers the top of the screen for five seconds, where the result and the
         // next count are written: it says them itself.
         const then = afterTap(out.game, game);
-        toast(`${describeAction(action, out.game, game)}${then}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+        toast(`${capital(describeAction(action, out.game, game))}${then}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
         if (speakAll()) speak(spokenAction(action, out.game, game) + (out.game.result && !game.result ? `. ${resultText(out.game)}` : ""));
       } else if (action.type === "undo" || action.type === "redo") {
         // The toast of the tap just taken back (with its own Undo) would be out of date.
@@ -193,6 +193,7 @@ async function actNow(action, { quiet = false } = {}, seen = null) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1); // a toast is a sentence
 // What a tap led to that the toast hides: the result, or the count the pad moved on to.
 function afterTap(game, before) {
   if (game.result && !(before && before.result)) return `. ${resultText(game)}`;

@@ -123,3 +123,22 @@ def test_undo_and_redo_say_what_moved_and_leave_no_stale_undo(daemon: Any, ann: 
     page.click("#redo-btn")
     wait_text(page, "toast", "^Redone: Bob 0 → 2\\.$")
     assert [s["front"] for s in current(daemon)["sides"]] == [0, 2]
+
+
+def test_toasts_are_sentences_and_the_late_peg_button_reads_as_a_control(
+    daemon: Any, ann: Phone
+) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0, muggins=True)
+    page = ann.page
+    page.click("#heels-btn")
+    wait_text(page, "toast", "^Two for his heels to AnnUndo$")
+    page.click('#count-pad button[data-points="8"]')  # Bob's hand
+    page.locator("#muggins-box input").fill("4")
+    page.click('#muggins-box button[data-side="0"]')
+    wait_text(page, "toast", "^Muggins, 4 for AnnUndo$")
+    late = page.locator("#late-peg-btn")
+    colour = late.evaluate("b => getComputedStyle(b).color")
+    assert colour == page.locator(".side .name").first.evaluate("e => getComputedStyle(e).color")
+    late.click()
+    page.click('.side[data-side="1"] .pad button[aria-label="Late peg 1 for Bob"]')
+    wait_text(page, "toast", "^Late peg: \\+1 for BobUndo$")

@@ -285,7 +285,7 @@ def test_flow_a_peg_forgotten_in_the_play_goes_in_late_during_the_show(
     page = ann.page
     page.click("#late-peg-btn")
     page.click('.side[data-side="0"] .pad button[aria-label="Late peg 1 for Ann"]')
-    wait_text(page, "toast", "^late peg: \\+1 for Ann")
+    wait_text(page, "toast", "^Late peg: \\+1 for Ann")
     assert [s["front"] for s in current(daemon)["sides"]] == [1, 6]
     assert current(daemon)["next_count"]["label"] == "Ann's hand"  # the show goes on
 
