@@ -19,6 +19,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from firmware_host.api.deps import SCHEMAS
 from firmware_host.api.guard import Door
 from firmware_host.api.hosts import HostGuard, HostPolicy
 from firmware_host.api.routes import (
@@ -111,6 +112,17 @@ class CrashGuard:
                                     "code": "internal"}, status_code=500)(scope, receive, send)
 
 
+SETTLE_AFTER_S = 1.0  # after the start, READY and the first page load
+
+
+def settle() -> None:
+    """Collect once, then freeze what is alive: the modules, FastAPI, pydantic and the
+    services live as long as the daemon; kept out of the collector's full passes, which
+    stalled every request for tens of ms (the p99 of the pegging benchmark)."""
+    gc.collect()
+    gc.freeze()
+
+
 def lifespan(services: Services) -> contextlib.AbstractAsyncContextManager[None]:
     """Start the services on the server's loop; stop them when it ends."""
 
@@ -120,14 +132,12 @@ def lifespan(services: Services) -> contextlib.AbstractAsyncContextManager[None]
         services.hub.bind(loop)
         services.health.bind(loop)
         services.start()
-        # What is alive now (modules, FastAPI, pydantic, the services) lives as long as the
-        # daemon: keep it out of the collector's full passes, each of which stalled every
-        # request for tens of ms (the p99 of the pegging benchmark).
-        gc.collect()
-        gc.freeze()
+        # Once, after READY (a full collection costs tens of ms of the start): see settle.
+        settling = loop.call_later(SETTLE_AFTER_S, settle)
         try:
             yield
         finally:
+            settling.cancel()
             await asyncio.to_thread(services.stop)
             log.info("stopped")
 
@@ -168,7 +178,7 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     for module in ROUTERS:
         app.include_router(module.router())
-    app.openapi = openapi_with(app, games.BODIES)  # type: ignore[method-assign]
+    app.openapi = openapi_with(app, (*SCHEMAS, *games.BODIES))  # type: ignore[method-assign]
     if page.STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
     return app

@@ -154,3 +154,28 @@ def test_a_signal_handler_that_notifies_inside_a_send_does_not_hang(tmp_path) ->
         signal.signal(signal.SIGUSR2, previous)
         notifier.close()
         reader.close()
+
+
+def test_the_heap_is_settled_once_after_the_start_not_during_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from firmware_host.api import app as app_module
+
+    calls: list[str] = []
+    monkeypatch.setattr(app_module, "SETTLE_AFTER_S", 0.05)
+    monkeypatch.setattr(app_module, "settle", lambda: calls.append("settle"))
+    loopish = SimpleNamespace(bind=lambda loop: None)
+    services = SimpleNamespace(hub=loopish, health=loopish, start=lambda: calls.append("start"),
+                               stop=lambda: calls.append("stop"))
+
+    async def run(wait: float) -> None:
+        async with app_module.lifespan(services)(None):  # type: ignore[arg-type]
+            assert calls[-1] == "start"  # started: READY comes before any settling
+            await asyncio.sleep(wait)
+
+    asyncio.run(run(0.3))
+    assert calls == ["start", "settle", "stop"]
+    calls.clear()
+    asyncio.run(run(0.0))  # stopped at once: nothing is left scheduled
+    assert calls == ["start", "stop"]
