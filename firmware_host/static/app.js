@@ -116,6 +116,14 @@ function peggedSince(before, game) {
   return notes.map((n) => `${game.names[n.player]} pegs ${n.points}: ${n.say}`).join("; ");
 }
 
+// A starter the engine pegged his heels for (cards mode): " — two for his heels to Ann".
+function heelsPegged(game, before) {
+  if (!game || !before || before.id !== game.id || game.dealer === null || game.dealer === undefined) return "";
+  const side = sideOfPlayer(game, game.dealer);
+  const gained = game.sides[side] && before.sides[side] ? game.sides[side].front - before.sides[side].front : 0;
+  return gained > 0 ? ` — two for his heels to ${game.names[game.dealer]}` : "";
+}
+
 function describeAction(a, game, before = null) {
   const side = (i) => game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`;
   const player = (p) => (game && game.names && game.names[p]) || "";
@@ -134,7 +142,7 @@ function describeAction(a, game, before = null) {
     }
     case "heels": return `two for his heels to ${game && game.dealer !== null && game.dealer !== undefined ? player(game.dealer) : "the dealer"}`;
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
-    case "starter": return `starter ${pretty(a.card)}`;
+    case "starter": return `starter ${pretty(a.card)}${heelsPegged(game, before)}`;
     default: return a.type;
   }
 }
@@ -1594,7 +1602,8 @@ function spokenAction(a, game, before) {
     case "play": return `${spoken(a.card)}${game.play ? `, ${game.play.count}` : ""}` + (pegged ? `. ${pegged}` : "");
     case "go": return describeAction(a, game, before);
     case "peg": case "late_peg": return `${a.points} for ${game.sides[a.side] ? game.sides[a.side].name : ""}`;
-    case "heels": return "two for his heels";
+    case "heels": return describeAction(a, game, before);
+    case "starter": return `starter, ${spoken(a.card)}${heelsPegged(game, before)}`;
     case "count": {
       const last = game.last_count;
       const say = last && last.breakdown && last.breakdown.say;

@@ -142,3 +142,18 @@ def test_toasts_are_sentences_and_the_late_peg_button_reads_as_a_control(
     late.click()
     page.click('.side[data-side="1"] .pad button[aria-label="Late peg 1 for Bob"]')
     wait_text(page, "toast", "^Late peg: \\+1 for BobUndo$")
+
+
+def test_a_jack_starter_in_cards_mode_says_his_heels_were_pegged(daemon: Any, ann: Phone) -> None:
+    """The engine pegs his heels by itself when a jack is cut: the page says so, aloud too."""
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0, mode="cards")
+    page = ann.page
+    page.evaluate("localStorage.setItem('crib.speak', '1'); window.cribState.spoken.length = 0")
+    page.click('#play-picker button[data-card="JD"]')
+    wait_text(page, "toast", "^Starter J♦ — two for his heels to AnnUndo$")
+    assert [s["front"] for s in current(daemon)["sides"]] == [2, 0]
+    assert ann.state()["spoken"][-1] == "starter, jack of diamonds — two for his heels to Ann"
+    page.evaluate("localStorage.setItem('crib.speak', '0')")
+    page.click("#undo-btn")
+    page.click('#play-picker button[data-card="5D"]')
+    wait_text(page, "toast", "^Starter 5♦Undo$")
