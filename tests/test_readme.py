@@ -128,3 +128,17 @@ def test_without_chromium_make_test_stops_with_the_install_command(
         assert line == (f"ERROR: the browser tests need Debian's Chromium at "
                         f"{tmp_path / 'no-chromium'}: run `sudo apt-get install chromium` "
                         "(or set CRIB_SKIP_BROWSER=1 to leave them out)")
+
+
+def test_the_readmes_mpremote_line_is_the_installers_venv_and_the_pinned_version() -> None:
+    # `crib board flash` runs the mpremote beside crib's own Python; the README tells a maker
+    # on the Pi how to add it to the installer's venv, which does not install it.
+    line = re.search(r"`sudo (\S+)/bin/pip install mpremote==(\S+)`", README)
+    assert line is not None
+    install = (ROOT / "systemd" / "install.sh").read_text()
+    prefix = re.search(r"^PREFIX=(\S+)$", install, re.MULTILINE)
+    assert prefix is not None and line.group(1) == f"{prefix.group(1)}/venv"
+    assert 'VENV="$PREFIX/venv"' in install
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'"mpremote=={line.group(2)}"' in pyproject
+    assert "mpremote" not in install  # when the installer adds it, drop the README's step
