@@ -529,6 +529,15 @@ function resultText(game) {
   return `${winner} ${win} ${scores[r.winner]} to ${others.join(" and ")}${kind}` + (r.game_points > 1 ? ` (${r.game_points} games)` : "");
 }
 
+// " · games won 1, counting 4": a skunk counts as more than one game (the engine's match points),
+// as the result line said ("(4 games)").
+function gamesWon(game, i) {
+  if (!game.games_won || game.game_number <= 1) return "";
+  const won = game.games_won[i] || 0;
+  const counting = game.match_points ? game.match_points[i] || 0 : won;
+  return ` · games won ${won}` + (counting !== won ? `, counting ${counting}` : "");
+}
+
 function renderGame() {
   const game = S.game;
   $("#no-game").hidden = !!game && !game.ended_by_user;
@@ -577,7 +586,7 @@ function renderGame() {
         el("span", { class: "name", text: side.name }),
         el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) })),
-      el("div", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + (game.games_won && game.game_number > 1 ? ` · games won ${game.games_won[i] || 0}` : "") }),
+      el("div", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) }),
       game.mode === "cards" || (!padOpen && showing) ? null : pad);
     sides.append(panel);
   });

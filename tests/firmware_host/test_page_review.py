@@ -157,3 +157,18 @@ def test_a_jack_starter_in_cards_mode_says_his_heels_were_pegged(daemon: Any, an
     page.click("#undo-btn")
     page.click('#play-picker button[data-card="5D"]')
     wait_text(page, "toast", "^Starter 5♦Undo$")
+
+
+def test_after_a_skunk_the_games_won_count_as_the_result_said(daemon: Any, ann: Phone) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
+    for _ in range(10):
+        act(daemon, {"type": "peg", "side": 1, "points": 12})
+    page = ann.page
+    page.wait_for_function("() => window.cribState.game.sides[1].front === 120")
+    page.click('.side[data-side="1"] .pad button[aria-label="Peg 1 for Bob"]')
+    wait_text(page, "result", "^Bob wins 121 to 0 — a double skunk \\(4 games\\)$")
+    page.click("#next-game")
+    wait_text(page, "due", "^Hand 1: Ann deals")  # the loser deals first
+    assert page.locator('.side[data-side="1"] .back').inner_text() == (
+        "back peg 0 · games won 1, counting 4")
+    assert page.locator('.side[data-side="0"] .back').inner_text() == "back peg 0 · games won 0"
