@@ -892,7 +892,7 @@ function buildPicker(root, onPick, isDisabled = () => false, isPressed = () => f
   }
 }
 
-const C = { hand: [], starter: null, target: "hand", result: null };
+const C = { hand: [], starter: null, target: "hand", result: null, due: null };
 function countVariant() { return S.game ? S.game.variant : "six-card"; }
 function countSize() { return cardsIn(countVariant(), $("#count-crib").checked ? "crib" : "hand"); }
 // Bug 5: while a count of a cards-mode game is due, every card known to be elsewhere this
@@ -911,10 +911,20 @@ function renderCount() {
   const away = elsewhere();
   buildPicker($("#count-picker"), pickCountCard, (c) => away.has(c) && !C.hand.includes(c),
     (c) => C.hand.includes(c) || C.starter === c, (c) => (C.starter === c ? "starter" : ""));
+  // The count due in cards mode, said above the picker: a card never laid in the play (the
+  // five-card game's single round, a hand left holding a card) is still to be tapped.
+  const game = S.game;
+  const due = game && game.mode === "cards" && game.next_count && C.due === game.next_count.label ? C.due : null;
+  const left = size === null ? 0 : Math.max(0, size - C.hand.length);
+  const crib = $("#count-crib").checked;
+  $("#count-ask").textContent = !due ? "Tap the hand cards, then the starter." : `${due}: ` + (left ?
+    `tap ${left === 1 ? "the card" : `the ${left} cards`} ${crib ? "of the crib" : "not laid in the play"}${C.starter ? "" : ", then the starter"}.` :
+    C.starter ? "check the count, then send it." : "tap the starter.");
   const chosen = $("#chosen");
-  chosen.replaceChildren(...C.hand.map((c) => el("span", { class: isRed(c) ? "red" : "", "data-card": c, "aria-label": spoken(c), text: pretty(c) + " " })),
-    C.starter ? el("span", { text: " | starter " }) : el("span", { class: "hint", text: size !== null && C.hand.length < size ? ` (${size - C.hand.length} more)` : " — now the starter" }),
-    C.starter ? el("span", { class: isRed(C.starter) ? "red" : "", "data-card": C.starter, "aria-label": spoken(C.starter), text: pretty(C.starter) }) : null);
+  chosen.replaceChildren(...[...C.hand.map((c) => el("span", { class: isRed(c) ? "red" : "", "data-card": c, "aria-label": spoken(c), text: pretty(c) + " " })),
+    left ? el("span", { class: "hint", text: ` (${left} more)` }) : null,
+    C.starter ? el("span", { text: " | starter " }) : left ? null : el("span", { class: "hint", text: " — now the starter" }),
+    C.starter ? el("span", { class: isRed(C.starter) ? "red" : "", "data-card": C.starter, "aria-label": spoken(C.starter), text: pretty(C.starter) }) : null].filter(Boolean)); // null would show as "null"
   renderBreakdown();
 }
 function pickCountCard(card) {
@@ -980,7 +990,7 @@ $("#count-to-score").addEventListener("click", async () => {
   } else done = await act({ type: "count", points: C.result.total });
   if (!done) return;
   $("#count-claim").value = "";
-  C.hand = []; C.starter = null; C.result = null; C.target = "hand";
+  C.hand = []; C.starter = null; C.result = null; C.target = "hand"; C.due = null;
   renderCount();
   showTab("score");
 });
@@ -993,6 +1003,7 @@ function openCardsCount() {
   setCountMode("count");
   if (!game || !game.next_count) return;
   const next = game.next_count;
+  C.due = next.label;
   C.starter = game.starter || null;
   C.hand = next.kind === "hand" ? ((game.play && game.play.played) || []).filter((p) => p.player === next.player).map((p) => p.card) : [];
   $("#count-crib").checked = next.kind === "crib";
