@@ -142,3 +142,22 @@ def test_the_readmes_mpremote_line_is_the_installers_venv_and_the_pinned_version
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert f'"mpremote=={line.group(2)}"' in pyproject
     assert "mpremote" not in install  # when the installer adds it, drop the README's step
+
+
+def test_the_pi_commands_run_as_who_may_read_the_installed_configuration() -> None:
+    # install.sh makes its configuration root's and the service group's (0640 in a 0750
+    # folder): doctor runs with sudo, token as the service's user, and both read that file.
+    from firmware_host import doctor
+    from firmware_host.cli import daemon
+
+    install = (ROOT / "systemd" / "install.sh").read_text()
+    user = re.search(r"^USER_NAME=(\S+)$", install, re.MULTILINE)
+    assert user is not None and user.group(1) == daemon.SERVICE_USER == doctor.SERVICE_USER
+    assert "CONFIG_DIR=/etc/cribbage-table" in install
+    assert 'CONFIG="$CONFIG_DIR/config.toml"' in install
+    installed = Path("/etc/cribbage-table/config.toml")
+    assert daemon.INSTALLED_CONFIG == doctor.DEFAULT_CONFIG == installed
+    assert '"$CONFIG" 0640' in install
+    pi = README.split("## On the Raspberry Pi", 1)[1]
+    assert "sudo crib doctor" in pi
+    assert f"sudo -u {daemon.SERVICE_USER} crib token create laptop" in README

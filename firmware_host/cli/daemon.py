@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import shlex
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware_host.errors import DaemonError
@@ -89,6 +92,43 @@ def listen_address(settings: Settings, on_pi: bool | None = None) -> Settings:
     return settings.model_copy(update={"host": "127.0.0.1"})
 
 
+# Written by systemd/install.sh; the service runs `crib serve --config` with it.
+INSTALLED_CONFIG = Path("/etc/cribbage-table/config.toml")
+SERVICE_USER = "cribbage"
+
+
+def installed_config() -> Path | None:
+    """The installed service's configuration file when this machine has one, else None.
+
+    Its folder is looked at, not the file: only root and the service's group may read the
+    file, and a user who cannot must be told so rather than handed another file."""
+    return INSTALLED_CONFIG if INSTALLED_CONFIG.parent.is_dir() else None
+
+
+def unreadable(path: Path, command: str) -> str | None:
+    """The one line to print when `path` exists but this user may not read it (with the way
+    to run `command` as someone who may), else None."""
+    try:
+        with path.open("rb"):
+            return None
+    except PermissionError as exc:
+        return f"config {path}: this user cannot read it ({exc.strerror}): run `{command}`"
+    except OSError:
+        return None  # missing, a folder, ...: the loader names it itself
+
+
+def _token_config(args: argparse.Namespace) -> Path | None:
+    """The configuration `crib token` reads: --config, else $CRIB_CONFIG, else the installed
+    service's file when there is one (so a token made on the Pi is the service's), else the
+    default of `crib serve` (config.toml in the state directory)."""
+    if args.config:
+        return Path(args.config)
+    env = os.environ.get("CRIB_CONFIG")
+    if env:
+        return Path(env)
+    return installed_config()
+
+
 @contextlib.contextmanager
 def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
     """The token store of the configured state directory, closed afterwards; None on a
@@ -96,6 +136,17 @@ def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
     from firmware_host.auth import Tokens
     from firmware_host.store import Store
 
+    path = _token_config(args)
+    if path is not None:
+        words = ["token", str(args.token_command), *([args.name] if "name" in args else []),
+                 *(["--config", str(path)] if args.config else [])]
+        problem = unreadable(path, f"sudo -u {SERVICE_USER} crib {shlex.join(words)}")
+        if problem is not None:
+            print(f"crib: {problem}", file=sys.stderr)
+            yield None
+            return
+    if not args.config and not os.environ.get("CRIB_CONFIG"):  # (the loader names CRIB_CONFIG)
+        args.config = str(path) if path is not None else None
     settings = _settings(args)
     if settings is None:
         yield None

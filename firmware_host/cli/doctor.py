@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from firmware_host import doctor
@@ -38,7 +39,7 @@ def _config_path(given: Path | None) -> Path | None:
     env = os.environ.get("CRIB_CONFIG")
     if env:
         return Path(env)
-    if doctor.DEFAULT_CONFIG.exists():
+    if doctor.DEFAULT_CONFIG.parent.is_dir():  # installed (the file may be unreadable to us)
         return doctor.DEFAULT_CONFIG
     # Else the file `crib serve` itself reads (config.toml in its state directory, where
     # `make run` keeps it on a laptop), so doctor checks the configuration in use.
@@ -49,9 +50,16 @@ def _config_path(given: Path | None) -> Path | None:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    setup = doctor.Setup.from_config(
-        _config_path(args.config), user=args.user, unit_path=args.unit
-    )
+    from firmware_host.cli.daemon import unreadable
+
+    path = _config_path(args.config)
+    if path is not None:
+        command = "sudo crib doctor" + (f" --config {path}" if args.config else "")
+        problem = unreadable(path, command + (" --json" if args.json else ""))
+        if problem is not None:  # not the file's fault: say who may read it, in one line
+            print(f"crib doctor: {problem}", file=sys.stderr)
+            return 1
+    setup = doctor.Setup.from_config(path, user=args.user, unit_path=args.unit)
     report = doctor.run(setup)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

@@ -58,3 +58,43 @@ def test_without_any_file_the_defaults_are_a_warning_not_a_failure(tmp_path: Pat
     assert done.returncode == 0, done.stdout + done.stderr
     assert any(x.startswith("WARN  config: no configuration file given") for x in
                done.stdout.splitlines())
+
+
+def test_a_user_who_cannot_read_the_installed_configuration_is_told_to_use_sudo(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to stand for a user outside the cribbage group")
+    folder = tmp_path / "cribbage-table"
+    folder.mkdir()
+    config = folder / "config.toml"
+    config.write_text(f'state_dir = "{tmp_path}"\n')
+    for path, mode in ((folder, 0o750), (config, 0o640)):
+        os.chown(path, 4242, 4242)
+        path.chmod(mode)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    done = subprocess.run(
+        ["setpriv", "--bounding-set=-dac_override,-dac_read_search", str(CRIB), "doctor",
+         "--config", str(config)],
+        capture_output=True, text=True, env=env | {"HOME": str(tmp_path)}, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        f"crib doctor: config {config}: this user cannot read it (Permission denied): run "
+        f"`sudo crib doctor --config {config}`"]
+
+
+def test_an_installed_configuration_is_the_one_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware_host.cli import main
+
+    folder = tmp_path / "etc" / "cribbage-table"
+    folder.mkdir(parents=True)
+    config = folder / "config.toml"
+    config.write_text('[board]\nmode = "pwm"\n')
+    monkeypatch.setattr(doctor, "DEFAULT_CONFIG", config)
+    monkeypatch.delenv("CRIB_CONFIG", raising=False)
+    assert main(["doctor"]) == 1
+    assert f"FAIL  config: {config} is not valid: " in capsys.readouterr().out
