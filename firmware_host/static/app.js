@@ -605,7 +605,12 @@ function renderGame() {
   const due = $("#due");
   const order = (game.show_order || []).filter((x) => !x.done).map((x) => x.label);
   const dealerName = game.dealer !== null && game.dealer !== undefined ? game.names[game.dealer] : null;
-  const hand = dealerName ? `Hand ${game.hand_number}: ${dealerName} deals. ` : "";
+  // The five-card game gives the pone points before the first deal (the engine's non_dealer_start):
+  // said on the first hand, or a score of 3 out of nowhere puzzles the table.
+  const rules = variantRules(game.variant);
+  const start = rules && rules.non_dealer_start && game.hand_number === 1 && dealerName && game.phase === "play" ?
+    ` ${game.names[(game.dealer + 1) % game.names.length]} starts with ${rules.non_dealer_start}.` : "";
+  const hand = dealerName ? `Hand ${game.hand_number}: ${dealerName} deals.${start} ` : "";
   if (over) due.textContent = "";
   else if (order.length) due.textContent = `${hand}${game.phase === "play" ? "After the play: " : "Now: "}${order.join(", then ")}.`;
   else due.textContent = game.phase === "cut" ? "Cut for deal." : hand;

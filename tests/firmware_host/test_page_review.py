@@ -199,3 +199,11 @@ def test_a_five_card_count_asks_for_the_card_never_laid_in_the_play(
     page.click("#count-clear")
     page.click('#count-picker button[data-card="7C"]')
     assert page.locator("#chosen").inner_text() == "7♣ (2 more)"  # no starter, and no "null"
+
+
+def test_the_five_card_pones_start_points_are_said(daemon: Any, ann: Phone) -> None:
+    fresh(daemon, ann, variant="five-card", names=["Ann", "Bob"], dealer=0)
+    wait_text(ann.page, "due", "^Hand 1: Ann deals\\. Bob starts with 3\\. After the play: ")
+    assert [s["front"] for s in current(daemon)["sides"]] == [0, 3]
+    fresh(daemon, ann, variant="six-card", names=["Ann", "Bob"], dealer=0)
+    wait_text(ann.page, "due", "^Hand 1: Ann deals\\. After the play: ")
