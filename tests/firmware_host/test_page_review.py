@@ -207,3 +207,9 @@ def test_the_five_card_pones_start_points_are_said(daemon: Any, ann: Phone) -> N
     assert [s["front"] for s in current(daemon)["sides"]] == [0, 3]
     fresh(daemon, ann, variant="six-card", names=["Ann", "Bob"], dealer=0)
     wait_text(ann.page, "due", "^Hand 1: Ann deals\\. After the play: ")
+
+
+def test_every_tab_label_fits_its_button_at_360_px(ann: Phone) -> None:
+    spills = ann.page.evaluate("""[...document.querySelectorAll('.tabs button')]
+        .filter(b => b.scrollWidth > b.clientWidth).map(b => b.textContent)""")
+    assert spills == []
