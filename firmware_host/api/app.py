@@ -178,7 +178,7 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     for module in ROUTERS:
         app.include_router(module.router())
-    app.openapi = openapi_with(app, (*SCHEMAS, *games.BODIES))  # type: ignore[method-assign]
+    app.openapi = openapi_with(app, SCHEMAS)  # type: ignore[method-assign]
     if page.STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
     return app

@@ -179,3 +179,14 @@ def test_the_heap_is_settled_once_after_the_start_not_during_it(
     calls.clear()
     asyncio.run(run(0.0))  # stopped at once: nothing is left scheduled
     assert calls == ["start", "stop"]
+
+
+def test_a_game_id_that_is_no_number_is_refused_as_fastapi_would(client: Client) -> None:
+    r = client.req("POST", "/api/games/abc/actions",
+                   {"version": 0, "op_id": "x", "action": {"type": "peg", "side": 0,
+                                                           "points": 1}})
+    assert r.status_code == 422 and r.json()["problems"][0].startswith("path.game_id:"), r.text
+    r = client.req("POST", "/api/games/999999/actions",
+                   {"version": 0, "op_id": "x", "action": {"type": "peg", "side": 0,
+                                                           "points": 1}})
+    assert r.status_code == 404, r.text
