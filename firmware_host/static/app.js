@@ -495,6 +495,9 @@ $("#new-game").addEventListener("submit", async (ev) => {
   const form = ev.target;
   const variant = form.variant.value;
   const names = formNames().map((x, i) => x || `Player ${i + 1}`);
+  // Two players of one name make every label ("Ann's hand, then Ann's hand") ambiguous.
+  const twice = names.find((n, i) => names.findIndex((m) => m.toLowerCase() === n.toLowerCase()) !== i);
+  if (twice) { toast(`Two players are called ${twice}: give one of them another name.`, null, 6); return; }
   const dealer = form.dealer.value;
   const body = { variant, names, skunk: form.skunk.value, muggins: form.muggins.checked, mode: form.mode.value };
   if (dealer !== "") body.dealer = Number(dealer);
@@ -511,8 +514,18 @@ $("#new-game").addEventListener("submit", async (ev) => {
     setGame(game);
     // Bug 10: the game starts at the top, the first panel under the tabs, not under them.
     window.scrollTo(0, 0);
-  } catch (err) { toast(sayOf(err), null, 6); }
+  } catch (err) {
+    const said = ((err.data && err.data.problems) || []).map(sayProblem).filter(Boolean);
+    toast(said.length ? said.join(" ") : sayOf(err), null, 6);
+  }
 });
+// The API's checks of the new-game form's fields, in the table's words: "target: Input should
+// be greater than or equal to 31" -> "The points to win must be 31 or more."
+const FORM_FIELDS = { target: "The points to win" };
+function sayProblem(problem) {
+  const m = /^([a-z_]+): Input should be (greater|less) than or equal to (\d+)$/.exec(problem);
+  return m && FORM_FIELDS[m[1]] ? `${FORM_FIELDS[m[1]]} must be ${m[3]} or ${m[2] === "greater" ? "more" : "less"}.` : null;
+}
 
 // ---------------------------------------------------------------- game screen
 const PAD = [1, 2, 3, 4, 6, 12];

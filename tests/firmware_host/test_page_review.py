@@ -213,3 +213,25 @@ def test_every_tab_label_fits_its_button_at_360_px(ann: Phone) -> None:
     spills = ann.page.evaluate("""[...document.querySelectorAll('.tabs button')]
         .filter(b => b.scrollWidth > b.clientWidth).map(b => b.textContent)""")
     assert spills == []
+
+
+def test_the_new_game_form_refuses_a_short_target_and_a_name_given_twice_in_words(
+    daemon: Any, ann: Phone
+) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
+    page = ann.page
+    page.once("dialog", lambda d: d.accept())
+    page.click("#end-game")
+    page.wait_for_selector("#new-game")
+    before = current(daemon)["id"]
+    page.fill("#name-fields input >> nth=0", "Ann")
+    page.fill("#name-fields input >> nth=1", "ann")
+    page.click("#new-game button[type=submit]")
+    wait_text(page, "toast", "^Two players are called ann: give one of them another name\\.$")
+    page.fill("#name-fields input >> nth=1", "Bob")
+    page.select_option("#new-game [name=target]", "other")
+    page.fill("#new-game [name=target_other]", "5")
+    page.click("#new-game button[type=submit]")
+    wait_text(page, "toast", "^The points to win must be 31 or more\\.$")
+    assert current(daemon)["id"] == before  # neither started a game
+    assert page.locator("#new-game").is_visible()
