@@ -100,6 +100,12 @@ if [ "$DRY" = 1 ] || apt-cache show python3-lgpio >/dev/null 2>&1; then
 else
     echo "   python3-lgpio is not in this system's archives (not Raspberry Pi OS?): GPIO devices will be simulated"
 fi
+# spidev drives the direct-SPI board; Raspberry Pi OS packages it (no compiler needed).
+if [ "$DRY" = 1 ] || apt-cache show python3-spidev >/dev/null 2>&1; then
+    PKGS+=(python3-spidev)
+else
+    echo "   python3-spidev is not in this system's archives: the direct-SPI board will not open"
+fi
 if [ "$DRY" = 1 ]; then
     run apt-get install -y --no-install-recommends "${PKGS[@]}"
 else
@@ -127,7 +133,8 @@ say "application $VERSION in $VENV"
 if ! "$(target "$VENV")/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
     run python3 -m venv --system-site-packages --clear "$VENV"
 fi
-run "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC"
+# The `board` extra brings mpremote, which `crib board flash` runs to copy the Pico's firmware.
+run "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC[board]"
 if [ "$DRY" = 0 ]; then
     VERSION="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("cribbage-table"))')"
 fi
@@ -224,5 +231,5 @@ echo "Open on the phone:  http://$MDNS_HOST.local$suffix/"
 for ip in $(hostname -I 2>/dev/null || true); do
     case "$ip" in *:*) ;; *) echo "               or:  http://$ip$suffix/" ;; esac
 done
-echo "Check the Pi:       crib doctor --config $CONFIG"
+echo "Check the Pi:       sudo crib doctor --config $CONFIG"
 echo "Logs:               journalctl -u $SERVICE -f"

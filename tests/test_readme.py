@@ -130,18 +130,18 @@ def test_without_chromium_make_test_stops_with_the_install_command(
                         "(or set CRIB_SKIP_BROWSER=1 to leave them out)")
 
 
-def test_the_readmes_mpremote_line_is_the_installers_venv_and_the_pinned_version() -> None:
-    # `crib board flash` runs the mpremote beside crib's own Python; the README tells a maker
-    # on the Pi how to add it to the installer's venv, which does not install it.
-    line = re.search(r"`sudo (\S+)/bin/pip install mpremote==(\S+)`", README)
-    assert line is not None
+def test_the_pi_installer_brings_mpremote_for_crib_board_flash() -> None:
+    # `crib board flash` runs the mpremote beside crib's own Python: the installer installs the
+    # `board` extra, which pins it, and the README says so instead of asking for a manual step.
+    import tomllib
+
     install = (ROOT / "systemd" / "install.sh").read_text()
-    prefix = re.search(r"^PREFIX=(\S+)$", install, re.MULTILINE)
-    assert prefix is not None and line.group(1) == f"{prefix.group(1)}/venv"
-    assert 'VENV="$PREFIX/venv"' in install
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    assert f'"mpremote=={line.group(2)}"' in pyproject
-    assert "mpremote" not in install  # when the installer adds it, drop the README's step
+    assert '"$SRC[board]"' in install
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert [d for d in extras["board"] if d.startswith("mpremote==")]
+    assert "the Pi's installer puts in its venv" in README
+    assert "pip install mpremote" not in README
 
 
 def test_the_pi_commands_run_as_who_may_read_the_installed_configuration() -> None:

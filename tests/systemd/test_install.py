@@ -49,15 +49,16 @@ def test_install_prints_but_does_not_run_the_system_commands(tmp_path: Path) -> 
     root, prefix = paths(tmp_path)
     cmds = commands(install(root, prefix).stdout)
     apt = next(c for c in cmds if c.startswith("apt-get install"))
-    for package in ("python3-venv", "python3-lgpio", "avahi-daemon"):
+    for package in ("python3-venv", "python3-lgpio", "python3-spidev", "avahi-daemon"):
         assert package in apt.split()
     assert any("useradd --system" in c and c.endswith(" cribbage") for c in cmds)
     assert "usermod -a -G gpio,dialout,spi cribbage" in cmds
     # The unit's SupplementaryGroups= needs every group to exist, or the service won't start.
     assert "getent group spi >/dev/null || groupadd --system spi" in cmds
     assert f"python3 -m venv --system-site-packages --clear {prefix}/venv" in cmds
-    assert f"{prefix}/venv/bin/pip install --quiet --disable-pip-version-check --upgrade {REPO}" \
-        in cmds
+    # The `board` extra: mpremote, for `crib board flash`.
+    assert (f"{prefix}/venv/bin/pip install --quiet --disable-pip-version-check --upgrade "
+            f"{REPO}[board]") in cmds
     order = [c for c in cmds if c.startswith("systemctl")]
     assert order.index("systemctl daemon-reload") < order.index("systemctl enable cribbage-table")
     assert order[-1] == "systemctl restart cribbage-table"
