@@ -40,6 +40,7 @@ class ManagedDevice(Generic[D]):
         self.on_event = on_event
         self.clock = clock
         self.device: D | None = None
+        self._starting: D | None = None  # the device while its start() runs, for `state`
         self.fault: str | None = None if factory else "configured absent"
         self._cleanup: Callable[[], None] | None = None
         self._stop = threading.Event()
@@ -48,7 +49,7 @@ class ManagedDevice(Generic[D]):
 
     @property
     def state(self) -> DeviceState:
-        device = self.device
+        device = self.device if self.device is not None else self._starting
         if device is None:
             return DeviceState.STOPPED if self._stop.is_set() else DeviceState.ABSENT
         try:
@@ -60,11 +61,16 @@ class ManagedDevice(Generic[D]):
         assert self.factory is not None
         try:
             device, cleanup = self.factory()
+            # A device reports its state while it starts: read it from the device then,
+            # not "absent" from a device not yet kept.
+            self._starting = device
             device.subscribe(self.on_event)
             device.start()
         except Exception as exc:
             self.fault = f"{type(exc).__name__}: {exc}"
             return False
+        finally:
+            self._starting = None
         with self._lock:
             if self._stop.is_set():
                 device.stop()
@@ -186,8 +192,11 @@ class Devices:
             return
         self._states[name] = state
         level = logging.WARNING if state in _WARN_STATES else logging.INFO
-        log.log(level, "%s: %s -> %s%s", name, old, state,
-                f" ({managed.fault})" if managed.fault else "")
+        fault = f" ({managed.fault})" if managed.fault else ""
+        if old is None:
+            log.log(level, "%s: %s%s", name, state, fault)
+        else:
+            log.log(level, "%s: %s -> %s%s", name, old, state, fault)
         self.on_change(name, managed.describe())
 
     def describe(self) -> dict[str, dict[str, Any]]:

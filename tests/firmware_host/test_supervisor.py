@@ -76,3 +76,33 @@ def test_absent_device_is_reported_not_fatal() -> None:
     managed = ManagedDevice("shuffler", "absent", None, lambda e: None, FakeClock())
     managed.start()
     assert managed.describe() == {"state": "absent", "kind": "absent", "fault": "configured absent"}
+
+
+class ChattyDevice(FlakyDevice):
+    """Reports its state while it starts, as the drivers do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = DeviceState.CONNECTING
+        self.callbacks: list[Any] = []
+
+    def subscribe(self, callback: Any) -> Any:
+        self.callbacks.append(callback)
+        return lambda: None
+
+    def start(self) -> None:
+        for callback in self.callbacks:
+            callback(DeviceEvent("board", "state", {"state": self.state.value}))
+
+
+def test_a_device_starting_up_is_never_reported_absent() -> None:
+    # The page and the log are told what the device says while it starts, not "absent"
+    # from a device the supervisor has not kept yet.
+    seen: list[DeviceState] = []
+    holder: list[ManagedDevice[Any]] = []
+    managed = ManagedDevice("board", "simulated", lambda: (ChattyDevice(), lambda: None),
+                            lambda e: seen.append(holder[0].state), FakeClock())
+    holder.append(managed)
+    managed.start()
+    assert seen == [DeviceState.CONNECTING]
+    assert managed.state is DeviceState.CONNECTING
