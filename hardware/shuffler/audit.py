@@ -126,7 +126,7 @@ class AuditReport:
         """One paragraph a maker can act on."""
         failed = [c for c in self.checks if not c.ok]
         cfg = self.config
-        head = f"{cfg.decks} decks of {cfg.deck} cards, {self.passes} {cfg.routing} passes: "
+        head = f"{cfg.decks} decks of {cfg.deck} cards, {_passes(self.passes, cfg.routing)}: "
         if failed:
             return head + "FLAGGED: " + "; ".join(c.detail for c in failed) + "."
         if cfg.routing == "radix":
@@ -135,7 +135,8 @@ class AuditReport:
         mix = (
             "a well-mixed deck"
             if self.exact_tv < 0.1
-            else f"but {self.passes} passes are not a well-mixed deck (TV {self.exact_tv:.3f}; "
+            else f"but {_passes(self.passes)} {'is' if self.passes == 1 else 'are'} not a "
+            f"well-mixed deck (TV {self.exact_tv:.3f}; "
             f"{smath.passes_needed(cfg.deck, 0.1)} passes give TV < 0.1)"
         )
         return head + f"PASS: the machine behaves like the ideal model, {mix}."
@@ -542,11 +543,16 @@ def _report(
     )
 
 
+def _passes(k: int, routing: str = "") -> str:
+    """"1 pass", "5 coin passes": the count with its noun."""
+    return f"{k} {routing + ' ' if routing else ''}{'pass' if k == 1 else 'passes'}"
+
+
 def format_report(report: AuditReport) -> str:
     """The report as text for a terminal."""
     cfg = report.config
     lines = [
-        f"shuffle audit: {cfg.decks} decks of {cfg.deck} cards, {report.passes} passes, "
+        f"shuffle audit: {cfg.decks} decks of {cfg.deck} cards, {_passes(report.passes)}, "
         f"{cfg.routing} routing (p={cfg.model.p}, q={cfg.model.q}, "
         f"misroute={cfg.model.misroute}, double feed={cfg.model.double_feed})",
         f"  exact TV of the plan (ideal machine): {report.exact_tv:.3f}",

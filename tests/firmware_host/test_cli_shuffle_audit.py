@@ -76,3 +76,10 @@ def test_a_clumpy_machine_is_still_flagged_for_adjacency_at_few_passes(crib, pas
     alarm = next(x for x in done.stdout.splitlines() if "adjacency:" in x and "pairs" in x)
     assert alarm.strip().startswith("ALARM adjacency:"), alarm
     assert "FLAGGED" in done.stdout.splitlines()[-1]
+
+
+def test_one_pass_is_written_as_one_pass(crib) -> None:
+    out = crib("shuffle-audit", "--deck", "52", "--passes", "1", "--routing", "coin",
+               "--decks", "500").stdout
+    assert "1 pass," in out and "1 coin pass:" in out and "1 pass is not" in out
+    assert "1 passes" not in out
