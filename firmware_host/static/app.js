@@ -649,6 +649,9 @@ function renderGame() {
   const box = $("#game");
   if (showing) box.insertBefore($("#show-entry"), $("#sides"));
   else box.insertBefore($("#show-entry"), $("#peg-closed").nextSibling);
+  // The muggins box follows the count it is about, so with muggins on the next count's pad
+  // stays in view instead of scrolling off above a box at the foot of the screen.
+  box.insertBefore($("#muggins-box"), $("#show-entry").nextSibling);
 
   // Pegging by playing cards.
   const playBox = $("#play-cards");

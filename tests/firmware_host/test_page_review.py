@@ -235,3 +235,25 @@ def test_the_new_game_form_refuses_a_short_target_and_a_name_given_twice_in_word
     wait_text(page, "toast", "^The points to win must be 31 or more\\.$")
     assert current(daemon)["id"] == before  # neither started a game
     assert page.locator("#new-game").is_visible()
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element is wholly inside the viewport, below the sticky header and tabs."""
+    return bool(page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+                  const top = document.querySelector('.tabs').getBoundingClientRect().bottom;
+                  return r.height > 0 && r.top >= top - 1 && r.bottom <= innerHeight + 1; }"""))
+
+
+def test_with_muggins_on_the_box_opens_under_the_pad_and_the_pad_stays_in_view(
+    daemon: Any, ann: Phone
+) -> None:
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0, muggins=True)
+    page = ann.page
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click('#count-pad button[data-points="8"]')  # Bob's hand
+    page.locator("#muggins-box").wait_for(state="visible")
+    page.wait_for_timeout(400)  # a scroll to the box would be done by now
+    assert in_view(page, "#muggins-box")
+    assert in_view(page, '#count-pad button[data-points="29"]')  # Ann's hand: one tap, no scroll
+    assert in_view(page, '#count-pad button[data-points="0"]')
