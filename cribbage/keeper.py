@@ -340,6 +340,12 @@ class Keeper:
         if len(clean) != rules.players or not all(isinstance(n, str) and n for n in clean):
             raise IllegalPlayError(
                 f"{variant} needs {rules.players} non-empty names, not {list(names)!r}")
+        folded = [n.casefold() for n in clean]
+        twice = next((n for i, n in enumerate(clean) if n.casefold() in folded[:i]), None)
+        if twice is not None:
+            raise IllegalPlayError(
+                f"names must differ: {twice!r} is given twice in {list(clean)!r}",
+                say=f"Two players are called {twice}: give each player their own name.")
         if mode not in MODES:
             raise IllegalPlayError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if dealer is not None and not _is_index(dealer, rules.players):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from cribbage.keeper import GameTally, HandTally, Keeper
@@ -58,16 +58,22 @@ def _sides(k: Keeper) -> list[str]:
     return [k.side_name(i) for i in range(len(k.sides))]
 
 
+def _score_words(scores: Sequence[int]) -> str:
+    """"121 to 113", "121 to 113 and 101": as the page and a player say them."""
+    first, *rest = scores
+    return f"{first} to " + " and ".join(map(str, rest)) if rest else str(first)
+
+
 def game_row(m: Match, g: GameTally) -> list[object]:
     """One game as a player reads it: the winner's score first."""
     k, names = m.keeper, _sides(m.keeper)
     r = g.result
     if r is None:
-        winner, scores, words, points = "", " to ".join(map(str, g.scores)), UNFINISHED, ""
+        winner, scores, words, points = "", _score_words(g.scores), UNFINISHED, ""
     else:
         order = [r.winner] + [i for i in range(len(g.scores)) if i != r.winner]
         winner, points = names[r.winner], r.game_points
-        scores = " to ".join(str(g.scores[i]) for i in order)
+        scores = _score_words([g.scores[i] for i in order])
         words = RESULT_WORDS.get(r.kind.value, r.kind.value)
     variant = TITLES.get(k.config.variant, k.config.variant)
     began = m.started.get(g.game, m.started[min(m.started)])

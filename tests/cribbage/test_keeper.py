@@ -728,3 +728,11 @@ def test_cards_mode_four_players_peg_for_their_side() -> None:
     k = act(k, {"type": "starter", "card": "2C"}, play(0, "7H"), play(1, "8H"), play(2, "9H"))
     assert fronts(k) == [3, 2]  # Bob's fifteen for side 1, Cy's run of three for side 0
     assert k.view()["play"]["next_player"] == 3
+
+
+def test_two_players_with_one_name_are_refused_with_a_sentence() -> None:
+    # Every label, count toast and CSV row names a player: two "Ann"s make them ambiguous.
+    with pytest.raises(IllegalPlayError) as err:
+        Keeper.new("three-player", ["Ann", "Bob", "ann "])
+    assert err.value.say == "Two players are called ann: give each player their own name."
+    assert Keeper.new("three-player", ["Ann", "Bob", "Cy"]).names == ("Ann", "Bob", "Cy")

@@ -327,3 +327,9 @@ def test_shuffler_shuffle_progress_and_abort(client: Client) -> None:
     health = client.req("GET", "/api/health", auth=False).json()
     assert set(health["devices"]) == {"board", "shuffler", "inputs"}
     assert health["devices"]["shuffler"]["kind"] == "simulated"
+
+
+def test_a_game_with_two_players_of_one_name_is_refused_with_a_sentence(client: Client) -> None:
+    r = client.req("POST", "/api/games", {"names": ["Ann", "Ann"]})
+    assert r.status_code == 422
+    assert r.json()["say"] == "Two players are called Ann: give each player their own name."

@@ -113,3 +113,10 @@ def test_every_match_at_once_and_bad_queries(client: Client) -> None:
     assert client.req("GET", "/api/export?format=csv&game=999999", auth=False).status_code == 404
     r = client.req("GET", "/api/export?format=csv&rows=actions", auth=False)
     assert r.status_code == 422 and r.json()["code"] == "invalid_request"
+
+
+def test_three_scores_read_as_a_player_says_them() -> None:
+    from firmware_host.export import _score_words
+
+    assert _score_words([121, 113, 101]) == "121 to 113 and 101"
+    assert _score_words([61, 7]) == "61 to 7"
