@@ -8,19 +8,13 @@ from typing import Any
 from cribbage.cards import Card, check_distinct, parse_cards
 from cribbage.errors import IllegalPlayError, InvalidHandError
 from cribbage.scoring import number_words
+from cribbage.tuples import field as _field
 
 MAX_COUNT = 31
 
 _OF_A_KIND = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 
 
-try:  # the C accessor namedtuple uses; a plain property elsewhere
-    from collections import _tuplegetter as _field  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    from operator import itemgetter as _itemgetter
-
-    def _field(index: int, doc: str) -> Any:  # type: ignore[no-redef]
-        return property(_itemgetter(index), doc=doc)
 
 
 class PegScore(tuple):  # type: ignore[type-arg]

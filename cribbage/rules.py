@@ -134,6 +134,11 @@ def result_of(
 
     Raises InvalidOptionError for a bad skunk rule or two sides at the target.
     """
+    return _result(scores, target, SkunkLines.for_target(target, skunk), double_skunk_games)
+
+
+def _result(scores: Sequence[int], target: int, lines: SkunkLines,
+            double_skunk_games: int) -> Result | None:
     scores = tuple(int(s) for s in scores)
     winners = [i for i, s in enumerate(scores) if s >= target]
     if not winners:
@@ -143,7 +148,6 @@ def result_of(
     winner = winners[0]
     others = [i for i in range(len(scores)) if i != winner]
     loser = min(others, key=lambda i: (scores[i], i))
-    lines = SkunkLines.for_target(target, skunk)
     low = scores[loser]
     if lines.double_skunk is not None and low < lines.double_skunk:
         kind, points = ResultKind.DOUBLE_SKUNK, double_skunk_games
@@ -200,9 +204,12 @@ class Rules:
         return (player + 1) % self.players
 
     def result(self, scores: Sequence[int]) -> Result | None:
-        """The result for these side scores, or None if no side has reached the target."""
-        return result_of(scores, self.target, self.skunk,
-                         double_skunk_games=self.double_skunk_games)
+        """The result for these side scores, or None if no side has reached the target.
+
+        Judged by `lines`, the lines the board and the page draw. Raises InvalidOptionError
+        for two sides at the target.
+        """
+        return _result(scores, self.target, self.lines, self.double_skunk_games)
 
     def with_options(self, **options: Any) -> Rules:
         """A copy with options changed (target, skunk, muggins, go_rule, double_skunk_games).

@@ -15,13 +15,12 @@ from typing import Any
 from cribbage.cards import Card, check_distinct, parse_cards
 from cribbage.errors import InvalidCardError, InvalidHandError, UnknownVariantError
 from cribbage.ranks import FIVE_WEIGHT, RANK_BIT, ROWS_BY_FIVE, ROWS_BY_KEY
+from cribbage.rules import RULES
+from cribbage.tuples import field as _field
 
-# Cards in hand and in crib for each variant (the starter is extra).
+# Cards in hand and in crib for each variant (the starter is extra): the rules' own sizes.
 SHOW_SIZES: dict[str, tuple[int, int]] = {
-    "six-card": (4, 4),
-    "five-card": (3, 4),
-    "three-player": (4, 4),
-    "four-player": (4, 4),
+    name: (rules.hand_size, rules.crib_size) for name, rules in RULES.items()
 }
 _FOUR_CARD_HAND = frozenset(v for v, (h, _c) in SHOW_SIZES.items() if h == 4)
 
@@ -43,13 +42,6 @@ class Combination:
         return f"{self.kind} {' '.join(map(str, self.cards))} for {self.points}"
 
 
-try:  # the C accessor namedtuple uses; a plain property elsewhere
-    from collections import _tuplegetter as _field  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    from operator import itemgetter as _itemgetter
-
-    def _field(index: int, doc: str) -> Any:  # type: ignore[no-redef]
-        return property(_itemgetter(index), doc=doc)
 
 
 class HandScore(tuple):  # type: ignore[type-arg]
