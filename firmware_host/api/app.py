@@ -63,9 +63,12 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     for e in exc.errors():
         loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
         problems.append(f"{loc}: {e.get('msg')}")
+    first = problems[0] if problems else "body: not readable"
     return JSONResponse(
         {"error": "bad request: " + "; ".join(problems[:5]), "code": "invalid_request",
-         "problems": problems},
+         "problems": problems,
+         # Every refusal carries a sentence for the page, as the engine's do.
+         "say": f"The Pi couldn't use that request ({first}); nothing was changed."},
         status_code=422,
     )
 

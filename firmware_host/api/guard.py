@@ -110,7 +110,10 @@ async def refuse(send: Send, status: int, code: str, sentence: str,
                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """Answer with a JSON error body and close the connection (the rest of the body is
     never read)."""
-    body = json.dumps({"error": sentence, "code": code}).encode()
+    # The sentence is already in words a player can read: it is the page's `say` too.
+    say = sentence[:1].upper() + sentence[1:]
+    body = json.dumps({"error": sentence, "code": code, "message": sentence,
+                       "say": say if say.endswith((".", "!", "?")) else say + "."}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),

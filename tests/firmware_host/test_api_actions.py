@@ -101,3 +101,14 @@ def test_an_engine_bug_is_a_500_with_the_traceback_in_the_log(
     monkeypatch.undo()
     now = client.req("GET", f"/api/games/{game['id']}", auth=False).json()
     assert now["version"] == 0  # nothing was applied or saved
+
+
+def test_every_refusal_of_a_request_carries_a_sentence_for_the_page(client: Client) -> None:
+    # A field the schema refuses, and a body the door refuses before the schema sees it.
+    for body in ({"names": ["Ann", "Bob"], "target": 5}, "not json"):
+        r = client.req("POST", "/api/games", content=body if isinstance(body, str) else None,
+                       body=None if isinstance(body, str) else body,
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        say = r.json()["say"]
+        assert say[:1].isupper() and say.endswith(".") and "\n" not in say
