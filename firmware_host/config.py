@@ -33,9 +33,14 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from cribbage.rules import RULES, SkunkRule
 from firmware_host.errors import ConfigError
 
-VARIANTS = ("six-card", "five-card", "three-player", "four-player")
+# The variants and skunk rules are the engine's (cribbage.rules): named here, never listed.
+SKUNK_RULES = tuple(rule.value for rule in SkunkRule)
+# The targets a game on this table may have: the daemon's bound, not a rule (the engine takes
+# any); the top is the largest target the board's link carries (hardware.board.render).
+TARGET_MIN, TARGET_MAX = 31, 1000
 # BCM numbers of the GPIO pins on the 40-pin header.
 GPIO_PINS = range(0, 28)
 
@@ -246,16 +251,16 @@ class GameDefaults(_Section):
     """What a new game gets when the request leaves it out."""
 
     variant: str = "six-card"
-    target: int | None = Field(None, ge=31, le=1000)
-    skunk: Literal["skunk", "lurch", "none"] = "skunk"
+    target: int | None = Field(None, ge=TARGET_MIN, le=TARGET_MAX)
+    skunk: Literal[SKUNK_RULES] = "skunk"  # type: ignore[valid-type]
     muggins: bool = False
     mode: Literal["keeper", "cards"] = "keeper"
 
     @field_validator("variant")
     @classmethod
     def _variant(cls, value: str) -> str:
-        if value not in VARIANTS:
-            raise ValueError(f"unknown variant {value!r}; one of {', '.join(VARIANTS)}")
+        if value not in RULES:
+            raise ValueError(f"unknown variant {value!r}; one of {', '.join(RULES)}")
         return value
 
 

@@ -8,8 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cribbage.actions import ACTION_TYPES
 from cribbage.actions import json_schema as action_json_schema
+from cribbage.rules import RULES
+from firmware_host.config import SKUNK_RULES, TARGET_MAX, TARGET_MIN
 
-Variant = Literal["six-card", "five-card", "three-player", "four-player"]
+Variant = Literal[tuple(RULES)]  # type: ignore[valid-type]  # the engine's variants
 
 
 # What the schema promises is what validation accepts (the fuzz contract): integers with
@@ -30,8 +32,8 @@ class GameCreateIn(_In):
 
     variant: Variant | None = None
     names: list[Name] = Field(min_length=2, max_length=4)
-    target: int | None = Field(None, ge=31, le=1000)
-    skunk: Literal["skunk", "lurch", "none"] | None = None
+    target: int | None = Field(None, ge=TARGET_MIN, le=TARGET_MAX)
+    skunk: Literal[SKUNK_RULES] | None = None  # type: ignore[valid-type]
     muggins: bool | None = None
     mode: Literal["keeper", "cards"] | None = None
     dealer: int | None = Field(None, ge=0, le=3)

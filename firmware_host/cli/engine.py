@@ -12,7 +12,7 @@ from cribbage.cards import Card, Rank, Suit, parse_cards
 from cribbage.errors import CribbageError, DuplicateCardError, InvalidCardError
 from cribbage.pegscore import score_pegging
 from cribbage.scoring import SHOW_SIZES, score_hand
-from cribbage.stats import census, deals_keeping_28, explain_29
+from cribbage.stats import CENSUS_GAMES, census, deals_keeping_28, explain_29
 
 _SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 _RANK_TEXT = {r.symbol: r for r in Rank} | {"T": Rank.TEN}
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser("stats", help="exact show-score statistics over every hand and starter")
     p.add_argument("--crib", action="store_true", help="for cribs (a crib flush needs all five)")
-    p.add_argument("--game", default="six-card", choices=["six-card", "five-card"])
+    p.add_argument("--game", default="six-card", choices=list(CENSUS_GAMES))
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_stats)
 

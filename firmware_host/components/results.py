@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cribbage.rules import ResultKind
+
 if TYPE_CHECKING:
     from cribbage.keeper import Keeper
 
@@ -38,8 +40,7 @@ def player_figures(keeper: Keeper) -> list[dict[str, Any]]:
                 "player": player,
                 "side": side_index,
                 "won": result is not None and result.winner == side_index,
-                "skunk": result is not None
-                and result.kind.value in ("skunk", "double_skunk", "lurch"),
+                "skunk": result is not None and result.kind is not ResultKind.WIN,
                 "score": pegs[side_index].front,
                 "hands": [r.points for r in records if r.player == player and r.kind == "hand"],
                 "cribs": [r.points for r in records if r.player == player and r.kind == "crib"],
