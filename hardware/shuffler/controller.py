@@ -310,12 +310,9 @@ class ShufflerController:
                     f"the shuffler is {self._state.value} (pass {self._passes_done + 1} of "
                     f"{self._plan.passes if self._plan else '?'}); abort it before a new shuffle"
                 )
-            new_plan = make_plan(deck_size, plan, target_tv=self._target_tv, rng=self._rng)
+            new_plan = self._make_plan(deck_size, plan)  # raises before anything changes
             self._reset_plan()
-            self._plan = new_plan
-            self._order = list(range(new_plan.deck_size))
-            self._emit("plan", new_plan.to_json())
-            self._begin_pass()
+            self._run_plan(new_plan)
         self._kick()
         self._flush()
         return self.status()
@@ -334,13 +331,8 @@ class ShufflerController:
                 if fault.recovery is Recovery.RESTART_PLAN:
                     assert self._plan is not None
                     self.restarts += 1
-                    fresh = make_plan(self._plan.deck_size, self._plan.name,
-                                      target_tv=self._target_tv, rng=self._rng)
-                    self._plan = fresh
-                    self._order = list(range(fresh.deck_size))
-                    self._passes_done = 0
-                    self._emit("plan", {**fresh.to_json(), "restart": self.restarts})
-                    self._begin_pass()
+                    self._run_plan(self._make_plan(self._plan.deck_size, self._plan.name),
+                                   restart=self.restarts)
                 elif fault.recovery is Recovery.REDO_PASS:
                     self._begin_pass()
                 else:
@@ -545,6 +537,19 @@ class ShufflerController:
         return max(until - now, 0.0)
 
     # --- passes ---------------------------------------------------------------------------
+
+    def _make_plan(self, deck_size: int, name: str) -> ShufflePlan:
+        """A plan for this machine's target distance and random source; raises what
+        `make_plan` raises (DeckSizeError, PlanError)."""
+        return make_plan(deck_size, name, target_tv=self._target_tv, rng=self._rng)
+
+    def _run_plan(self, plan: ShufflePlan, **note: object) -> None:
+        """Shuffle by `plan` from its first pass, the deck in tray order (lock held)."""
+        self._plan = plan
+        self._order = list(range(plan.deck_size))
+        self._passes_done = 0
+        self._emit("plan", {**plan.to_json(), **note})
+        self._begin_pass()
 
     def _reset_plan(self) -> None:
         self._plan: ShufflePlan | None = None
