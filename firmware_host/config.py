@@ -15,7 +15,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -35,6 +35,9 @@ from pydantic_settings import (
 
 from cribbage.rules import RULES, SkunkRule
 from firmware_host.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hardware.shuffler.controller import Timing
 
 # The variants and skunk rules are the engine's (cribbage.rules): named here, never listed.
 SKUNK_RULES = tuple(rule.value for rule in SkunkRule)
@@ -196,7 +199,7 @@ class ShufflerSettings(_Section):
         """Only the GPIO numbers, by name."""
         return {k: int(v) for k, v in self.pins.items() if k in SHUFFLER_PIN_NAMES}
 
-    def timing(self) -> Any:
+    def timing(self) -> Timing:
         """The controller's `hardware.shuffler.controller.Timing` for the real machine."""
         from hardware.shuffler.controller import Timing
 

@@ -14,10 +14,22 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.errors import ConfigError
 from hardware.errors import HardwareError
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it needs
+    from gpiozero import Factory
+    from gpiozero.pins.mock import MockFactory
+
+    from firmware_host.config import Settings
+    from hardware.clock import FakeClock
+    from hardware.interfaces import Clock
+    from hardware.shuffler.controller import Timing
+    from hardware.shuffler.gpio import GpioShuffler
+    from hardware.shuffler.mockrig import MockRig
+    from hardware.shuffler.plan import Pile
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -81,7 +93,7 @@ class _Out:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _settings(args: argparse.Namespace) -> Settings:
     from firmware_host.config import load_settings
 
     return load_settings(args.config)
@@ -105,7 +117,8 @@ def _fail(command: str, exc: Exception) -> int:
     return 2
 
 
-def _shuffler(args: argparse.Namespace, clock: Any, factory: Any = None) -> tuple[Any, Any, Any]:
+def _shuffler(args: argparse.Namespace, clock: Clock, factory: Factory | None = None
+              ) -> tuple[GpioShuffler, Factory | None, MockRig | None]:
     """A GpioShuffler on the configured pins: (shuffler, factory or None, mock rig or None)."""
     from hardware.shuffler.gpio import GpioShuffler
 
@@ -142,7 +155,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
     out = _Out(args.json)
     try:
         settings = _settings(args)
-        clock: Any = FakeClock() if args.simulate else SystemClock()
+        clock: Clock = FakeClock() if args.simulate else SystemClock()
         factory = None
         if args.simulate:
             from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -166,6 +179,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
     try:
         with _terminate_as_interrupt():
             if args.simulate:
+                assert isinstance(clock, FakeClock) and factory is not None
                 _simulated_person(settings, factory, clock, sh)
             else:
                 end = None if args.seconds is None else time.monotonic() + args.seconds
@@ -180,7 +194,8 @@ def _inputs_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulated_person(settings: Any, factory: Any, clock: Any, sh: Any) -> None:
+def _simulated_person(settings: Settings, factory: MockFactory, clock: FakeClock,
+                      sh: GpioShuffler) -> None:
     """In simulation, somebody presses everything once, so the output shows every kind."""
     inp = settings.inputs
 
@@ -218,13 +233,13 @@ def _shuffler_test(args: argparse.Namespace) -> int:
     from hardware.shuffler.plan import Pile
 
     out = _Out(args.json)
-    clock: Any = FakeClock() if args.simulate else SystemClock()
+    clock: Clock = FakeClock() if args.simulate else SystemClock()
     try:
         sh, _, rig = _shuffler(args, clock)
+        timing = _settings(args).shuffler.timing()  # the one the shuffler was given
     except (ConfigError, HardwareError, ValueError) as exc:
         return _fail("shuffler test", exc)
     mech = sh.mechanism
-    timing = sh._timing
     edges: list[tuple[str, bool, float]] = []
     mech.on_sensor = lambda name, level, at: edges.append((name, level, at))
     ok = True
@@ -246,13 +261,13 @@ def _shuffler_test(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def _tray(mech: Any, rig: Any) -> bool:
+def _tray(mech: Any, rig: MockRig | None) -> bool:
     if rig is not None:
         rig.sync()
     return bool(mech.tray_loaded())
 
 
-def _feed_one(pile: Any, mech: Any, rig: Any, clock: Any, timing: Any,
+def _feed_one(pile: Pile, mech: Any, rig: MockRig | None, clock: Clock, timing: Timing,
               edges: list[tuple[str, bool, float]], out: _Out) -> bool:
     """Route to `pile`, settle, feed one card; report what the sensors saw and when."""
     def step(until: Callable[[], bool], limit: float) -> float | None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_host.config import DeviceMode, Settings
 from hardware.interfaces import Clock, Device, InputPanel, PegBoard, Shuffler
+
+if TYPE_CHECKING:
+    from hardware.board.layout import BoardLayout
 
 DEVICE_NAMES = ("board", "shuffler", "inputs")
 
@@ -18,7 +21,7 @@ def _noop() -> None:
     return None
 
 
-def _layout(settings: Settings) -> Any:
+def _layout(settings: Settings) -> BoardLayout:
     from hardware.board.layout import BoardLayout
 
     # led_map draws the SPI strip, and decodes a Pico's read-back (its LED_MAP must match)
