@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,8 @@ class EventHub:
 
     `publish` may be called from any thread; delivery happens on the daemon's event loop,
     so a subscriber's snapshot and the deltas after it are never interleaved wrongly.
+    Each message is encoded to JSON text once, for every subscriber (a phone on the table
+    each), and not at all while nobody listens.
     """
 
     QUEUE_SIZE = 1000
@@ -22,7 +25,7 @@ class EventHub:
     def __init__(self) -> None:
         self.seq = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queues: set[asyncio.Queue[Message | None]] = set()
+        self._queues: set[asyncio.Queue[str | None]] = set()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver on `loop` from now on (the app's lifespan binds its loop)."""
@@ -55,10 +58,13 @@ class EventHub:
 
     def _deliver(self, message: Message) -> None:
         self.seq += 1
-        out = {**message, "seq": self.seq}
+        if not self._queues:
+            return
+        text = json.dumps({**message, "seq": self.seq}, ensure_ascii=False,
+                          separators=(",", ":"))
         for q in list(self._queues):
             try:
-                q.put_nowait(out)
+                q.put_nowait(text)
             except asyncio.QueueFull:
                 # A client that does not read is dropped; it reconnects and gets a snapshot.
                 self._queues.discard(q)
@@ -67,12 +73,13 @@ class EventHub:
 
     def subscribe(
         self, snapshot: Callable[[], Message]
-    ) -> tuple[Message, asyncio.Queue[Message | None]]:
-        """A snapshot stamped with the current seq and a queue of what follows it (on the loop)."""
-        q: asyncio.Queue[Message | None] = asyncio.Queue(self.QUEUE_SIZE)
+    ) -> tuple[Message, asyncio.Queue[str | None]]:
+        """A snapshot stamped with the current seq and a queue of what follows it, as JSON
+        text (None: the stream ends); on the loop."""
+        q: asyncio.Queue[str | None] = asyncio.Queue(self.QUEUE_SIZE)
         snap = {"type": "snapshot", **snapshot(), "seq": self.seq}
         self._queues.add(q)
         return snap, q
 
-    def unsubscribe(self, q: asyncio.Queue[Message | None]) -> None:
+    def unsubscribe(self, q: asyncio.Queue[str | None]) -> None:
         self._queues.discard(q)

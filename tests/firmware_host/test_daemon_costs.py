@@ -190,3 +190,23 @@ def test_a_game_id_that_is_no_number_is_refused_as_fastapi_would(client: Client)
                    {"version": 0, "op_id": "x", "action": {"type": "peg", "side": 0,
                                                            "points": 1}})
     assert r.status_code == 404, r.text
+
+
+def test_the_stream_encodes_each_message_once_for_every_subscriber() -> None:
+    from firmware_host.components.events import EventHub
+
+    hub = EventHub()
+
+    async def run() -> tuple[dict, list, list]:  # type: ignore[type-arg]
+        hub.bind(asyncio.get_running_loop())
+        hub.publish({"type": "game", "game": {"id": 1}})  # nobody listens: only counted
+        snap, a = hub.subscribe(lambda: {"game": None})
+        _, b = hub.subscribe(lambda: {"game": None})
+        hub.publish({"type": "board", "board": {"lines": [91, 61]}, "say": "é"})
+        return snap, [a.get_nowait()], [b.get_nowait()]
+
+    snap, (one,), (two,) = asyncio.run(run())
+    assert snap["seq"] == 1  # the message before the subscription is in the snapshot's seq
+    assert one is two  # the same text object: encoded once
+    assert json.loads(one) == {"type": "board", "board": {"lines": [91, 61]}, "say": "é",
+                               "seq": 2}

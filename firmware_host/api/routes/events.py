@@ -40,7 +40,7 @@ async def events(ws: WebSocket) -> None:
                 with contextlib.suppress(Exception):
                     await ws.close(code=1001)
                 return
-            await ws.send_json(message)
+            await ws.send_text(message)  # encoded once by the hub for every subscriber
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
