@@ -342,13 +342,13 @@ function sidesOfVariant(v) {
   if (!v) return null;
   if (Array.isArray(v.sides)) return v.sides.length;
   if (Number.isInteger(v.sides)) return v.sides;
-  return v.partners ? v.players / 2 : v.players;
+  return null; // the catalogue's to say: no count of our own
 }
 // Cards in a hand or crib of this variant, or null when the catalogue does not say.
 function cardsIn(variant, kind) {
   const v = variantRules(variant);
   if (!v) return null;
-  if (kind === "crib") return v.crib_size ?? (v.players * v.discard + (v.crib_from_deck || 0));
+  if (kind === "crib") return v.crib_size ?? null;
   return v.hand_size ?? null;
 }
 function dealtCards(variant) { const v = variantRules(variant); return v ? v.deal : null; }
@@ -428,7 +428,8 @@ function renderTargetChoices() {
   const byTarget = v && v.lines_by_target && v.lines_by_target[String(chosen)];
   const atDefault = v && chosen === v.defaults.target;
   const byRule = byTarget || (atDefault ? v.lines_by_rule || (Array.isArray(v.skunk_lines) ? { skunk: v.skunk_lines } : {}) : {});
-  const rules = (R.catalogue && R.catalogue.skunk_rules) || ["skunk", "lurch", "none"];
+  const rules = (R.catalogue && R.catalogue.skunk_rules) || [];
+  if (!rules.length) return; // no catalogue: the served choice stays
   const skunkLines = byRule.skunk || [];
   const lurchLines = byRule.lurch || [];
   const words = {
