@@ -130,8 +130,9 @@ class PairingRequest:
     failures: int = 0
 
 
-class Backoff:
-    """A growing delay after failures that decays with time: after `level` recent failures
+class FailureThrottle:
+    """Pairing guesses: a growing delay after failures that decays with time (not a reconnect
+    back-off: that is `hardware.board.transport.Backoff`). After `level` recent failures
     (halved every `half_life_s`) beyond `free`, the next try waits `base_s * 2**(n-1)`
     seconds from the last failure, at most `cap_s`."""
 
@@ -225,10 +226,10 @@ class Pairing:
         self._starts = Recent(self.CLIENTS, lambda: deque(maxlen=self.STARTS))
         self._checks = Recent(self.CLIENTS, lambda: deque(maxlen=self.CHECKS))
         # One typo is free; then 1 s, 2 s, 4 s, ... up to 5 minutes, halving every 10 minutes.
-        self._guesses = Recent(self.CLIENTS, lambda: Backoff(1, 1.0, 300.0, 600.0))
+        self._guesses = Recent(self.CLIENTS, lambda: FailureThrottle(1, 1.0, 300.0, 600.0))
         # Everyone together: five free wrong guesses, then 1 s, 2 s, ... up to 10 minutes,
         # halving every half hour.
-        self._everyone = Backoff(5, 1.0, 600.0, 1800.0)
+        self._everyone = FailureThrottle(5, 1.0, 600.0, 1800.0)
         self._lock = threading.Lock()
 
     def clients(self) -> list[str]:
@@ -331,7 +332,7 @@ class Pairing:
     def _guess_allowed(self, client: str) -> None:
         now = self.now()
         backoff = self._guesses.get(client)
-        assert isinstance(backoff, Backoff)
+        assert isinstance(backoff, FailureThrottle)
         wait = max(backoff.wait(now), self._everyone.wait(now))
         if wait > 0:
             secs = int(wait) + 1
@@ -342,7 +343,7 @@ class Pairing:
         """Count a wrong guess (the client's, everyone's, the code's); always raises."""
         now = self.now()
         backoff = self._guesses.get(client)
-        assert isinstance(backoff, Backoff)
+        assert isinstance(backoff, FailureThrottle)
         backoff.failed(now)
         self._everyone.failed(now)
         if p.client != client:
