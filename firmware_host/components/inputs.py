@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from firmware_host.auth import Pairing
 from firmware_host.components.games import GameService
+from firmware_host.errors import DaemonError
+from hardware.errors import HardwareError
 from hardware.interfaces import DeviceEvent
 
 log = logging.getLogger("crib.daemon")
@@ -41,11 +43,14 @@ class TableInputs:
         self._pending.clear()
 
     def handle(self, event: DeviceEvent) -> None:
-        """From a device thread: act on one input event; a refused press is logged."""
+        """From a device thread: act on one input event; a refused press is logged, and a
+        bug (AttributeError, TypeError, ...) with its traceback, never as a refusal."""
         try:
             self._handle(event)
-        except Exception as exc:
+        except (DaemonError, HardwareError) as exc:  # refused: by the game, or a device
             log.info("input %s ignored: %s", event.kind, exc)
+        except Exception:
+            log.exception("input %s failed", event.kind)
 
     def _handle(self, event: DeviceEvent) -> None:
         if event.kind == "undo_held":
