@@ -372,7 +372,7 @@ function rememberNames(names) {
 function renderVariantChoices() {
   const select = $("#variant");
   const variants = (R.catalogue && R.catalogue.variants) || [];
-  if (!variants.length) return; // the served list stays
+  if (!variants.length) return; // the engine's list has not come yet: the form waits for it
   const was = select.value;
   select.replaceChildren(...variants.map((v) => el("option", { value: v.name, text: v.title || v.name })));
   if (variants.some((v) => v.name === was)) select.value = was;
