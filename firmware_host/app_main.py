@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import faulthandler
 import logging
+import resource
 import signal
 import socket
 import sys
@@ -30,6 +31,7 @@ log = logging.getLogger("crib.daemon")
 # Connections: a Pi Zero's daemon serves a few phones. The unit's LimitNOFILE is 4096; the
 # cap leaves room under it for the database, the serial link, GPIO and the journal.
 MAX_CONNECTIONS = 2048
+FD_RESERVE = 256  # files the daemon holds besides its connections, with room to spare
 HEADER_TIMEOUT_S = 10.0  # a request's headers must be complete within this (slow loris)
 KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
 MAX_HEADER_BYTES = 16 * 1024  # h11's buffer for an incomplete request head
@@ -75,23 +77,74 @@ def configure_logging(level: str) -> None:
         handler.addFilter(RepeatFilter())
 
 
+def open_file_limit() -> int:
+    """Raise the soft open-file limit towards what the connection cap needs (a shell's
+    1,024 would be reached first: accept() then fails and nobody is served), as far as the
+    hard limit allows; returns the soft limit now in force. Never raises."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = MAX_CONNECTIONS + FD_RESERVE
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def connection_cap(files: int) -> int:
+    """How many connections fit under an open-file limit of `files`, at most MAX_CONNECTIONS."""
+    if files == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, files - FD_RESERVE))
+
+
 class GuardedH11(H11Protocol):
-    """uvicorn's h11 protocol with the two guards it lacks: a connection over the cap is
-    closed at once (its file descriptor freed), and a client whose request head is not
-    complete within `HEADER_TIMEOUT_S` of the connection (or of its last answer) is closed:
-    uvicorn's keep-alive timer starts only after a first answer, and any byte stops it."""
+    """uvicorn's h11 protocol with the two guards it lacks: over the cap, the connection
+    idle longest is closed (its file descriptor freed) so that a new client is served, not
+    the thousand idle ones before it; and a client whose request head is not complete
+    within `HEADER_TIMEOUT_S` of the connection (or of its last answer) is closed: uvicorn's
+    keep-alive timer starts only after a first answer, and any byte stops it.
+
+    The cap is one below uvicorn's `limit_concurrency`, where uvicorn answers 503."""
 
     header_timeout_s = HEADER_TIMEOUT_S
-    max_connections = MAX_CONNECTIONS
+
+    @property
+    def max_connections(self) -> int:
+        limit = self.limit_concurrency
+        return MAX_CONNECTIONS if limit is None else max(1, limit - 1)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > self.max_connections:
-            log.warning("over %d connections: closing the newest", self.max_connections)
-            transport.close()
-            return
-        self._waiting_since: tuple[object, float] = (None, self.loop.time())
+        self._idle_since = self.loop.time()
+        self._waiting_since: tuple[object, float] = (None, self._idle_since)
         self._head_timer = self.loop.call_later(self.header_timeout_s / 2, self._check_head)
+        if len(self.connections) > self.max_connections:
+            self._shed()
+
+    def _shed(self) -> None:
+        """Close the connection idle longest (waiting for a request, none in progress), or
+        this new one when every other is busy; closing ones are not counted."""
+        live = 0
+        oldest: GuardedH11 | None = None
+        for other in self.connections:
+            transport = getattr(other, "transport", None)
+            if transport is None or transport.is_closing():
+                continue
+            live += 1
+            if (other is not self and isinstance(other, GuardedH11)
+                    and other.conn.their_state is h11.IDLE
+                    and (other.cycle is None or other.cycle.response_complete)
+                    and (oldest is None or other._idle_since < oldest._idle_since)):
+                oldest = other
+        if live <= self.max_connections:
+            return
+        log.warning("over %d connections: closing the one idle longest",
+                    self.max_connections)
+        (oldest or self).transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._idle_since = self.loop.time()
 
     def connection_lost(self, exc: Exception | None) -> None:
         timer = getattr(self, "_head_timer", None)
@@ -116,13 +169,15 @@ class GuardedH11(H11Protocol):
 
 
 def uvicorn_config(app: ASGIApp, settings: Settings) -> uvicorn.Config:
-    """uvicorn's settings for the daemon: timeouts, caps, no proxy trust unless configured."""
+    """uvicorn's settings for the daemon: timeouts, caps (from the open-file limit in force),
+    no proxy trust unless configured."""
     proxies = list(settings.trusted_proxies)
+    cap = connection_cap(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     return uvicorn.Config(
         app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
         http=GuardedH11, ws="websockets-sansio", ws_max_size=WS_MAX_MESSAGE,
         timeout_keep_alive=KEEP_ALIVE_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        limit_concurrency=MAX_CONNECTIONS, backlog=128,
+        limit_concurrency=cap + 1, backlog=128,
         # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: a local process could
         # then pose as any phone to the pairing limits.
         proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
@@ -186,6 +241,11 @@ def serve(settings: Settings, notifier: Notifier | None = None) -> int:
     # `kill -USR1 <pid>` writes every thread's stack to the journal: for a daemon that hangs.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     notifier = notifier or Notifier()
+    files = open_file_limit()
+    if connection_cap(files) < MAX_CONNECTIONS:
+        log.warning("the open-file limit is %d: at most %d connections (LimitNOFILE=%d "
+                    "allows %d)", files, connection_cap(files), MAX_CONNECTIONS + FD_RESERVE,
+                    MAX_CONNECTIONS)
     sock = bind_socket(settings.host, settings.port)
     services = build_services(settings, notifier=notifier)
     try:

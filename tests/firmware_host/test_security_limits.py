@@ -1,0 +1,101 @@
+"""Issue 12 item 4 against a real `crib serve --simulate` process: idle connections cannot
+lock a real phone out, even when the daemon is started from a shell whose open-file limit
+is far below the connection cap (1,024, or less)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import CRIB
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _limits(pid: int) -> tuple[int, int]:
+    """The process's open-file limits (soft, hard), as the kernel reports them."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no open-file limit in /proc")
+
+
+def _serve(tmp_path: Path, soft: int, hard: int) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`crib serve --simulate` started under the open-file limits (soft, hard); stopped after."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    env |= {"HOME": str(tmp_path), "CRIB_STATE_DIR": str(tmp_path / "state")}
+    proc = subprocess.Popen(
+        [str(CRIB), "serve", "--simulate", "--port", str(port)], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)))
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 30
+        for line in proc.stderr:
+            if "ready on http://" in line:
+                break
+            assert time.monotonic() < deadline, "crib serve did not get ready"
+        else:
+            pytest.fail("crib serve ended before it was ready")
+        yield proc, port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def low_limit(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    # A hard limit of 400 files: the daemon cannot raise it, so at most 144 connections.
+    yield from _serve(tmp_path, 400, 400)
+
+
+def test_idle_connections_over_the_file_limit_do_not_lock_out_a_phone(
+        low_limit: tuple[subprocess.Popen[str], int]) -> None:
+    proc, port = low_limit
+    idle: list[socket.socket] = []
+    try:
+        # More idle connections than the process has files: before, accept() failed with
+        # "Too many open files" and nobody was served until the idle ones timed out.
+        for i in range(450):
+            s = socket.socket()
+            s.bind((f"127.0.3.{1 + i % 250}", 0))
+            s.settimeout(5)
+            s.connect(("127.0.0.1", port))
+            idle.append(s)
+        time.sleep(0.3)
+        assert len(os.listdir(f"/proc/{proc.pid}/fd")) < 400
+        served = 0
+        for _ in range(10):  # a phone, a new connection for each request
+            r = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=3)
+            served += r.status_code == 200
+        assert served == 10
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_shells_open_file_limit_is_raised_to_what_the_cap_needs(tmp_path: Path) -> None:
+    # A shell's usual 1,024 (soft) under a larger hard limit: raised, so 2,048 connections fit.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 2304:
+        pytest.skip(f"the hard open-file limit here is {hard}")
+    for proc, _ in _serve(tmp_path, 1024, hard):
+        assert _limits(proc.pid)[0] == 2304
