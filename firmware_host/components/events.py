@@ -83,3 +83,8 @@ class EventHub:
 
     def unsubscribe(self, q: asyncio.Queue[str | None]) -> None:
         self._queues.discard(q)
+
+    @property
+    def subscribers(self) -> int:
+        """How many streams are open."""
+        return len(self._queues)

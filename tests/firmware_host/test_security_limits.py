@@ -4,6 +4,8 @@ is far below the connection cap (1,024, or less)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import resource
 import socket
@@ -14,8 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+import websockets
 
+from firmware_host.api.routes.events import MAX_STREAMS
 from tests.conftest import CRIB
+from tests.firmware_host.conftest import ThreadServer
 
 
 def _free_port() -> int:
@@ -99,3 +104,35 @@ def test_a_shells_open_file_limit_is_raised_to_what_the_cap_needs(tmp_path: Path
         pytest.skip(f"the hard open-file limit here is {hard}")
     for proc, _ in _serve(tmp_path, 1024, hard):
         assert _limits(proc.pid)[0] == 2304
+
+
+def test_event_streams_are_capped_and_http_is_still_served(server: ThreadServer) -> None:
+    # Idle streams answer pings, so no timeout ends them: without a cap, 2,048 of them
+    # filled the connection cap and no phone could load the page.
+    url = f"ws://127.0.0.1:{server.port}/api/events"
+
+    async def main() -> None:
+        streams = []
+        try:
+            for _ in range(MAX_STREAMS):
+                ws = await websockets.connect(url)
+                await asyncio.wait_for(ws.recv(), 5)  # the snapshot: a real stream
+                streams.append(ws)
+            with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+                await websockets.connect(url)
+            assert refused.value.response.status_code == 403
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as http:
+                assert (await http.get("/api/health")).status_code == 200
+            # A closed stream makes room for the next phone.
+            await streams.pop().close()
+            deadline = time.monotonic() + 5
+            while server.services.hub.subscribers >= MAX_STREAMS:
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.02)
+            async with websockets.connect(url) as ws:
+                assert "game" in json.loads(await asyncio.wait_for(ws.recv(), 5))
+        finally:
+            for ws in streams:
+                await ws.close()
+
+    asyncio.run(main())

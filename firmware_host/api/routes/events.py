@@ -12,6 +12,10 @@ from firmware_host.services import Services
 
 log = logging.getLogger("crib.api")
 
+# Streams open at once: a table's phones need a handful. The cap keeps idle streams (which
+# answer pings, so no timeout ends them) from filling the connection cap that HTTP needs.
+MAX_STREAMS = 128
+
 
 async def events(ws: WebSocket) -> None:
     services: Services = ws.app.state.services
@@ -20,8 +24,17 @@ async def events(ws: WebSocket) -> None:
         log.warning("refused WebSocket from origin %r", ws.headers.get("origin"))
         await ws.close(code=1008)
         return
-    await ws.accept()
+    if services.hub.subscribers >= MAX_STREAMS:
+        log.warning("refused a WebSocket: %d event streams are open", MAX_STREAMS)
+        await ws.close(code=1013)  # before accept: the client gets a 403
+        return
+    # Subscribed before the accept's await, so that streams opening at once are counted.
     snapshot, queue = services.hub.subscribe(services.snapshot)
+    try:
+        await ws.accept()
+    except BaseException:
+        services.hub.unsubscribe(queue)
+        raise
 
     async def watch_close() -> None:
         # Notice a client that leaves while nothing is being sent.
