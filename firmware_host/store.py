@@ -251,7 +251,10 @@ class Store:
             db.execute("PRAGMA busy_timeout=5000")
             migrate(db)
         except sqlite3.Error as exc:
-            raise StoreError(f"database {self.path} cannot be opened: {exc}") from exc
+            # sqlite says "unable to open database file" for a read-only or full disk too.
+            disk = self.problem() if str(self.path) != ":memory:" else None
+            why = disk.removesuffix(": nothing was saved") if disk else str(exc)
+            raise StoreError(f"database {self.path} cannot be opened: {why}") from exc
         self._db = db
 
     def stop(self) -> None:

@@ -7,6 +7,7 @@ a state directory under a regular file cannot be made at all."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.store import StorageFault, Store
+from firmware_host.store import StorageFault, Store, StoreError
 from tests.firmware_host.conftest import CRIB, Client, ThreadServer
 
 FULL = "the Pi's storage is full: nothing was saved"
@@ -149,3 +150,27 @@ def test_the_cli_says_one_line_not_a_traceback(tmp_path: Path, args: list[str]) 
     lines = [line for line in done.stderr.splitlines() if line.startswith("crib: ")]
     assert len(lines) == 1 and "can't be made" in lines[0], done.stderr
     assert time.monotonic() - t0 < 30
+
+
+class _ReadOnlyFs:
+    """os.statvfs's answer for a file system mounted read-only (as root, chmod is no test)."""
+
+    def __init__(self, real: os.statvfs_result) -> None:
+        self.real = real
+        self.f_flag = real.f_flag | os.ST_RDONLY
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+
+def test_a_store_on_a_read_only_disk_says_so_when_it_cannot_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sqlite says only "unable to open database file"; the person needs to hear why.
+    state = tmp_path / "state"
+    (state / "db.sqlite3").mkdir(parents=True)  # sqlite can't open it, as on a read-only disk
+    real = os.statvfs(state)
+    monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyFs(real))
+    with pytest.raises(StoreError) as refused:
+        Store(state / "db.sqlite3").start()
+    assert str(refused.value) == (f"database {state / 'db.sqlite3'} cannot be opened: the Pi's "
+                                  "storage can't be written (it is read-only)")
