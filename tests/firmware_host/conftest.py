@@ -126,6 +126,13 @@ class ThreadServer:
         self.thread.join(10)
         self.sock.close()
 
+    def wait_board_idle(self, timeout: float = 10) -> None:
+        """Wait for the simulated board to answer; AssertionError with the devices after."""
+        deadline = time.monotonic() + timeout
+        while self.services.devices["board"].state.value != "idle":
+            assert time.monotonic() < deadline, self.services.devices_json()
+            time.sleep(0.02)
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
@@ -138,11 +145,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
 def client(server: ThreadServer) -> Client:
     token = server.services.tokens.create("tester")
     c = Client(f"http://127.0.0.1:{server.port}", token)
-    # Wait for the simulated board to answer before the tests look at it.
-    deadline = time.monotonic() + 10
-    while server.services.devices["board"].state.value != "idle":
-        assert time.monotonic() < deadline, server.services.devices_json()
-        time.sleep(0.02)
+    server.wait_board_idle()  # before the tests look at the board
     return c
 
 

@@ -56,6 +56,77 @@ def running_page_daemon(tmp_path_factory: pytest.TempPathFactory, name: str) -> 
         d.close()
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def daemon(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """The module's own `running_page_daemon`, its state named after the module."""
+    yield from running_page_daemon(tmp_path_factory,
+                                   request.module.__name__.rpartition(".")[2] + "-state")
+
+
+@pytest.fixture(scope="module")
+def ann(browser: Any, daemon: Daemon) -> Iterator[Phone]:
+    """Ann's phone, paired earlier: the daemon's token and the name "ann-phone" in its storage
+    (so the page knows it is Ann's)."""
+    phone = Phone(browser, daemon.client.base)
+    phone.page.add_init_script(
+        f"localStorage.setItem('crib.token', {daemon.token!r});"
+        "localStorage.setItem('crib.phone', 'ann-phone');")
+    phone.open()
+    yield phone
+    phone.close()
+
+
+@pytest.fixture(autouse=True)
+def ann_stays_on_the_pi(ann: Phone) -> Iterator[None]:
+    """Every request of Ann's phone goes to the daemon; no page error is thrown."""
+    yield
+    assert ann.off_origin() == []
+    assert ann.errors == []
+
+
+def current(daemon: Daemon) -> dict[str, Any]:
+    """The game in progress, as the API gives it to anyone."""
+    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
+
+
+def act(daemon: Daemon, action: dict[str, Any]) -> dict[str, Any]:
+    """Apply `action` to the game in progress through the API, as another phone does; the game
+    after it (AssertionError with the refusal if it is refused)."""
+    r = daemon.client.act(current(daemon), action)
+    assert r.status_code == 200, r.text
+    return dict(r.json()["game"])
+
+
+def fresh(daemon: Daemon, ann: Phone, **body: Any) -> dict[str, Any]:
+    """A new game started by another phone, shown on this one."""
+    ann.tab("score")
+    game = daemon.client.new_game(**body)
+    ann.page.wait_for_function(
+        f"() => window.cribState.game && window.cribState.game.id === {game['id']}")
+    ann.page.wait_for_selector("#game:not([hidden])")
+    return game
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element is wholly inside the viewport, below the sticky header and tabs."""
+    return bool(page.locator(selector).first.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+                  const top = document.querySelector('.tabs').getBoundingClientRect().bottom;
+                  return r.height > 0 && r.top >= top - 1 && r.bottom <= innerHeight + 1; }"""))
+
+
 def wait_until(check: Callable[[], Any], timeout: float = 5.0, what: str = "condition",
                interval: float = 0.05) -> Any:
     """Poll `check` until it returns something truthy; AssertionError naming `what` after."""

@@ -14,32 +14,19 @@ import pytest
 
 from tests.firmware_host.page_helpers import (
     BROWSER,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     Phone,
-    running_page_daemon,
+    current,
     wait_state,
     wait_text,
     wait_until,
 )
 
+# The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
+from tests.firmware_host.page_helpers import browser as browser
+from tests.firmware_host.page_helpers import daemon as daemon
+
 pytestmark = BROWSER
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    yield from running_page_daemon(tmp_path_factory, "page-state")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 PHONES: dict[str, Phone] = {}
@@ -86,10 +73,6 @@ def shot(phone: Phone, name: str) -> None:
     phone.page.evaluate("document.getElementById('toast').hidden = true; window.scrollTo(0, 0)")
     phone.page.wait_for_timeout(700)  # let the pegs finish moving
     phone.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-
-def current(daemon: Any) -> dict[str, Any]:
-    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
 
 
 def version_of(phone: Phone) -> int:

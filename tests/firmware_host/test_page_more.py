@@ -7,59 +7,26 @@ One daemon and one browser for the module; the tests run in file order and share
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.firmware_host.page_helpers import (
     BROWSER,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     Phone,
-    running_page_daemon,
+    current,
     wait_text,
     wait_until,
 )
 
+# The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
+from tests.firmware_host.page_helpers import ann as ann
+from tests.firmware_host.page_helpers import ann_stays_on_the_pi as ann_stays_on_the_pi
+from tests.firmware_host.page_helpers import browser as browser
+from tests.firmware_host.page_helpers import daemon as daemon
+
 pytestmark = BROWSER
 
 DEALT = ["7C", "9H", "5H", "5C", "5D", "JS"]
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    yield from running_page_daemon(tmp_path_factory, "page-more-state")
-
-
-@pytest.fixture(scope="module")
-def ann(daemon: Any) -> Iterator[Phone]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        phone = Phone(browser, daemon.client.base)
-        # A phone paired earlier: its token and name are in its storage.
-        phone.page.add_init_script(
-            f"localStorage.setItem('crib.token', {daemon.token!r});"
-            "localStorage.setItem('crib.phone', 'ann-phone');")
-        phone.open()
-        yield phone
-        phone.close()
-        browser.close()
-
-
-@pytest.fixture(autouse=True)
-def stays_on_the_pi(ann: Phone) -> Iterator[None]:
-    """Every request goes to the daemon; no page error is thrown."""
-    yield
-    assert ann.off_origin() == []
-    assert ann.errors == []
-
-
-def current(daemon: Any) -> dict[str, Any]:
-    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
 
 
 def fronts(daemon: Any) -> list[int]:

@@ -18,14 +18,10 @@ import httpx
 import pytest
 
 from tests.firmware_host.conftest import ThreadServer
-from tests.firmware_host.page_helpers import (
-    BROWSER,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    Phone,
-    wait_text,
-    wait_until,
-)
+from tests.firmware_host.page_helpers import BROWSER, Phone, wait_text, wait_until
+
+# The module's fixture (pytest finds it by name; `as` marks it as meant to be here).
+from tests.firmware_host.page_helpers import browser as browser
 
 pytestmark = BROWSER
 
@@ -39,19 +35,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
         srv = ThreadServer(tmp_path_factory.mktemp("pair-state"))
     assert srv.settings.undo_hold_s == HOLD_S
     with srv:
-        wait_until(lambda: srv.services.devices["board"].state.value == "idle", 10,
-                   "the simulated board to answer")
+        srv.wait_board_idle()
         yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -8,68 +8,17 @@ One daemon and one browser for the module; one phone, paired by the daemon's tok
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
+from tests.firmware_host.page_helpers import BROWSER, Phone, act, current, fresh, in_view, wait_text
 
-from tests.firmware_host.page_helpers import (
-    BROWSER,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    Phone,
-    running_page_daemon,
-    wait_text,
-)
+# The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
+from tests.firmware_host.page_helpers import ann as ann
+from tests.firmware_host.page_helpers import ann_stays_on_the_pi as ann_stays_on_the_pi
+from tests.firmware_host.page_helpers import browser as browser
+from tests.firmware_host.page_helpers import daemon as daemon
 
 pytestmark = BROWSER
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    yield from running_page_daemon(tmp_path_factory, "page-review-state")
-
-
-@pytest.fixture(scope="module")
-def ann(daemon: Any) -> Iterator[Phone]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        phone = Phone(browser, daemon.client.base)
-        phone.page.add_init_script(
-            f"localStorage.setItem('crib.token', {daemon.token!r});"
-            "localStorage.setItem('crib.phone', 'ann-phone');")
-        phone.open()
-        yield phone
-        phone.close()
-        browser.close()
-
-
-@pytest.fixture(autouse=True)
-def stays_on_the_pi(ann: Phone) -> Iterator[None]:
-    yield
-    assert ann.off_origin() == []
-    assert ann.errors == []
-
-
-def current(daemon: Any) -> dict[str, Any]:
-    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
-
-
-def act(daemon: Any, action: dict[str, Any]) -> dict[str, Any]:
-    r = daemon.client.act(current(daemon), action)
-    assert r.status_code == 200, r.text
-    return dict(r.json()["game"])
-
-
-def fresh(daemon: Any, ann: Phone, **body: Any) -> dict[str, Any]:
-    """A new game started by another phone, shown on this one."""
-    ann.tab("score")
-    game = daemon.client.new_game(**body)
-    ann.page.wait_for_function(
-        f"() => window.cribState.game && window.cribState.game.id === {game['id']}")
-    return game
 
 
 def covered_by_toast(page: Any, selector: str) -> bool:
@@ -235,14 +184,6 @@ def test_the_new_game_form_refuses_a_short_target_and_a_name_given_twice_in_word
     wait_text(page, "toast", "^The points to win must be 31 or more\\.$")
     assert current(daemon)["id"] == before  # neither started a game
     assert page.locator("#new-game").is_visible()
-
-
-def in_view(page: Any, selector: str) -> bool:
-    """Whether the element is wholly inside the viewport, below the sticky header and tabs."""
-    return bool(page.locator(selector).first.evaluate(
-        """e => { const r = e.getBoundingClientRect();
-                  const top = document.querySelector('.tabs').getBoundingClientRect().bottom;
-                  return r.height > 0 && r.top >= top - 1 && r.bottom <= innerHeight + 1; }"""))
 
 
 def test_with_muggins_on_the_box_opens_under_the_pad_and_the_pad_stays_in_view(

@@ -13,7 +13,10 @@ import pytest
 from cribbage.rules import Rules, SkunkLines
 from hardware.board.layout import SKUNK_RGB, BoardLayout
 from tests.firmware_host.conftest import Client, ThreadServer
-from tests.firmware_host.page_helpers import BROWSER, CHROMIUM, CHROMIUM_ARGS, Phone, wait_text
+from tests.firmware_host.page_helpers import BROWSER, Phone, wait_text
+
+# The module's fixture (pytest finds it by name; `as` marks it as meant to be here).
+from tests.firmware_host.page_helpers import browser as browser
 
 pytestmark = BROWSER
 
@@ -38,26 +41,18 @@ def table(moved_lines: None, tmp_path: Path) -> Iterator[tuple[ThreadServer, Cli
     # In this process, so that the change above is the daemon's too.
     with ThreadServer(tmp_path) as server:
         client = Client(f"http://127.0.0.1:{server.port}", server.services.tokens.create("t"))
-        deadline = time.monotonic() + 10
-        while server.services.devices["board"].state.value != "idle":
-            assert time.monotonic() < deadline, server.services.devices_json()
-            time.sleep(0.02)
+        server.wait_board_idle()
         yield server, client
 
 
 @pytest.fixture
-def phone(table: tuple[ThreadServer, Client]) -> Iterator[Phone]:
-    from playwright.sync_api import sync_playwright
-
+def phone(browser: Any, table: tuple[ThreadServer, Client]) -> Iterator[Phone]:
     _, client = table
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        ann = Phone(browser, client.base)
-        ann.page.add_init_script(f"localStorage.setItem('crib.token', {client.token!r});")
-        yield ann.open()
-        assert ann.errors == [] and ann.off_origin() == []
-        ann.close()
-        browser.close()
+    ann = Phone(browser, client.base)
+    ann.page.add_init_script(f"localStorage.setItem('crib.token', {client.token!r});")
+    yield ann.open()
+    assert ann.errors == [] and ann.off_origin() == []
+    ann.close()
 
 
 def _leds_with_lines(server: ThreadServer, client: Client) -> list[tuple[int, ...]]:

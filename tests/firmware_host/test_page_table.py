@@ -8,76 +8,29 @@ Most games are set up through the API (as another phone would) and then used on 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.firmware_host.page_helpers import (
     BROWSER,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PHONE,
     Phone,
-    running_page_daemon,
+    act,
+    current,
+    fresh,
+    in_view,
     wait_text,
     wait_until,
 )
 
+# The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
+from tests.firmware_host.page_helpers import ann as ann
+from tests.firmware_host.page_helpers import ann_stays_on_the_pi as ann_stays_on_the_pi
+from tests.firmware_host.page_helpers import browser as browser
+from tests.firmware_host.page_helpers import daemon as daemon
+
 pytestmark = BROWSER
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    yield from running_page_daemon(tmp_path_factory, "page-table-state")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def ann(browser: Any, daemon: Any) -> Iterator[Phone]:
-    phone = Phone(browser, daemon.client.base)
-    phone.page.add_init_script(
-        f"localStorage.setItem('crib.token', {daemon.token!r});"
-        "localStorage.setItem('crib.phone', 'ann-phone');")
-    phone.open()
-    yield phone
-    phone.close()
-
-
-@pytest.fixture(autouse=True)
-def stays_on_the_pi(ann: Phone) -> Iterator[None]:
-    yield
-    assert ann.off_origin() == []
-    assert ann.errors == []
-
-
-def current(daemon: Any) -> dict[str, Any]:
-    return dict(daemon.client.req("GET", "/api/games/current", auth=False).json())
-
-
-def act(daemon: Any, action: dict[str, Any]) -> dict[str, Any]:
-    r = daemon.client.act(current(daemon), action)
-    assert r.status_code == 200, r.text
-    return dict(r.json()["game"])
-
-
-def fresh(daemon: Any, ann: Phone, **body: Any) -> dict[str, Any]:
-    """A new game started by another phone, shown on this one."""
-    ann.tab("score")
-    game = daemon.client.new_game(**body)
-    ann.page.wait_for_function(
-        f"() => window.cribState.game && window.cribState.game.id === {game['id']}")
-    ann.page.wait_for_selector("#game:not([hidden])")
-    return game
 
 
 def to_the_form(daemon: Any, ann: Phone) -> None:
@@ -86,14 +39,6 @@ def to_the_form(daemon: Any, ann: Phone) -> None:
     ann.page.once("dialog", lambda d: d.accept())
     ann.page.click("#end-game")
     ann.page.wait_for_selector("#new-game")
-
-
-def in_view(page: Any, selector: str) -> bool:
-    """Whether the element is wholly inside the viewport, below the sticky header and tabs."""
-    return bool(page.locator(selector).first.evaluate(
-        """e => { const r = e.getBoundingClientRect();
-                  const top = document.querySelector('.tabs').getBoundingClientRect().bottom;
-                  return r.height > 0 && r.top >= top - 1 && r.bottom <= innerHeight + 1; }"""))
 
 
 def overlaps(page: Any, a: str, b: str) -> bool:

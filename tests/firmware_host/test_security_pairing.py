@@ -27,10 +27,7 @@ def phone(server: ThreadServer, address: str) -> httpx.Client:
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[ThreadServer]:
     with ThreadServer(tmp_path / "state") as srv:
-        deadline = time.monotonic() + 10
-        while srv.services.devices["board"].state.value != "idle":
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        srv.wait_board_idle()
         yield srv
 
 
