@@ -12,6 +12,7 @@ import enum
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -81,6 +82,39 @@ class Subscribers:
                     callback(event)
                 except Exception:
                     _log.exception("a subscriber failed on %s %s", event.device, event.kind)
+
+
+class DeviceStatus:
+    """A device's state and the reason of its last failure; a change is told as a "state" event.
+
+    `lock` is the device's own: the state changes under it, as the device's other fields do,
+    and the event is delivered after it is released, so a subscriber may call back in.
+    """
+
+    FAILED = frozenset({DeviceState.FAULT, DeviceState.LOST, DeviceState.ABSENT})
+    """The states whose reason stays as `fault` until the next failure."""
+
+    def __init__(self, device: str, lock: AbstractContextManager[Any], subscribers: Subscribers,
+                 state: DeviceState = DeviceState.ABSENT) -> None:
+        self.device = device
+        self.state = state
+        self.fault: str | None = None
+        self._lock = lock
+        self._subscribers = subscribers
+
+    def set(self, state: DeviceState, reason: str) -> None:
+        """Move to `state` for `reason` and tell the subscribers; the same state again is no news.
+
+        Call it without holding `lock` unless the lock is re-entrant.
+        """
+        with self._lock:
+            if state is self.state:
+                return
+            self.state = state
+            if state in self.FAILED:
+                self.fault = reason
+        self._subscribers.deliver(
+            [DeviceEvent(self.device, "state", {"state": state.value, "reason": reason})])
 
 
 @runtime_checkable

@@ -37,6 +37,7 @@ from hardware.interfaces import (
     Clock,
     DeviceEvent,
     DeviceState,
+    DeviceStatus,
     Subscriber,
     Subscribers,
     Unsubscribe,
@@ -67,9 +68,8 @@ class SerialPegBoard:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._state = DeviceState.ABSENT
         self._subs = Subscribers()
-        self._fault: str | None = None
+        self._status = DeviceStatus("board", self._lock, self._subs)
         self._shown: BoardState | None = None
         self._ever_connected = False
         self._reconnects = 0
@@ -83,7 +83,7 @@ class SerialPegBoard:
 
     @property
     def state(self) -> DeviceState:
-        return self._state
+        return self._status.state
 
     def start(self) -> None:
         """Begin connecting in the background; never raises for a missing board."""
@@ -91,7 +91,7 @@ class SerialPegBoard:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._stop.clear()
-            self._set_state(DeviceState.CONNECTING, "opening the port")
+            self._status.set(DeviceState.CONNECTING, "opening the port")
             self._thread = threading.Thread(target=self._run, name="peg-board", daemon=True)
             self._thread.start()
 
@@ -108,7 +108,7 @@ class SerialPegBoard:
         with self._lock:
             self.link.connection_lost()
             self._rb_cond.notify_all()
-        self._set_state(DeviceState.STOPPED, "stopped")
+        self._status.set(DeviceState.STOPPED, "stopped")
 
     def subscribe(self, callback: Subscriber) -> Unsubscribe:
         return self._subs.add(callback)
@@ -117,7 +117,7 @@ class SerialPegBoard:
         with self._lock:
             dev, stats = self.link.device, self.link.stats
             return {
-                "state": self._state.value,
+                "state": self._status.state.value,
                 "kind": "serial",
                 "url": self.url,
                 "protocol": dev.protocol if dev else None,
@@ -134,7 +134,7 @@ class SerialPegBoard:
                 "link_resets": stats.resets,
                 "budget_ma": dev.budget_ma if dev else None,
                 "colour_order": dev.colour_order if dev else None,
-                "fault": self._fault,
+                "fault": self._status.fault,
             }
 
     # PegBoard --------------------------------------------------------------------------
@@ -224,13 +224,13 @@ class SerialPegBoard:
             self.transport.open()
         except SerialLinkError as exc:
             state = DeviceState.LOST if self._ever_connected else DeviceState.ABSENT
-            self._set_state(state, str(exc))
+            self._status.set(state, str(exc))
             self._wake.wait(self.backoff.next_delay())
             self._wake.clear()
             return False
         with self._lock:
             self.link.connection_made(self.clock.monotonic())
-        self._set_state(DeviceState.CONNECTING, f"port {self.url} open, waiting for the hello")
+        self._status.set(DeviceState.CONNECTING, f"port {self.url} open, waiting for the hello")
         return True
 
     def _disconnected(self, reason: str) -> None:
@@ -240,7 +240,7 @@ class SerialPegBoard:
             self._rb_cond.notify_all()
         if not self._stop.is_set():
             state = DeviceState.LOST if self._ever_connected else DeviceState.ABSENT
-            self._set_state(state, f"unplugged or failed: {reason}; retrying")
+            self._status.set(state, f"unplugged or failed: {reason}; retrying")
             self._wake.wait(self.backoff.next_delay())
             self._wake.clear()
 
@@ -272,16 +272,16 @@ class SerialPegBoard:
                 self._emit("connected", {"boot_id": ev.info.boot_id, "new_boot": ev.new_boot,
                                          "protocol": ev.info.protocol, "build": ev.info.build,
                                          "led_count": ev.info.led_count})
-                self._set_state(DeviceState.IDLE, "board answered")
+                self._status.set(DeviceState.IDLE, "board answered")
                 with self._lock:
                     self._rb_cond.notify_all()
             elif isinstance(ev, Refused):
-                self._set_state(DeviceState.FAULT, ev.reason)
+                self._status.set(DeviceState.FAULT, ev.reason)
             elif isinstance(ev, Lost):
-                self._set_state(DeviceState.LOST, f"{ev.reason}; retrying")
+                self._status.set(DeviceState.LOST, f"{ev.reason}; retrying")
             elif isinstance(ev, Degraded):
                 self._emit("degraded", {"reason": ev.reason})
-                self._set_state(DeviceState.LOST, ev.reason)
+                self._status.set(DeviceState.LOST, ev.reason)
             elif isinstance(ev, Readback):
                 with self._lock:
                     self._rb_result = ev
@@ -299,15 +299,6 @@ class SerialPegBoard:
                     self._emit(kind, {**data, "seq": ev.seq})
             elif isinstance(ev, Garbled):
                 pass  # counted in link.stats; a noisy line is not news to subscribers
-
-    def _set_state(self, state: DeviceState, reason: str) -> None:
-        with self._lock:
-            if state is self._state:
-                return
-            self._state = state
-            self._fault = reason if state in (DeviceState.FAULT, DeviceState.LOST,
-                                              DeviceState.ABSENT) else self._fault
-        self._emit("state", {"state": state.value, "reason": reason})
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
         self._subs.deliver([DeviceEvent("board", kind, data)])

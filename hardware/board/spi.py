@@ -37,8 +37,8 @@ from hardware.interfaces import (
     BoardReadback,
     BoardState,
     Clock,
-    DeviceEvent,
     DeviceState,
+    DeviceStatus,
     Subscriber,
     Subscribers,
     Unsubscribe,
@@ -181,9 +181,8 @@ class SpiPegBoard:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._spi: SpiBus | None = None
-        self._state = DeviceState.ABSENT
-        self._fault: str | None = None
         self._subs = Subscribers()
+        self._status = DeviceStatus("board", self._lock, self._subs)
         self._wanted = BoardState()
         self._test_rgb: tuple[int, int, int] | None = None
         self._written: tuple[BoardState, bytes] | None = None  # state and RGB frame on the wire
@@ -195,21 +194,21 @@ class SpiPegBoard:
 
     @property
     def state(self) -> DeviceState:
-        return self._state
+        return self._status.state
 
     def start(self) -> None:
         """Open the SPI device and begin sending; a missing device is ABSENT, never raised."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
-        self._set_state(DeviceState.CONNECTING, f"opening {self.device}")
+        self._status.set(DeviceState.CONNECTING, f"opening {self.device}")
         need = frame_bytes(self.layout.led_count or 0, self.colour_order)
         have = self._bufsiz()
         if need > have:
-            self._set_state(DeviceState.FAULT,
-                            f"a frame of {self.layout.led_count} LEDs is {need} SPI bytes, more "
-                            f"than spidev's buffer of {have}: add spidev.bufsiz=65536 to "
-                            "/boot/firmware/cmdline.txt and reboot")
+            self._status.set(DeviceState.FAULT,
+                             f"a frame of {self.layout.led_count} LEDs is {need} SPI bytes, more "
+                             f"than spidev's buffer of {have}: add spidev.bufsiz=65536 to "
+                             "/boot/firmware/cmdline.txt and reboot")
             return
         try:
             spi = self._spi_factory()
@@ -217,19 +216,19 @@ class SpiPegBoard:
             spi.max_speed_hz = SPI_HZ
             spi.mode = 0
         except ImportError as exc:
-            self._set_state(DeviceState.ABSENT, f"the spidev package is not installed ({exc}): "
-                            "pip install 'cribbage-table[pi]'")
+            self._status.set(DeviceState.ABSENT, f"the spidev package is not installed ({exc}): "
+                             "pip install 'cribbage-table[pi]'")
             return
         except FileNotFoundError:
-            self._set_state(DeviceState.ABSENT, f"{self.device} does not exist: turn SPI on "
-                            "(dtparam=spi=on in /boot/firmware/config.txt) and reboot")
+            self._status.set(DeviceState.ABSENT, f"{self.device} does not exist: turn SPI on "
+                             "(dtparam=spi=on in /boot/firmware/config.txt) and reboot")
             return
         except PermissionError:
-            self._set_state(DeviceState.FAULT, f"no permission to open {self.device}: add the "
-                            "service user to the spi group")
+            self._status.set(DeviceState.FAULT, f"no permission to open {self.device}: add the "
+                             "service user to the spi group")
             return
         except OSError as exc:
-            self._set_state(DeviceState.FAULT, f"{self.device} cannot be opened: {exc}")
+            self._status.set(DeviceState.FAULT, f"{self.device} cannot be opened: {exc}")
             return
         with self._lock:
             self._spi = spi
@@ -252,7 +251,7 @@ class SpiPegBoard:
                 spi.close()
             except OSError:
                 pass
-        self._set_state(DeviceState.STOPPED, "stopped")
+        self._status.set(DeviceState.STOPPED, "stopped")
 
     def subscribe(self, callback: Subscriber) -> Unsubscribe:
         return self._subs.add(callback)
@@ -260,7 +259,7 @@ class SpiPegBoard:
     def describe(self) -> dict[str, Any]:
         with self._lock:
             return {
-                "state": self._state.value,
+                "state": self._status.state.value,
                 "kind": "spi",
                 "device": self.device,
                 "led_count": self.layout.led_count,
@@ -276,7 +275,7 @@ class SpiPegBoard:
                 "protocol": None,
                 "firmware_build": None,
                 "boot_id": None,
-                "fault": self._fault,
+                "fault": self._status.fault,
             }
 
     # PegBoard --------------------------------------------------------------------------
@@ -365,16 +364,6 @@ class SpiPegBoard:
                     self.last_write_s = self.clock.monotonic()
                     self._wrote.notify_all()
             except OSError as exc:
-                self._set_state(DeviceState.FAULT, f"writing to {self.device} failed: {exc}")
+                self._status.set(DeviceState.FAULT, f"writing to {self.device} failed: {exc}")
                 continue
-            self._set_state(DeviceState.IDLE, f"writing {self.device}")
-
-    def _set_state(self, state: DeviceState, reason: str) -> None:
-        with self._lock:
-            if state is self._state:
-                return
-            self._state = state
-            if state in (DeviceState.FAULT, DeviceState.ABSENT, DeviceState.LOST):
-                self._fault = reason
-        self._subs.deliver([DeviceEvent("board", "state", {"state": state.value,
-                                                           "reason": reason})])
+            self._status.set(DeviceState.IDLE, f"writing {self.device}")
