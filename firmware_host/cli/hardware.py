@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 from hardware.errors import HardwareError
 
@@ -88,8 +88,7 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     board = sub.add_parser("board", help="LED peg board tools",
                            description="Tools for the LED peg board.")
-    bsub = board.add_subparsers(dest="board_command", metavar="SUBCOMMAND",
-                                parser_class=_OneLineParser)
+    bsub = board.add_subparsers(dest="board_command", metavar="SUBCOMMAND")
     bsub.required = True
     t = bsub.add_parser(
         "test",
@@ -105,7 +104,6 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--pings", type=int, default=20, help="round trips to time")
     t.set_defaults(func=_board_test)
     _register_board_walk_flash(bsub)
-    _one_line_errors(board)
 
 
 def _board_sim(args: argparse.Namespace) -> int:
@@ -235,18 +233,6 @@ def _capped_test_colour(colour: tuple[int, int, int], led_count: int,
     frame = bytearray(bytes(colour) * led_count)
     scale = power.cap_frame(frame, budget_ma)
     return (frame[0], frame[1], frame[2]), power.percent(scale)
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """A usage error is one line, then where the help is (no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\nsee {self.prog} --help\n")
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Give an already built parser the one-line usage error."""
-    parser.error = _OneLineParser.error.__get__(parser)  # type: ignore[method-assign]
 
 
 def _port_problem(port: str) -> str | None:
