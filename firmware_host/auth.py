@@ -35,6 +35,12 @@ log = logging.getLogger("crib.auth")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-']{0,39}$")
 
 
+def _same(given: str, secret: str) -> bool:
+    """A constant-time comparison that takes any text: compare_digest raises TypeError for
+    a str that is not ASCII (a fuzzed request id was a 500)."""
+    return secrets.compare_digest(given.encode("utf-8", "surrogatepass"), secret.encode())
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token: tokens are 256 random bits, so one SHA-256 suffices."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -307,7 +313,7 @@ class Pairing:
                 if p.hold:
                     raise PairingError("this request is approved by holding the board's undo "
                                        "button, not by typing its code")
-                ok = p.client == client and secrets.compare_digest(code.strip(), p.code)
+                ok = p.client == client and _same(code.strip(), p.code)
                 if not ok:
                     self._wrong(p, client)
             elif request is not None:
@@ -315,7 +321,7 @@ class Pairing:
                 p = self._current()
                 if p is None:
                     raise PairingError("no pairing is pending: ask for a code first")
-                if not secrets.compare_digest(request, p.request):
+                if not _same(request, p.request):
                     raise PairingError("that pairing request is not the pending one")
                 if not p.approved:
                     raise PairingError(

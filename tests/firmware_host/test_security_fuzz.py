@@ -95,3 +95,13 @@ def test_the_csv_export_is_documented_as_csv(client: Client) -> None:
         for method, op in ops.items():
             if method in ("post", "put"):
                 assert {"413", "422", "503"} <= set(op["responses"]), (method, path)
+
+
+def test_a_request_id_or_code_in_any_script_is_refused_not_a_500(client: Client) -> None:
+    # Found by a 200-example pass: compare_digest raised TypeError on non-ASCII text.
+    assert client.req("POST", "/api/pair/start", {}, auth=False).status_code == 200
+    for body in ({"name": "phone", "request": "\u00f7\U000f7565 requête"},
+                 {"name": "phone", "code": "１２３４５６"}):  # fullwidth digits
+        r = client.req("POST", "/api/pair", body, auth=False)
+        assert r.status_code in (403, 422), (body, r.status_code, r.text)
+        assert r.json()["code"] != "internal"
