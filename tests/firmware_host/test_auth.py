@@ -10,15 +10,8 @@ import pytest
 from firmware_host.auth import Pairing, Tokens, hash_token
 from firmware_host.errors import AuthRequiredError, PairingError
 from firmware_host.store import Store
+from hardware.clock import FakeClock
 from tests.firmware_host.conftest import CRIB
-
-
-class Now:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture
@@ -42,12 +35,12 @@ def test_tokens_are_hashed_at_rest(tokens: Tokens) -> None:
 
 def test_pairing_code_shown_then_cleared_and_expires(tokens: Tokens) -> None:
     shown: list[str | None] = []
-    now = Now()
-    pairing = Pairing(tokens, shown.append, ttl_s=60, now=now)
+    clock = FakeClock(1000.0)
+    pairing = Pairing(tokens, shown.append, ttl_s=60, now=clock.monotonic)
     pairing.start("a")
     code = shown[-1]
     assert code is not None and len(code) == Pairing.DIGITS and code.isdigit()
-    now.t += 61
+    clock.advance(61)
     with pytest.raises(PairingError, match="no pairing"):
         pairing.pair("p", code=code, request=None, client="a")
     assert shown[-1] is None
@@ -55,8 +48,8 @@ def test_pairing_code_shown_then_cleared_and_expires(tokens: Tokens) -> None:
 
 def test_wrong_codes_withdraw_the_code_and_attempts_are_limited(tokens: Tokens) -> None:
     shown: list[str | None] = []
-    now = Now()
-    pairing = Pairing(tokens, shown.append, now=now)
+    clock = FakeClock(1000.0)
+    pairing = Pairing(tokens, shown.append, now=clock.monotonic)
     pairing.start("a")
     code = shown[-1]
     assert code is not None
@@ -64,17 +57,17 @@ def test_wrong_codes_withdraw_the_code_and_attempts_are_limited(tokens: Tokens) 
     for _ in range(Pairing.MAX_FAILURES - 1):
         with pytest.raises(PairingError, match="wrong code"):
             pairing.pair("p", code=wrong, request=None, client="a")
-        now.t += 10  # past the growing wait after a wrong guess (test_security_pairing)
+        clock.advance(10)  # past the growing wait after a wrong guess (test_security_pairing)
     with pytest.raises(PairingError, match="withdrawn"):
         pairing.pair("p", code=wrong, request=None, client="a")
     assert shown[-1] is None
-    now.t += 600
+    clock.advance(600)
     pairing.start("a")
     assert pairing.pair("p", code=shown[-1], request=None, client="a").startswith("crib_")
 
 
 def test_undo_hold_approves_only_when_long_enough(tokens: Tokens) -> None:
-    pairing = Pairing(tokens, lambda code: None, hold_s=3.0, now=Now())
+    pairing = Pairing(tokens, lambda code: None, hold_s=3.0, now=FakeClock(1000.0).monotonic)
     assert not pairing.undo_held(3.0)  # nothing pending
     request = str(pairing.start("a")["request"])
     assert not pairing.undo_held(2.9)

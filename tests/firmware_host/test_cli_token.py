@@ -11,14 +11,7 @@ import pytest
 from firmware_host.auth import Pairing, Tokens
 from firmware_host.errors import AuthRequiredError, NameTakenError
 from firmware_host.store import Store
-
-
-class Now:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
+from hardware.clock import FakeClock
 
 
 @pytest.fixture
@@ -75,15 +68,15 @@ def test_list_shows_the_last_use(crib, tmp_path: Path) -> None:  # type: ignore[
 
 
 def test_use_is_recorded_once_a_minute_not_on_every_request(store: Store) -> None:
-    now = Now()
-    tokens = Tokens(store, now=now)
+    clock = FakeClock(1000.0)
+    tokens = Tokens(store, now=clock.monotonic)
     token = tokens.create("phone")
     writes: list[str] = []
     touch = store.touch_token
     store.touch_token = lambda name: (writes.append(name), touch(name))  # type: ignore[method-assign]
     for _ in range(5):
         tokens.check(f"Bearer {token}")
-    now.t += 61
+    clock.advance(61)
     tokens.check(f"Bearer {token}")
     assert writes == ["phone", "phone"]
     assert store.tokens()[0]["last_used"] is not None
@@ -93,7 +86,7 @@ def test_pairing_with_a_taken_name_is_refused_before_the_code_is_spent(store: St
     tokens = Tokens(store)
     first = tokens.create("kitchen")
     shown: list[str | None] = []
-    pairing = Pairing(tokens, shown.append, now=Now())
+    pairing = Pairing(tokens, shown.append, now=FakeClock(1000.0).monotonic)
     pairing.start("10.0.0.7")
     code = shown[-1]
     assert code is not None

@@ -16,6 +16,7 @@ import pytest
 from firmware_host.auth import Pairing, Tokens
 from firmware_host.errors import PairingError, RateLimitedError
 from firmware_host.store import Store
+from hardware.clock import FakeClock
 from tests.firmware_host.conftest import ThreadServer
 
 
@@ -112,22 +113,14 @@ def test_starts_are_limited_per_phone_not_for_everyone(daemon: ThreadServer) -> 
     assert owner.post("/api/pair/start", json={}).status_code == 200
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 10_000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def attack(pairing: Pairing, clock: Clock, hours: float) -> int:
+def attack(pairing: Pairing, clock: FakeClock, hours: float) -> int:
     """An attacker with an unlimited supply of addresses, guessing as fast as the limits
     allow (a new address for every request, so no per-phone limit ever binds); returns the
     number of guesses made."""
-    end = clock.t + hours * 3600
+    end = clock.monotonic() + hours * 3600
     guesses, n = 0, 0
     client = "x0"
-    while clock.t < end:
+    while clock.monotonic() < end:
         if pairing._pending is None:
             n += 1
             client = f"x{n}"
@@ -135,7 +128,7 @@ def attack(pairing: Pairing, clock: Clock, hours: float) -> int:
         try:
             pairing.pair("eve", code="9" * pairing.digits, request=None, client=client)
         except RateLimitedError as exc:
-            clock.t += float(exc.extra["retry_after"])
+            clock.advance(float(exc.extra["retry_after"]))
             continue
         except PairingError:
             guesses += 1
@@ -147,8 +140,8 @@ def attack(pairing: Pairing, clock: Clock, hours: float) -> int:
 def test_guessing_is_hopeless_and_the_readme_says_how_long(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite3")
     store.start()
-    clock = Clock()
-    pairing = Pairing(Tokens(store), lambda code: None, ttl_s=120, now=clock)
+    clock = FakeClock(10_000.0)
+    pairing = Pairing(Tokens(store), lambda code: None, ttl_s=120, now=clock.monotonic)
     pairing.start("owner")
     while pairing.code == "9" * 6:  # the attacker's fixed guess must be wrong
         pairing._pending = None
