@@ -11,20 +11,7 @@ import cribbage.rules as rules_module
 from cribbage import Keeper
 from cribbage.keeper import Pegs, ScoreRecord
 from cribbage.rules import RULES, SkunkLines, catalogue, get_rules
-
-
-def act(k: Keeper, *actions: dict[str, Any]) -> Keeper:
-    for a in actions:
-        k = k.apply(a)
-    return k
-
-
-def peg(side: int, points: int) -> dict[str, Any]:
-    return {"type": "peg", "side": side, "points": points}
-
-
-def count(points: int) -> dict[str, Any]:
-    return {"type": "count", "points": points}
+from tests.cribbage.keeper_helpers import act, count, peg
 
 
 def test_pegs_scores_phase_turn_and_names_are_typed() -> None:

@@ -18,16 +18,11 @@ from cribbage.errors import IllegalPlayError, InvalidActionError
 from cribbage.keeper import Keeper, Phase
 from cribbage.rules import RULES, ResultKind
 from cribbage.simulate import deal_action, legal_moves, random_action
+from tests.cribbage.keeper_helpers import act
 
 
 def new(variant: str = "six-card", names: Any = ("Ann", "Bob"), **options: Any) -> Keeper:
     return Keeper.new(variant, names, mode="dealt", **options)
-
-
-def act(k: Keeper, *actions: dict[str, Any]) -> Keeper:
-    for action in actions:
-        k = k.apply(action)
-    return k
 
 
 def at(k: Keeper, *fronts: int) -> Keeper:

@@ -18,6 +18,7 @@ from cribbage.errors import (
 )
 from cribbage.keeper import MAX_PEG, possible_counts
 from cribbage.rules import RULES
+from tests.cribbage.keeper_helpers import act, count, peg
 
 NAMES = {
     "six-card": ("Ann", "Bob"),
@@ -29,20 +30,6 @@ NAMES = {
 
 def new(variant: str = "six-card", **kw: Any) -> Keeper:
     return Keeper.new(variant, NAMES[variant], **kw)
-
-
-def act(k: Keeper, *actions: dict[str, Any]) -> Keeper:
-    for a in actions:
-        k = k.apply(a)
-    return k
-
-
-def peg(side: int, points: int) -> dict[str, Any]:
-    return {"type": "peg", "side": side, "points": points}
-
-
-def count(points: int) -> dict[str, Any]:
-    return {"type": "count", "points": points}
 
 
 def fronts(k: Keeper) -> list[int]:

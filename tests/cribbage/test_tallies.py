@@ -5,20 +5,7 @@ from __future__ import annotations
 
 from cribbage.keeper import Keeper
 from cribbage.rules import ResultKind
-
-
-def act(k: Keeper, *actions: dict) -> Keeper:
-    for a in actions:
-        k = k.apply(a)
-    return k
-
-
-def peg(side: int, points: int) -> dict:
-    return {"type": "peg", "side": side, "points": points}
-
-
-def count(points: int) -> dict:
-    return {"type": "count", "points": points}
+from tests.cribbage.keeper_helpers import act, count, peg
 
 
 def test_each_hand_has_its_dealer_its_points_by_kind_and_running_totals() -> None:

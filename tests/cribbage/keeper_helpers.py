@@ -1,0 +1,24 @@
+"""Helpers for the scorekeeper's tests: actions written short, applied in turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cribbage.keeper import Keeper
+
+
+def act(k: Keeper, *actions: dict[str, Any]) -> Keeper:
+    """`k` after each action in turn; the engine's error for the first it refuses."""
+    for action in actions:
+        k = k.apply(action)
+    return k
+
+
+def peg(side: int, points: int) -> dict[str, Any]:
+    """The action of pegging `points` for `side`."""
+    return {"type": "peg", "side": side, "points": points}
+
+
+def count(points: int) -> dict[str, Any]:
+    """The action of counting `points` for the hand (or crib) now counted."""
+    return {"type": "count", "points": points}
