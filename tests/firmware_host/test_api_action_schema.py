@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cribbage.actions import ACTION_CLASSES, ACTION_TYPES, CARD_PATTERN, parse_action
@@ -16,6 +16,7 @@ from cribbage.cards import Card
 from cribbage.errors import IllegalPlayError, InvalidActionError, InvalidCardError
 from cribbage.keeper import Keeper
 from tests.firmware_host.conftest import Client, ThreadServer
+from tests.firmware_host.schema_helpers import BOUNDED, integral_floats, published_schema
 
 
 def act_ok(client: Client, game: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
@@ -179,27 +180,14 @@ def test_any_short_text_is_a_card_to_the_schema_exactly_when_it_is_to_the_parser
     assert jsonschema_rs.is_valid(schema, text) == card_reads(text), repr(text)
 
 
-def integral_floats(value: Any) -> bool:
-    if isinstance(value, float):
-        return value.is_integer()
-    if isinstance(value, dict):
-        return any(integral_floats(v) for v in value.values())
-    if isinstance(value, list):
-        return any(integral_floats(v) for v in value)
-    return False
-
-
 def test_every_action_the_published_schema_generates_is_read_by_the_parser(
     server: ThreadServer,
 ) -> None:
-    import schemathesis
-
-    schema = schemathesis.openapi.from_url(f"http://127.0.0.1:{server.port}/openapi.json")
+    schema = published_schema(server)
     op = schema["/api/games/{game_id}/actions"]["POST"]
     seen: set[str] = set()
 
-    @settings(max_examples=120, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(BOUNDED, max_examples=120)
     @given(case=op.as_strategy())
     def read(case: Any) -> None:
         action = case.body["action"]

@@ -7,8 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -19,6 +18,7 @@ from schemathesis.checks import (
 )
 
 from tests.firmware_host.conftest import Client, ThreadServer
+from tests.firmware_host.schema_helpers import BOUNDED, integral_floats, published_schema
 
 EXAMPLES = 10
 # Where the engine judges what JSON Schema cannot say (a card given twice, an action against
@@ -30,24 +30,11 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_headers_conformance, response_schema_conformance, positive_data_acceptance]
 
 
-def integral_floats(value: Any) -> bool:
-    """Whether a body holds a float like 1.0: JSON Schema counts it an integer, but bodies
-    are strict on purpose (no quiet coercion, test_api_audit), so it is refused with a 422."""
-    if isinstance(value, float):
-        return value.is_integer()
-    if isinstance(value, dict):
-        return any(integral_floats(v) for v in value.values())
-    if isinstance(value, list):
-        return any(integral_floats(v) for v in value)
-    return False
-
-
 def fuzz(op: Any, checks: list[Any], token: str, counted: list[int]) -> Any:
     """The bounded hypothesis test of one operation."""
 
     @given(case=op.as_strategy().filter(lambda case: not integral_floats(case.body)))
-    @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(BOUNDED, max_examples=EXAMPLES)
     def run(case: Any) -> None:
         counted.append(1)
         response = case.call(headers={"Authorization": f"Bearer {token}"})
@@ -57,7 +44,7 @@ def fuzz(op: Any, checks: list[Any], token: str, counted: list[int]) -> Any:
 
 
 def test_a_bounded_schemathesis_pass_finds_nothing(server: ThreadServer, client: Client) -> None:
-    schema = schemathesis.openapi.from_url(f"http://127.0.0.1:{server.port}/openapi.json")
+    schema = published_schema(server)
     problems: list[str] = []
     counted: list[int] = []
     t0 = time.monotonic()
