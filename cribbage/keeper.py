@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -457,6 +457,11 @@ class Keeper:
         say go; in the discard, the first player still to discard; in the show (and the play
         in keeper mode), the player whose count is due next; None at the cut, the deal and
         after the game."""
+        return self._turn(self.next_count)
+
+    def _turn(self, next_count: Callable[[], dict[str, Any] | None]) -> int | None:
+        """`turn`, asking `next_count` only when the count due decides it (the view passes
+        the one it has already built)."""
         c = self.core
         if c.phase is Phase.DISCARD:
             return next(p for p, done in enumerate(c.discarded) if not done)
@@ -464,7 +469,7 @@ class Keeper:
             return None
         if c.play is not None and not c.play.done and c.phase is Phase.PLAY:
             return c.play.to_play
-        nxt = self.next_count()
+        nxt = next_count()
         return None if nxt is None else int(nxt["player"])
 
     @property
@@ -689,7 +694,8 @@ class Keeper:
                 "say": [{"player": n.player, "points": n.points, "say": n.say}
                         for n in c.play_notes],
             }
-        order = self.show_order()
+        order = self.show_order()  # built once: the next count and the turn come from it
+        next_count = self._next_of(order)
         view: dict[str, Any] = {
             "variant": cfg.variant,
             "mode": cfg.mode,
@@ -709,9 +715,9 @@ class Keeper:
             "hand_number": c.hand_number,
             "game_number": c.game_number,
             "phase": c.phase.value,
-            "turn": self.turn,
+            "turn": self._turn(lambda: next_count),
             "starter": None if c.starter is None else str(c.starter),
-            "next_count": self._next_of(order),
+            "next_count": next_count,
             "show_order": order,
             "play": play,
             "last_count": last,

@@ -323,6 +323,7 @@ class HostLink:
         self._last_rx = 0.0
         self._last_ping = 0.0
         self._desired: BoardState | None = None
+        self._desired_payload = b""  # encode_state(_desired): encoded once, by `show`
         self._version = 0
         self._shown_version = 0
         self._queue: deque[tuple[Msg, bytes]] = deque()
@@ -360,8 +361,8 @@ class HostLink:
 
         Raises ProtocolError if the state cannot be encoded.
         """
-        encode_state(state)
-        self._desired = state
+        payload = encode_state(state)
+        self._desired, self._desired_payload = state, payload
         self._version += 1
         return self._version
 
@@ -481,7 +482,7 @@ class HostLink:
             self._send(Msg.HELLO, bytes((PROTOCOL_VERSION,)), now)
         elif self.state_pending:
             assert self._desired is not None
-            self._send(Msg.STATE, encode_state(self._desired), now, tag=self._version)
+            self._send(Msg.STATE, self._desired_payload, now, tag=self._version)
         elif self._rb_info is not None and len(self._rb_leds) < self._rb_info.led_count:
             off = len(self._rb_leds)
             n = min(LEDS_PER_CHUNK, self._rb_info.led_count - off)
