@@ -134,10 +134,51 @@ def bench_requests_with_idle_connections(tmp: Path) -> None:
         d.stop()
 
 
+def fresh_requests(port: int, seconds: float) -> tuple[int, int]:
+    """GET /api/health on a new connection each time for `seconds`: (answered, failed)."""
+    ok = failed = 0
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+                s.sendall(f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                          "Connection: close\r\n\r\n".encode())
+                ok += s.recv(12).startswith(b"HTTP/1.1 200")
+        except OSError:
+            failed += 1
+    return ok, failed
+
+
+def bench_idle_connections_over_a_shells_file_limit(tmp: Path) -> None:
+    """`crib serve` started from a shell whose open-file limit is 1,024 (soft and hard: it
+    cannot be raised): 1,100 idle connections, then a phone opening a connection a request."""
+    from tests.firmware_host.test_security_limits import _serve
+
+    for proc, port in _serve(tmp / "shell", 1024, 1024):
+        idle = []
+        try:
+            for i in range(1100):
+                s = socket.socket()
+                s.bind((f"127.0.4.{1 + i % 250}", 0))
+                s.settimeout(5)
+                s.connect(("127.0.0.1", port))
+                idle.append(s)
+            time.sleep(0.5)
+            files = len(list(Path(f"/proc/{proc.pid}/fd").iterdir()))
+            ok, failed = fresh_requests(port, MEASURE_S)
+            print(f"\nopen-file limit 1,024: 1,100 idle connections, the daemon holds {files} "
+                  f"files; a phone (new connection each request) got {ok / MEASURE_S:.0f} "
+                  f"answers/s, {failed} failed")
+        finally:
+            for s in idle:
+                s.close()
+
+
 def test_security_figures() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bench_memory_after_big_bodies(Path(tmp))
         bench_requests_with_idle_connections(Path(tmp))
+        bench_idle_connections_over_a_shells_file_limit(Path(tmp))
 
 
 if __name__ == "__main__":
