@@ -329,9 +329,11 @@ class Pairing:
                     )
             else:
                 raise BadRequestError("pairing needs the code from the board or a request id")
+            # Saved before the request is spent: on a full or read-only disk (StorageFault,
+            # 503) the same code or approval pairs once there is room again.
+            token = self.tokens.create(name)
             self._pending = None
         self.show_code(None)
-        token = self.tokens.create(name)
         log.warning("phone %r paired", name)
         return token
 

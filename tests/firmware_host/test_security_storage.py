@@ -117,6 +117,11 @@ def test_a_read_only_store_answers_503_and_pairing_saves_nothing(daemon) -> None
         assert client.req("GET", "/api/health").json()["problems"] == [READ_ONLY]
     finally:
         store.db.execute("PRAGMA query_only = OFF")
+    # Writable again: the approval was not spent on the write that failed.
+    r = client.req("POST", "/api/pair", {"name": "phone", "request": start["request"]},
+                   auth=False)
+    assert r.status_code == 200, r.text
+    assert server.services.tokens.check(f"Bearer {r.json()['token']}") == "phone"
 
 
 def test_a_fault_is_a_storage_fault_at_the_store_boundary(tmp_path: Path) -> None:
