@@ -217,6 +217,7 @@ class Pairing:
         ttl_s: float = 120.0,
         hold_s: float = 3.0,
         digits: int = DIGITS,
+        log_code: bool = True,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         if not 4 <= digits <= 12:
@@ -226,6 +227,9 @@ class Pairing:
         self.ttl_s = ttl_s
         self.hold_s = hold_s
         self.digits = digits
+        # The code proves presence at the board: the journal, which more people can read
+        # than can stand at the table, gets it only where no real board shows it.
+        self.log_code = log_code
         self.now = now
         self._pending: PairingRequest | None = None
         # Per client: starts (times), request checks (times), wrong-guess back-off.
@@ -280,7 +284,10 @@ class Pairing:
                 expires_at=self.now() + self.ttl_s)
             request = self._pending.request
         self.show_code(code)
-        log.warning("pairing code %s is on the board (valid %d s)", code, int(self.ttl_s))
+        if self.log_code:
+            log.warning("pairing code %s is on the board (valid %d s)", code, int(self.ttl_s))
+        else:
+            log.warning("a pairing code is on the board (valid %d s)", int(self.ttl_s))
         out: dict[str, object] = {"request": request, "expires_s": self.ttl_s,
                                   "hold_s": self.hold_s, "digits": self.digits}
         if hold:

@@ -189,13 +189,16 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
     tokens = Tokens(store)
     hub = EventHub()
     games = GameService(store, lambda entry: s.on_game_change(entry))
+    factories = device_factories(settings, clock)
     pairing = Pairing(tokens, lambda code: s.board.show_code(code),
                       ttl_s=settings.pairing_code_ttl_s, hold_s=settings.undo_hold_s,
                       # as long a code as the board shows (one digit per ten holes), up to 6
-                      digits=min(Pairing.DIGITS, settings.board.holes // CODE_GROUP))
+                      digits=min(Pairing.DIGITS, settings.board.holes // CODE_GROUP),
+                      # the log says the code only where no real board lights it
+                      log_code=factories["board"][0] not in ("real", "spi"))
     managed = {
         name: ManagedDevice(name, kind, factory, lambda e: s.on_device_event(e), clock)
-        for name, (kind, factory) in device_factories(settings, clock).items()
+        for name, (kind, factory) in factories.items()
     }
     devices = Devices(managed, lambda name, d: s.on_device_state(name, d))
     inputs = TableInputs(games, pairing, touch=lambda: s.touch_shuffler())
