@@ -14,6 +14,11 @@ from firmware_host.api.hosts import HostPolicy
 log = logging.getLogger("crib.api")
 
 MAX_BODY = 64 * 1024  # the largest real body (a game action, a hand) is under 1 KiB
+# Bodies held at once, all requests together, beyond each request's first FREE_BODY bytes:
+# 2,048 connections each stalling 64 KiB into a body held 150 MB (never given back to the
+# system); real bodies fit in FREE_BODY, so they are never refused for others' sake.
+FREE_BODY = 4 * 1024
+BODY_BUDGET = 4 * 1024 * 1024
 MAX_DEPTH = 16  # the deepest real body is an action inside its envelope: depth 3
 MAX_INT_DIGITS = 19  # a 64-bit integer; no real field needs more
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -127,10 +132,13 @@ class Door:
     that arrived pass it (chunked), never buffered; a JSON body that is not UTF-8, too
     deep or has huge integers is refused (422) before FastAPI parses it."""
 
-    def __init__(self, app: ASGIApp, policy: HostPolicy, max_body: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, policy: HostPolicy, max_body: int = MAX_BODY,
+                 budget: int = BODY_BUDGET) -> None:
         self.app = app
         self.policy = policy
         self.max_body = max_body
+        self.budget = budget
+        self.held = 0  # bytes past FREE_BODY held by bodies being read (one event loop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -157,7 +165,8 @@ class Door:
             if body and _is_json(scope):
                 check_json(body)
         except BodyRefused as exc:
-            await refuse(send, exc.status, exc.code, exc.sentence)
+            await refuse(send, exc.status, exc.code, exc.sentence,
+                         [(b"retry-after", b"1")] if exc.status == 503 else None)
             return
         delivered = False
 
@@ -175,20 +184,31 @@ class Door:
                 f"{self.max_body // 1024} KiB, and nothing was read")
 
     async def _read(self, receive: Receive) -> bytes:
-        """The whole body, counted as it arrives; raises BodyRefused past `max_body`."""
+        """The whole body, counted as it arrives; raises BodyRefused past `max_body`, or
+        (503) when the bodies being read together pass the budget."""
         chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                raise BodyRefused(413, "too_large",
-                                  f"the request body passed the {self.max_body // 1024} KiB "
-                                  "limit: nothing was read past it")
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
+        size = held = 0
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    break
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body:
+                    raise BodyRefused(413, "too_large",
+                                      f"the request body passed the {self.max_body // 1024} "
+                                      "KiB limit: nothing was read past it")
+                more = max(0, size - FREE_BODY) - held
+                if more and self.held + more > self.budget:
+                    raise BodyRefused(503, "busy",
+                                      "the daemon is reading too many large requests at once: "
+                                      "nothing was read; try again in a moment")
+                held += more
+                self.held += more
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+            return b"".join(chunks)
+        finally:
+            self.held -= held

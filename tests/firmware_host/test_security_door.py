@@ -200,3 +200,32 @@ def test_repeated_log_lines_are_thinned() -> None:
     for i in range(10_000):
         f.filter(rec(f"line {i}"))
     assert len(f._seen) <= 4
+
+
+def test_bodies_stalled_together_are_bounded_and_a_real_body_still_goes_through(
+        served: ServeServer) -> None:
+    # Each body is under the limit, but many stalled at once held 150 MB (2,048 of them).
+    port = served.port
+    stalled: list[socket.socket] = []
+    answers: list[bytes] = []
+    try:
+        for _ in range(100):  # 100 x 60 KB: more than the 4 MiB that may be held at once
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(head(port, "/api/count", 64_000) + b" " * 60_000)
+            stalled.append(s)
+        time.sleep(0.3)
+        for s in stalled:
+            s.settimeout(0.05)
+            try:
+                answers.append(s.recv(4096))
+            except TimeoutError:
+                answers.append(b"")
+        busy = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
+        assert 20 <= len(busy) <= 50, [a[:40] for a in answers]  # 4 MiB / 56 KB past 4 KiB
+        assert b"retry-after: 1" in busy[0].lower() and b"too many large requests" in busy[0]
+        # A phone's real body is never refused for the others' sake.
+        r = httpx.post(f"http://127.0.0.1:{port}/api/count", json=COUNT, timeout=5)
+        assert r.status_code == 200 and r.json()["total"] == 29
+    finally:
+        for s in stalled:
+            s.close()
