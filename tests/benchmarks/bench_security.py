@@ -174,9 +174,41 @@ def bench_idle_connections_over_a_shells_file_limit(tmp: Path) -> None:
                 s.close()
 
 
+def bench_memory_with_stalled_bodies(tmp: Path) -> None:
+    """2,000 connections, each 64,000 bytes into a 65,000-byte body, then silent."""
+    d = Daemon(tmp / "stalled")
+    d.start()
+    stalled: list[socket.socket] = []
+    try:
+        assert d.proc is not None
+        idle = rss_mb(d.proc.pid)
+        peak = idle
+        for i in range(2000):
+            s = socket.socket()
+            s.bind((f"127.0.{5 + i // 250}.{1 + i % 250}", 0))
+            s.settimeout(5)
+            s.connect(("127.0.0.1", d.port))
+            s.sendall(f"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n"
+                      "Content-Type: application/json\r\nContent-Length: 65000\r\n\r\n"
+                      .encode() + b" " * 64000)
+            stalled.append(s)
+            if i % 100 == 0:
+                peak = max(peak, rss_mb(d.proc.pid))
+        for _ in range(10):
+            time.sleep(0.2)
+            peak = max(peak, rss_mb(d.proc.pid))
+        print(f"\nmemory: idle {idle:.1f} MB, 2,000 stalled bodies of 64 KB at once: peak "
+              f"{peak:.1f} MB ({peak - idle:+.1f} MB; 148 MB before the 4 MiB body budget)")
+    finally:
+        for s in stalled:
+            s.close()
+        d.stop()
+
+
 def test_security_figures() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bench_memory_after_big_bodies(Path(tmp))
+        bench_memory_with_stalled_bodies(Path(tmp))
         bench_requests_with_idle_connections(Path(tmp))
         bench_idle_connections_over_a_shells_file_limit(Path(tmp))
 
