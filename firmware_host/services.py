@@ -143,9 +143,14 @@ class Services:
         return True
 
     def problems(self) -> list[str]:
-        """What makes the daemon degraded, in sentences (empty: nothing)."""
+        """What makes the daemon degraded, in sentences (empty: nothing): the storage, and a
+        board link that lost one direction (heartbeats arrive, its state does not)."""
         problem = self.store.problem()
-        return [problem] if problem else []
+        out = [problem] if problem else []
+        board = self.devices["board"].describe()
+        if board.get("degraded"):
+            out.append(f"board: {board.get('fault') or 'the link is degraded'}")
+        return out
 
     def status_line(self) -> str:
         """One line of device and game state for systemd's STATUS= (problems first)."""

@@ -179,3 +179,30 @@ def test_a_store_on_a_read_only_disk_says_so_when_it_cannot_open(
         Store(state / "db.sqlite3").start()
     assert str(refused.value) == (f"database {state / 'db.sqlite3'} cannot be opened: the Pi's "
                                   "storage can't be written (it is read-only)")
+
+
+def test_a_one_way_board_link_makes_health_and_status_say_degraded_and_why(daemon) -> None:
+    # Issue 12 item 6: the board lost every byte sent to it while its heartbeats arrived;
+    # the board's entry said so, but /api/health said ok and STATUS= nothing.
+    server, client, notify = daemon
+    server.wait_board_idle()
+    game = client.new_game(dealer=0)
+    sim = server.services.devices["board"].require().simulator
+    sim.drop_next(10**9, "to_board")
+    try:
+        client.act(game, {"type": "peg", "side": 0, "points": 2})
+        deadline = time.monotonic() + 10
+        while not (health := client.req("GET", "/api/health").json())["problems"]:
+            assert time.monotonic() < deadline, health
+            time.sleep(0.05)
+        assert health["status"] == "degraded"
+        assert health["problems"][0].startswith("board: ") and (
+            "bytes to the board are being lost" in health["problems"][0]), health
+        assert any(s.startswith("STATUS=degraded: board: ") for s in statuses(notify))
+    finally:
+        sim.heal()
+    deadline = time.monotonic() + 5
+    while (health := client.req("GET", "/api/health").json())["status"] != "ok":
+        assert time.monotonic() < deadline, health
+        time.sleep(0.05)
+    assert health["problems"] == []
