@@ -54,7 +54,11 @@ def version() -> str:
 
 async def daemon_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DaemonError)
-    return JSONResponse(error_body(exc), status_code=http_status(exc))
+    # A refusal that says when to come back (429, 409 while another phone pairs) says it in
+    # HTTP's own header too, for clients that are not our page.
+    wait = exc.extra.get("retry_after")
+    headers = {"Retry-After": str(int(wait))} if isinstance(wait, int | float) else None
+    return JSONResponse(error_body(exc), status_code=http_status(exc), headers=headers)
 
 
 async def invalid_request(request: Request, exc: Exception) -> JSONResponse:

@@ -136,3 +136,22 @@ def test_event_streams_are_capped_and_http_is_still_served(server: ThreadServer)
                 await ws.close()
 
     asyncio.run(main())
+
+
+def test_a_refusal_that_says_when_to_come_back_says_it_in_retry_after(
+        server: ThreadServer) -> None:
+    def phone(address: str) -> httpx.Client:
+        return httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=5,
+                            transport=httpx.HTTPTransport(local_address=address))
+
+    try:
+        asking, other = phone("127.0.5.2"), phone("127.0.5.3")
+        answers = [asking.post("/api/pair/start", json={}) for _ in range(4)]
+        assert [r.status_code for r in answers] == [200, 200, 200, 429]
+        busy = other.post("/api/pair/start", json={})
+        for r in (answers[-1], busy):
+            assert r.status_code in (409, 429), r.text
+            assert r.headers["retry-after"] == str(r.json()["retry_after"]), r.headers
+            assert int(r.headers["retry-after"]) >= 1
+    finally:
+        server.services.pairing._pending = None  # the shared daemon's next test may pair
