@@ -97,6 +97,41 @@ def connection_cap(files: int) -> int:
     return max(16, min(MAX_CONNECTIONS, files - FD_RESERVE))
 
 
+class OneWrite:
+    """The transport as one answer's writes see it: what is written in one step of the
+    event loop is sent in one system call (the answer's head, then its body, are two writes
+    in uvicorn). Flushed when the answer is complete, before a close, and at the latest on
+    the loop's next step, so a streamed answer is never held back."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if not self._held:
+            self._loop.call_soon(self.flush)
+        self._held.append(data)
+
+    def flush(self) -> None:
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._transport, name)
+
+
 class GuardedH11(H11Protocol):
     """uvicorn's h11 protocol with the two guards it lacks: over the cap, the connection
     idle longest is closed (its file descriptor freed) so that a new client is served, not
@@ -142,7 +177,18 @@ class GuardedH11(H11Protocol):
                     self.max_connections)
         (oldest or self).transport.close()
 
+    def handle_events(self) -> None:
+        cycle = self.cycle
+        super().handle_events()
+        if self.cycle is not cycle and self.cycle is not None:
+            # A new request: its answer's head and body leave in one socket write, not two
+            # (each write to a socket is a system call and a TCP segment).
+            self.cycle.transport = OneWrite(self.transport, self.loop)
+
     def on_response_complete(self) -> None:
+        transport = getattr(self.cycle, "transport", None)
+        if isinstance(transport, OneWrite):
+            transport.flush()  # the answer is whole: send it now
         super().on_response_complete()
         self._idle_since = self.loop.time()
 
