@@ -61,11 +61,18 @@ class Tokens:
     """Create, check, list and revoke operator tokens in the store."""
 
     TOUCH_EVERY_S = 60.0  # the last use is recorded to the minute, not one write a request
+    # The tokens stamp makes a revoke take effect at once; the age limit only bounds a
+    # stamp that could not be written (a full disk).
+    CACHE_S = 2.0
+    CACHE_MAX = 64
 
     def __init__(self, store: Store, now: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.now = now
         self._touched: dict[str, float] = {}
+        # digest -> (name, when read): a request's check is a stat, not a database read.
+        self._known: dict[str, tuple[str, float]] = {}
+        self._stamp: tuple[int, ...] | None = None
 
     def exists(self, name: str) -> bool:
         """Whether a token of this name exists."""
@@ -93,10 +100,29 @@ class Tokens:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise AuthRequiredError("the Authorization header must be 'Bearer <token>'")
-        name = self.store.token_name(hash_token(token.strip()))
+        name = self._name(hash_token(token.strip()))
         if name is None:
             raise AuthRequiredError("the operator token is unknown or was revoked; pair again")
         self._touch(name)
+        return name
+
+    def _name(self, digest: str) -> str | None:
+        """The name of a known token's digest: from the cache while the store's tokens
+        stamp is unchanged (a revoke anywhere, the CLI's too, changes it at once) and the
+        entry is under CACHE_S old, else from the store. Unknown digests are not cached."""
+        stamp = self.store.tokens_stamp()  # before the read it guards
+        now = self.now()
+        if stamp != self._stamp:
+            self._known.clear()
+            self._stamp = stamp
+        hit = self._known.get(digest)
+        if hit is not None and now - hit[1] < self.CACHE_S:
+            return hit[0]
+        name = self.store.token_name(digest)
+        if name is not None:
+            if len(self._known) >= self.CACHE_MAX:
+                self._known.clear()
+            self._known[digest] = (name, now)
         return name
 
     def _touch(self, name: str) -> None:

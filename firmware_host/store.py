@@ -8,6 +8,7 @@ so a database made by any older version opens.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import sqlite3
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.errors import DaemonError, NotFoundError, StorageError
+
+log = logging.getLogger("crib.store")
 
 MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: games, their action logs, operator tokens.
@@ -229,6 +232,7 @@ class Store:
         self._lock = threading.RLock()
         self._reader: sqlite3.Connection | None = None
         self._rlock = threading.RLock()
+        self._token_epoch = 0  # token changes made through this Store (see tokens_stamp)
         self.fault: str | None = None  # why the last write failed, until one succeeds
         self.on_fault: Callable[[], None] = lambda: None  # the fault came or went
 
@@ -597,10 +601,47 @@ class Store:
         take a name)."""
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         with self.transaction() as db:
-            return db.execute(
+            stored = db.execute(
                 f"{verb} INTO tokens (name, hash, created_at) VALUES (?, ?, ?)",
                 (name, digest, time.time()),
             ).rowcount > 0
+        if stored:
+            self._tokens_changed()
+        return stored
+
+    def tokens_stamp(self) -> tuple[int, ...]:
+        """What changes whenever a token is added, replaced or revoked, by this process or
+        another (`crib token revoke` beside the daemon): a cache of token checks is good
+        only while this stays the same. Read it before the tokens it guards. Never raises."""
+        if str(self.path) == ":memory:":
+            return (self._token_epoch,)
+        try:
+            st = os.stat(self._stamp_path)
+        except OSError:
+            return (self._token_epoch, -1)
+        return (self._token_epoch, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    @property
+    def _stamp_path(self) -> str:
+        return f"{self.path}-tokens"
+
+    def _tokens_changed(self) -> None:
+        """After a committed token change: bump the stamp (one byte appended, so its size
+        changes even within one tick of the file system's clock)."""
+        self._token_epoch += 1
+        if str(self.path) == ":memory:":
+            return
+        try:
+            fd = os.open(self._stamp_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                if os.fstat(fd).st_size >= 4096:
+                    os.ftruncate(fd, 0)  # bounded; the new mtime still differs
+                os.write(fd, b".")
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            # The running daemon's cache then lapses within Tokens.CACHE_S instead.
+            log.warning("could not mark the token change in %s: %s", self._stamp_path, exc)
 
     def token_name(self, digest: str) -> str | None:
         """The name of the token with this hash, if it exists."""
@@ -623,7 +664,10 @@ class Store:
     def revoke_token(self, name: str) -> bool:
         """Delete a token; returns whether it existed."""
         with self.transaction() as db:
-            return db.execute("DELETE FROM tokens WHERE name = ?", (name,)).rowcount > 0
+            revoked = db.execute("DELETE FROM tokens WHERE name = ?", (name,)).rowcount > 0
+        if revoked:
+            self._tokens_changed()
+        return revoked
 
     # -- settings ----------------------------------------------------------------------------------
     def get_setting(self, key: str, default: Any = None) -> Any:
