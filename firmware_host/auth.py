@@ -70,9 +70,9 @@ class Tokens:
         self.store = store
         self.now = now
         self._touched: dict[str, float] = {}
-        # digest -> (name, when read): a request's check is a stat, not a database read.
-        self._known: dict[str, tuple[str, float]] = {}
-        self._stamp: tuple[int, ...] | None = None
+        # digest -> (name, when read, tokens stamp then): a request's check is a stat, not
+        # a database read.
+        self._known: dict[str, tuple[str, float, tuple[int, ...]]] = {}
 
     def exists(self, name: str) -> bool:
         """Whether a token of this name exists."""
@@ -112,17 +112,15 @@ class Tokens:
         entry is under CACHE_S old, else from the store. Unknown digests are not cached."""
         stamp = self.store.tokens_stamp()  # before the read it guards
         now = self.now()
-        if stamp != self._stamp:
-            self._known.clear()
-            self._stamp = stamp
         hit = self._known.get(digest)
-        if hit is not None and now - hit[1] < self.CACHE_S:
+        # An entry counts only under the stamp it was read with (safe from any thread).
+        if hit is not None and hit[2] == stamp and now - hit[1] < self.CACHE_S:
             return hit[0]
         name = self.store.token_name(digest)
         if name is not None:
             if len(self._known) >= self.CACHE_MAX:
                 self._known.clear()
-            self._known[digest] = (name, now)
+            self._known[digest] = (name, now, stamp)
         return name
 
     def _touch(self, name: str) -> None:
