@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add `crib inputs` and `crib shuffler` to the `crib` parser."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", default=None, help="configuration file (for the pins)")
+    common.add_argument("--config", default=None, help="configuration file (for the pins; "
+                        "default: $CRIB_CONFIG, else /etc/cribbage-table/config.toml "
+                        "when installed)")
     common.add_argument("--simulate", action="store_true",
                         help="mock pins instead of the Pi's (works on a laptop)")
     common.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -94,9 +96,13 @@ class _Out:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from firmware_host.cli.daemon import installed_config
     from firmware_host.config import load_settings
 
-    return load_settings(args.config)
+    # On the Pi, the pins the service uses (the installed file) unless told otherwise: a
+    # maker who moved a pin there must not bring up the default one.
+    return load_settings(args.config or (None if os.environ.get("CRIB_CONFIG")
+                                         else installed_config()))
 
 
 @contextmanager

@@ -284,7 +284,8 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
     w.add_argument("--delay", type=float, default=0.5, help="seconds per hole (default 0.5)")
     w.add_argument("--track", type=int, default=None,
                    help="walk only this track (1 to 3; default every track)")
-    w.add_argument("--config", default=None, help="configuration file (for --spi)")
+    w.add_argument("--config", default=None, help="configuration file (for --spi; default: "
+                   "$CRIB_CONFIG, else /etc/cribbage-table/config.toml when installed)")
     w.add_argument("--tracks", type=int, default=2, help="tracks of the simulated board")
     w.add_argument("--holes", type=int, default=120, help="holes of the simulated board")
     w.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the board")
@@ -315,10 +316,15 @@ def _walk_board(args: argparse.Namespace) -> tuple[Any, Any, list[Callable[[], N
 
     clock = SystemClock()
     if args.spi:
+        import os
+
+        from firmware_host.cli.daemon import installed_config
         from firmware_host.config import load_settings
         from hardware.board import spi
 
-        settings = load_settings(args.config)
+        # the service's own file on the Pi (its led_map, colour order), unless told otherwise
+        settings = load_settings(args.config or (None if os.environ.get("CRIB_CONFIG")
+                                                 else installed_config()))
         s = settings.board
         layout = BoardLayout(tracks=s.tracks, holes=s.holes, led_map=s.led_map_tuple)
         board = spi.SpiPegBoard(layout, clock, device=s.spi_device, colour_order=s.colour_order,
