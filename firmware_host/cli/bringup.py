@@ -95,14 +95,30 @@ class _Out:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def service_config(given: str | None, command: str) -> str | None:
+    """The file a bring-up command reads: `given`, else $CRIB_CONFIG (None: the loader reads
+    it), else on a Pi the installed service's file, so a pin moved there is the pin brought
+    up. Raises ConfigError naming `sudo crib <command>` when this user may not read it."""
+    from firmware_host.cli.daemon import installed_config, unreadable
+
+    if given or os.environ.get("CRIB_CONFIG"):
+        return given
+    path = installed_config()
+    if path is None:
+        return None
+    problem = unreadable(path, f"sudo crib {command}` or pass `--config FILE")
+    if problem is not None:
+        raise ConfigError(problem)
+    return str(path)
+
+
 def _settings(args: argparse.Namespace) -> Settings:
-    from firmware_host.cli.daemon import installed_config
     from firmware_host.config import load_settings
 
-    # On the Pi, the pins the service uses (the installed file) unless told otherwise: a
-    # maker who moved a pin there must not bring up the default one.
-    return load_settings(args.config or (None if os.environ.get("CRIB_CONFIG")
-                                         else installed_config()))
+    command = " ".join(w for w in (getattr(args, "command", None),
+                                   getattr(args, "inputs_command", None),
+                                   getattr(args, "shuffler_command", None)) if w)
+    return load_settings(service_config(args.config, command or "..."))
 
 
 @contextmanager

@@ -316,15 +316,12 @@ def _walk_board(args: argparse.Namespace) -> tuple[Any, Any, list[Callable[[], N
 
     clock = SystemClock()
     if args.spi:
-        import os
-
-        from firmware_host.cli.daemon import installed_config
+        from firmware_host.cli.bringup import service_config
         from firmware_host.config import load_settings
         from hardware.board import spi
 
         # the service's own file on the Pi (its led_map, colour order), unless told otherwise
-        settings = load_settings(args.config or (None if os.environ.get("CRIB_CONFIG")
-                                                 else installed_config()))
+        settings = load_settings(service_config(args.config, "board walk --spi"))
         s = settings.board
         layout = BoardLayout(tracks=s.tracks, holes=s.holes, led_map=s.led_map_tuple)
         board = spi.SpiPegBoard(layout, clock, device=s.spi_device, colour_order=s.colour_order,

@@ -177,3 +177,46 @@ def test_bring_up_commands_on_the_pi_read_the_services_config(tmp_path, monkeypa
     monkeypatch.delenv("CRIB_CONFIG")
     monkeypatch.setenv("CRIB_STATE_DIR", str(tmp_path / "state"))
     assert bringup._settings(argparse.Namespace(config=None)).inputs.undo == 5  # off a Pi
+
+
+def test_a_bring_up_command_that_may_not_read_the_services_config_says_sudo(tmp_path,
+                                                                           monkeypatch):
+    """install.sh leaves /etc/cribbage-table 0750 root:cribbage: a maker without sudo must
+    be told to use it, not shown a traceback (opening the file fails as it does there)."""
+    import argparse
+    from pathlib import Path as _Path
+
+    from firmware_host.cli import bringup, daemon
+    from firmware_host.errors import ConfigError
+
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "config.toml").write_text("[inputs]\nundo = 4\n")
+    real_open = _Path.open
+
+    def denied(self, *a, **kw):
+        if self == etc / "config.toml":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *a, **kw)
+
+    monkeypatch.setattr(_Path, "open", denied)
+    monkeypatch.delenv("CRIB_CONFIG", raising=False)
+    monkeypatch.setattr(daemon, "INSTALLED_CONFIG", etc / "config.toml")
+    args = argparse.Namespace(config=None, command="inputs", inputs_command="watch")
+    with pytest.raises(ConfigError, match=r"cannot read it .*sudo crib inputs watch"):
+        bringup._settings(args)
+
+
+def test_both_install_guides_name_the_groups_and_packages_install_sh_gives():
+    script = _text("systemd/install.sh")
+    groups = re.search(r"usermod -a -G ([\w,]+)", script).group(1).split(",")  # type: ignore[union-attr]
+    packages = sorted(set(re.findall(r"python3-\w+|avahi-daemon", script))
+                      - {"python3-pip"})  # pip comes with the venv; not worth a word
+    for doc in ("README.md", "systemd/README.md"):
+        text = _text(doc).split("## On the Raspberry Pi", 1)[1]
+        step = text.split("3. **Install**", 1)[1].split("4. **Check**", 1)[0]
+        said = re.search(r"in the (.+?) groups", step.replace("\n   ", " "))
+        assert said, doc
+        assert sorted(re.findall(r"`(\w+)`", said.group(1))) == sorted(groups), doc
+        assert [p for p in packages if f"`{p}`" not in step] == [], doc
+        assert "sudo crib doctor" in text, doc  # the config it reads is root's and the service's
