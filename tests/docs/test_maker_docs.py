@@ -220,3 +220,34 @@ def test_both_install_guides_name_the_groups_and_packages_install_sh_gives():
         assert sorted(re.findall(r"`(\w+)`", said.group(1))) == sorted(groups), doc
         assert [p for p in packages if f"`{p}`" not in step] == [], doc
         assert "sudo crib doctor" in text, doc  # the config it reads is root's and the service's
+
+
+def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults():
+    """The example config's commented pin settings are what the shuffler does without them."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from hardware.clock import FakeClock
+    from hardware.shuffler.gpio import GpioShuffler
+    from hardware.shuffler.plan import Pile
+
+    text = _text("systemd/config.example.toml")
+    shown = dict(re.findall(r"^#\s+(router_kind|left_angle|right_angle|sensor_pull_up) = "
+                            r"(\S+)", text, re.M))
+    assert set(shown) == {"router_kind", "left_angle", "right_angle", "sensor_pull_up"}
+    pins = load_settings(ROOT / "systemd" / "config.example.toml").shuffler.pins
+    factory = MockFactory(pin_class=MockPWMPin)
+    sh = GpioShuffler(dict(pins), FakeClock(), pin_factory=factory)
+    sh.open()
+    try:
+        mech = sh.mechanism
+        assert shown["router_kind"] == '"servo"' and type(mech.router).__name__ == "AngularServo"
+        assert mech.router.angle == float(shown["left_angle"])
+        mech.set_router(Pile.RIGHT)
+        assert mech.router.angle == float(shown["right_angle"])
+        # sensor_pull_up = false: a pull-down, and high means a card
+        assert shown["sensor_pull_up"] == "false"
+        assert mech.tray.pull_up is False and mech.tray.is_active is False
+        factory.pin(pins["tray_sensor"]).drive_high()
+        assert mech.tray.is_active is True
+    finally:
+        sh.stop()
