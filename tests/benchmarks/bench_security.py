@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.firmware_host.conftest import Daemon  # noqa: E402
+from tests.firmware_host.security_helpers import connect_from  # noqa: E402
 
 BODY = 10 * 1024 * 1024
 BODIES = 100
@@ -158,11 +159,7 @@ def bench_idle_connections_over_a_shells_file_limit(tmp: Path) -> None:
         idle = []
         try:
             for i in range(1100):
-                s = socket.socket()
-                s.bind((f"127.0.4.{1 + i % 250}", 0))
-                s.settimeout(5)
-                s.connect(("127.0.0.1", port))
-                idle.append(s)
+                idle.append(connect_from(i, port, subnet=4))
             time.sleep(0.5)
             files = len(list(Path(f"/proc/{proc.pid}/fd").iterdir()))
             ok, failed = fresh_requests(port, MEASURE_S)
@@ -184,10 +181,7 @@ def bench_memory_with_stalled_bodies(tmp: Path) -> None:
         idle = rss_mb(d.proc.pid)
         peak = idle
         for i in range(2000):
-            s = socket.socket()
-            s.bind((f"127.0.{5 + i // 250}.{1 + i % 250}", 0))
-            s.settimeout(5)
-            s.connect(("127.0.0.1", d.port))
+            s = connect_from(i, d.port, subnet=5)
             s.sendall(f"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n"
                       "Content-Type: application/json\r\nContent-Length: 65000\r\n\r\n"
                       .encode() + b" " * 64000)

@@ -54,3 +54,13 @@ def raw(port: int, data: bytes, *, timeout: float = 5.0) -> bytes:
 def status_of(answer: bytes) -> int:
     """The status code of a raw HTTP answer."""
     return int(answer.split(b" ", 2)[1])
+
+
+def connect_from(i: int, port: int, subnet: int) -> socket.socket:
+    """A connection to the daemon from the i-th of many loopback addresses (127.0.subnet+.x),
+    so per-address limits do not hide what many phones at once do."""
+    s = socket.socket()
+    s.bind((f"127.0.{subnet + i // 250}.{1 + i % 250}", 0))
+    s.settimeout(5)
+    s.connect(("127.0.0.1", port))
+    return s

@@ -21,6 +21,7 @@ import websockets
 from firmware_host.api.routes.events import MAX_STREAMS
 from tests.conftest import CRIB
 from tests.firmware_host.conftest import ThreadServer
+from tests.firmware_host.security_helpers import connect_from
 
 
 def _free_port() -> int:
@@ -80,11 +81,7 @@ def test_idle_connections_over_the_file_limit_do_not_lock_out_a_phone(
         # More idle connections than the process has files: before, accept() failed with
         # "Too many open files" and nobody was served until the idle ones timed out.
         for i in range(450):
-            s = socket.socket()
-            s.bind((f"127.0.3.{1 + i % 250}", 0))
-            s.settimeout(5)
-            s.connect(("127.0.0.1", port))
-            idle.append(s)
+            idle.append(connect_from(i, port, subnet=3))
         time.sleep(0.3)
         assert len(os.listdir(f"/proc/{proc.pid}/fd")) < 400
         served = 0
