@@ -521,7 +521,7 @@ $("#new-game").addEventListener("submit", async (ev) => {
   }
 });
 // The API's checks of the new-game form's fields, in the table's words: "target: Input should
-// be greater than or equal to 31" -> "The points to win must be 31 or more."
+// be greater than or equal to N" -> "The points to win must be N or more." (N is the API's.)
 const FORM_FIELDS = { target: "The points to win" };
 function sayProblem(problem) {
   const m = /^([a-z_]+): Input should be (greater|less) than or equal to (\d+)$/.exec(problem);
@@ -1206,8 +1206,8 @@ function renderShuffler() {
 }
 
 // ---------------------------------------------------------------- board drawing
-// The board as the LEDs show it: two columns per track (up 1–60 outside, down 61–120
-// inside), holes in groups of five, the start holes at the foot and the game hole on top.
+// The board as the LEDs show it: two columns per track (up the first half of the holes
+// outside, down the second half inside), holes in groups of five, the start holes at the foot and the game hole on top.
 const BOARD = { top: 58, bottom: 462, startY: 492, gameY: 26 };
 function holeXY(track, tracks, score, target) {
   const laneW = 300 / tracks;
@@ -1217,7 +1217,7 @@ function holeXY(track, tracks, score, target) {
   const yOf = (i) => BOARD.bottom - step * (i + Math.floor(i / 5) * 0.6);
   if (score <= 0) return [(x0 + x1) / 2, BOARD.startY];
   if (score >= target) return [180, BOARD.gameY];
-  const s = ((score - 1) % 120) + 1; // a 61-point game goes once round; longer ones lap
+  const s = ((score - 1) % 120) + 1; // a score past the 120 drawn holes laps round again
   if (s <= 60) return [x0, yOf(s - 1)];
   return [x1, yOf(120 - s)];
 }
