@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from cribbage.actions import parse_action
 from firmware_host.components.games import GameService
 from firmware_host.store import Store
 
@@ -31,7 +32,7 @@ def games(tmp_path: Path) -> Any:
     shutil.copy(DATA / "legacy_log.sqlite", db)
     store = Store(db)
     store.start()
-    service = GameService(store, lambda entry: None)
+    service = GameService(store)
     service.start()
     yield service
     service.stop()
@@ -67,7 +68,9 @@ def test_the_old_spellings_are_in_the_log_and_the_result_row_is_kept(
 def test_the_replayed_game_goes_on_and_logs_the_canonical_form(games: GameService) -> None:
     entry = games.entry(2)  # the keeper game, in the play
     assert entry.body()["phase"] == "play"
-    games.act(2, entry.version, "after-upgrade", {"type": "peg", "side": 0, "points": 1})
+    # Typed from the edge on; the log gets the canonical form.
+    games.act(2, entry.version, "after-upgrade", parse_action({"type": "peg", "side": 0,
+                                                               "points": 1}))
     again = games.fold(2)
     assert again.version == entry.version + 1
     assert [s["front"] for s in again.body()["sides"]] == [11, 21]
