@@ -25,7 +25,7 @@ from firmware_host.errors import (
 from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
@@ -39,14 +39,14 @@ def json_text(value: Any) -> str:
                       separators=(",", ":"))
 
 
-def new_keeper(params: dict[str, Any]) -> Keeper:
+def new_keeper(params: dict[str, Any]) -> Game:
     """A fresh engine game for stored parameters; raises the engine's CribbageError."""
-    from cribbage.keeper import Keeper  # imported late: the daemon binds its port first
+    from cribbage.game import Game  # imported late: the daemon binds its port first
 
     args = dict(params)
     if "names" in args:
         args["names"] = tuple(args["names"])
-    return Keeper.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
+    return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
 
 
 @dataclass
@@ -55,7 +55,7 @@ class GameEntry:
 
     id: int
     params: dict[str, Any]
-    keeper: Keeper
+    keeper: Game
     version: int = 0
     view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
     # Answers of actions whose commit is under way, by op id (removed once on disk).
@@ -268,7 +268,7 @@ class GameService:
             )
 
     @staticmethod
-    def _apply(entry: GameEntry, action: dict[str, Any]) -> Keeper:
+    def _apply(entry: GameEntry, action: dict[str, Any]) -> Game:
         """The engine's next state; raises InvalidActionError or IllegalActionError."""
         try:
             return entry.keeper.apply(action)
