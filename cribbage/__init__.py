@@ -25,8 +25,8 @@ _WHERE = {
     "ImpossibleScoreError": "errors", "InvalidActionError": "errors",
     "InvalidCardError": "errors", "InvalidHandError": "errors", "InvalidOptionError": "errors",
     "UnknownModelError": "errors", "UnknownVariantError": "errors",
-    "Keeper": "keeper", "Pegs": "keeper", "Phase": "keeper", "ScoreRecord": "keeper",
-    "possible_counts": "keeper",
+    "Game": "game", "Pegs": "game", "Phase": "game", "ScoreRecord": "game",
+    "possible_counts": "game",
     "PegScore": "pegscore", "score_pegging": "pegscore",
     "DeclaredGo": "play", "FalseGo": "play", "PegEvent": "play", "PlayState": "play",
     "RULES": "rules", "GoRule": "rules", "PlayRounds": "rules", "Result": "rules",
@@ -105,7 +105,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         UnknownModelError,
         UnknownVariantError,
     )
-    from cribbage.keeper import Keeper, Pegs, Phase, ScoreRecord, possible_counts  # noqa: F401
+    from cribbage.game import Game, Pegs, Phase, ScoreRecord, possible_counts  # noqa: F401
     from cribbage.pegscore import PegScore, score_pegging  # noqa: F401
     from cribbage.play import DeclaredGo, FalseGo, PegEvent, PlayState  # noqa: F401
     from cribbage.rules import (  # noqa: F401

@@ -358,7 +358,7 @@ def catalogue() -> dict[str, Any]:
     """Every variant with its defaults, the targets to offer, hand sizes, crib discards, the
     play's limit, skunk lines and the totals a hand and a crib can count (JSON-ready; served
     as it is at GET /api/rules)."""
-    from cribbage.keeper import possible_counts
+    from cribbage.game import possible_counts
     from cribbage.pegscore import MAX_COUNT
 
     variants = []

@@ -12,7 +12,7 @@ from firmware_host.store import Store
 from hardware.interfaces import BoardState, DeviceState, PegBoard, TrackPegs
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
 log = logging.getLogger("crib.device")
 
@@ -40,7 +40,7 @@ class BoardView:
         self.board = board
         self.bus = bus
         self.state = BoardState()
-        self._keeper: Keeper | None = None
+        self._keeper: Game | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
 
@@ -65,7 +65,7 @@ class BoardView:
     def stop(self) -> None:
         """Nothing to close: the board keeps what it shows."""
 
-    def show(self, keeper: Keeper | None = None) -> None:
+    def show(self, keeper: Game | None = None) -> None:
         """Send the game's pegs and lines (and any pairing code) to the board and the stream."""
         if keeper is not None:
             self._keeper = keeper

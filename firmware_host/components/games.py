@@ -28,7 +28,7 @@ from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 
 if TYPE_CHECKING:
     from cribbage.actions import Action
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
@@ -42,7 +42,7 @@ def json_text(value: Any) -> str:
                       separators=(",", ":"))
 
 
-def step(game: Keeper, action: Action) -> tuple[Keeper, tuple[Any, ...]]:
+def step(game: Game, action: Action) -> tuple[Game, tuple[Any, ...]]:
     """The engine's step: the game after `action` and the events it caused."""
     out: Any = game.apply(action)
     if isinstance(out, tuple):
@@ -58,20 +58,20 @@ def events_json(events: tuple[Any, ...]) -> list[dict[str, Any]]:
     return [e.to_json() for e in events]
 
 
-def race_point(version: int, game: Keeper, kind: str | None) -> dict[str, Any]:
+def race_point(version: int, game: Game, kind: str | None) -> dict[str, Any]:
     """One point of a game's score race: each side's score after an action."""
     return {"version": version, "game_number": game.game_number, "type": kind,
             "scores": [p.front for p in game.pegs]}
 
 
-def new_keeper(params: dict[str, Any]) -> Keeper:
+def new_keeper(params: dict[str, Any]) -> Game:
     """A fresh engine game for stored parameters; raises the engine's CribbageError."""
-    from cribbage.keeper import Keeper  # imported late: the daemon binds its port first
+    from cribbage.game import Game  # imported late: the daemon binds its port first
 
     args = dict(params)
     if "names" in args:
         args["names"] = tuple(args["names"])
-    return Keeper.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
+    return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
 
 
 @dataclass
@@ -80,7 +80,7 @@ class GameEntry:
 
     id: int
     params: dict[str, Any]
-    keeper: Keeper
+    keeper: Game
     version: int = 0
     view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
     # Answers of actions whose commit is under way, by op id (removed once on disk).
@@ -309,7 +309,7 @@ class GameService:
             )
 
     @staticmethod
-    def _apply(entry: GameEntry, action: Action) -> tuple[Keeper, tuple[Any, ...]]:
+    def _apply(entry: GameEntry, action: Action) -> tuple[Game, tuple[Any, ...]]:
         """The engine's next state and its events; raises InvalidActionError or
         IllegalActionError."""
         try:

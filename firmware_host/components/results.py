@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cribbage.rules import ResultKind
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
 log = logging.getLogger("crib.game")
 
@@ -25,7 +25,7 @@ class ResultChange:
     drop_from: int | None = None  # the game of the match whose results an undo took back
 
 
-def player_figures(keeper: Keeper) -> list[dict[str, Any]]:
+def player_figures(keeper: Game) -> list[dict[str, Any]]:
     """Per-player figures of the keeper's current game, from its score records."""
     result = keeper.result
     records = keeper.game_records()
@@ -50,7 +50,7 @@ def player_figures(keeper: Keeper) -> list[dict[str, Any]]:
     return out
 
 
-def result_change(before: Keeper, after: Keeper, action_type: str) -> ResultChange:
+def result_change(before: Game, after: Game, action_type: str) -> ResultChange:
     """The results-table change of going from `before` to `after` by an action of this type."""
     if after.result is not None and after.result != before.result:
         return ResultChange(row=(after.game_number, after.result.to_json(),
@@ -60,7 +60,7 @@ def result_change(before: Keeper, after: Keeper, action_type: str) -> ResultChan
     return ResultChange()
 
 
-def log_result(game_id: int, keeper: Keeper) -> None:
+def log_result(game_id: int, keeper: Game) -> None:
     """One line for the journal when a game ends."""
     r = keeper.result
     if r is None:

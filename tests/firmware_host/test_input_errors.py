@@ -49,7 +49,7 @@ def test_a_refused_press_is_ignored_in_one_line(caplog: pytest.LogCaptureFixture
 
 def test_a_bug_behind_a_press_is_logged_with_its_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
-    [record] = _undo(AttributeError("'Keeper' object has no attribute 'x'"), caplog)
+    [record] = _undo(AttributeError("'Game' object has no attribute 'x'"), caplog)
     assert record.levelno == logging.ERROR and record.exc_info is not None
     assert record.exc_info[0] is AttributeError
 

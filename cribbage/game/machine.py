@@ -1,6 +1,6 @@
 """The game machine: one game of cribbage (and the match after it), from the cut to `next_game`.
 
-`Keeper` is an immutable value. `apply(action)` returns the next state. A malformed action
+`Game` is an immutable value. `apply(action)` returns the next state. A malformed action
 raises `InvalidActionError`; one the rules do not allow now raises `IllegalPlayError` (or its
 leaf `ImpossibleScoreError`); both name the action and the state, carry `.say` (one sentence
 for the table) and change nothing. Every accepted action is kept, so `undo`/`redo` and a
@@ -304,8 +304,8 @@ class Core:
 
 
 @dataclass(frozen=True, slots=True)
-class Keeper:
-    """A game of cribbage (immutable). Build with `Keeper.new`, advance with `apply`."""
+class Game:
+    """A game of cribbage (immutable). Build with `Game.new`, advance with `apply`."""
 
     config: Config
     rules: Rules = field(repr=False)
@@ -327,7 +327,7 @@ class Keeper:
         mode: str = "keeper",
         dealer: int | None = None,
         **options: Any,
-    ) -> Keeper:
+    ) -> Game:
         """A new game (a cut for deal is due unless `dealer` is given). Other rule options
         (go_rule, double_skunk_games) pass to `get_rules`.
 
@@ -567,7 +567,7 @@ class Keeper:
 
     # --- actions --------------------------------------------------------------------------
 
-    def apply(self, action: Action | Mapping[str, Any]) -> Keeper:
+    def apply(self, action: Action | Mapping[str, Any]) -> Game:
         """The state after `action` (a typed action or its JSON dict).
 
         Raises InvalidActionError for a malformed action, IllegalPlayError (or its leaf
@@ -589,7 +589,7 @@ class Keeper:
             return replace(self, core=core, past=self.past + ((again, self.core),),
                            redo_stack=self.redo_stack[:-1])
         core = self._step(act)
-        # The constructor, not replace(): the same Keeper, without re-reading every field.
+        # The constructor, not replace(): the same Game, without re-reading every field.
         return type(self)(self.config, self.rules, core, self.past + ((act, self.core),))
 
     def parse(self, action: Action | Mapping[str, Any]) -> Action:
@@ -744,7 +744,7 @@ class Keeper:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Keeper:
+    def from_json(cls, data: Mapping[str, Any]) -> Game:
         """Rebuild a game from `to_json` by replaying it; raises CribbageError if malformed."""
         try:
             if data.get("format") != _FORMAT or data.get("version") != _FORMAT_VERSION:
@@ -788,7 +788,7 @@ class Keeper:
         return f"hand {c.hand_number}, {dealer} dealt, {where}{due}; {scores}"
 
     def __repr__(self) -> str:
-        return f"<Keeper {self.config.variant} {self.config.mode}: {self.describe()}>"
+        return f"<Game {self.config.variant} {self.config.mode}: {self.describe()}>"
 
     # --- the actions ----------------------------------------------------------------------
 
@@ -1335,7 +1335,7 @@ __all__ = [
     "CountRecord",
     "GameTally",
     "HandTally",
-    "Keeper",
+    "Game",
     "MAX_PEG",
     "MODES",
     "Pegs",
