@@ -95,9 +95,11 @@ class DeviceChanged:
 
 @dataclass(frozen=True, slots=True)
 class BoardShown:
-    """The board was told to show a new state (pegs, lines, pairing code, settings)."""
+    """The board was told to show a new state (pegs, lines, pairing code, settings), with
+    what the phones may see of it (`board_json`: never the pairing code)."""
 
     state: BoardState
+    json: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

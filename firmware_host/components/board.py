@@ -90,7 +90,7 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        self.bus.send_event(BoardShown(state))
+        self.bus.send_event(BoardShown(state, board_json(state)))
 
     def show_code(self, code: str | None) -> None:
         """Light a pairing code (None: put it out)."""

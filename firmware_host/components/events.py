@@ -20,7 +20,6 @@ from firmware_host.bus import (
     GameStarted,
     ShufflerChanged,
 )
-from firmware_host.components.board import board_json
 from hardware.interfaces import DeviceEvent
 
 Message = dict[str, Any]
@@ -63,7 +62,7 @@ class EventHub:
                           f'"events":{event.events_text}')
 
     def _board(self, event: BoardShown) -> None:
-        self.publish({"type": "board", "board": board_json(event.state)})
+        self.publish({"type": "board", "board": event.json})
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver on `loop` from now on (the app's lifespan binds its loop)."""

@@ -85,7 +85,8 @@ def main() -> None:
     sys.setprofile(None)
     threading.setprofile(None)  # type: ignore[arg-type]
     idle_edges = {(a, b) for a, b, _ in idle}
-    edges = Counter()
+    edges: Counter[tuple[str, str]] = Counter()
+    called: dict[tuple[str, str], set[str]] = {}
     files: set[str] = set()
     functions: set[tuple[str, str]] = set()
     for (src, dst, name), n in tapped.items():
@@ -95,13 +96,14 @@ def main() -> None:
         functions.add((dst, name))
         if src != dst:
             edges[(src, dst)] += n
+            called.setdefault((src, dst), set()).add(name)
     print(f"one peg tap: {len(files)} files, {len(edges)} hops (file to file), "
-          f"{len(functions)} functions of ours")
+          f"{sum(edges.values())} calls across files, {len(functions)} functions of ours")
     if verbose:
         for f in sorted(files):
             print("  file", f)
         for (a, b), n in sorted(edges.items()):
-            print(f"  hop {a} -> {b} ({n} calls)")
+            print(f"  hop {a} -> {b} ({n} calls: {', '.join(sorted(called[(a, b)]))})")
 
 
 if __name__ == "__main__":
