@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cribbage.game.events import EVENT_KINDS, Event
 from cribbage.game.machine import (
     MAX_PEG,
     MODES,
@@ -16,10 +17,13 @@ from cribbage.game.machine import (
     Phase,
     ResultKind,
     ScoreRecord,
+    Step,
     possible_counts,
 )
 
 __all__ = [
+    "EVENT_KINDS",
+    "Event",
     "MAX_PEG",
     "MODES",
     "SCORE_KINDS",
@@ -33,5 +37,6 @@ __all__ = [
     "Phase",
     "ResultKind",
     "ScoreRecord",
+    "Step",
     "possible_counts",
 ]

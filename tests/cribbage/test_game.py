@@ -169,7 +169,7 @@ def test_cut_for_deal_low_card_deals_and_a_tie_cuts_again() -> None:
 
 
 def test_five_card_gives_three_to_the_first_non_dealer_and_the_loser_deals_next() -> None:
-    k = new("five-card").apply({"type": "cut", "cards": ["AH", "9S"]})
+    k = new("five-card").apply({"type": "cut", "cards": ["9H", "AS"]})  # the higher card deals
     assert k.dealer == 0 and k.scores == (0, 3)
     k = act(
         at(k, 58, 20),

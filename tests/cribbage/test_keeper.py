@@ -132,7 +132,8 @@ def test_the_show_order_runs_from_the_dealers_left_to_the_dealer_then_the_crib(
 def test_five_card_gives_the_first_non_dealer_three_at_the_start() -> None:
     k = new("five-card", dealer=0)
     assert fronts(k) == [0, 3]
-    k = act(new("five-card"), {"type": "cut", "cards": ["QH", "2C"]})  # Bob cuts low, deals
+    # Five-card: the higher card deals (USPC) and the loser of the cut pegs three.
+    k = act(new("five-card"), {"type": "cut", "cards": ["2H", "QC"]})  # Bob cuts high, deals
     assert fronts(k) == [3, 0]
     assert k.view()["sides"][0]["back"] == 0
     assert fronts(new("six-card", dealer=0)) == [0, 0]
