@@ -9,8 +9,9 @@ it is built, to the events it needs; none calls up into the container. Who sends
 - BoardView: BoardShown; ShufflerService: ShufflerChanged; the store: StoreFaulted
 
 Start order: store, games, devices (a first attempt each, never fatal), inputs, board,
-shuffler, health. Stop order is the reverse: health first, then the devices (motor off, board
-state kept), the store last. The event stream needs no start: the app's lifespan binds it.
+shuffler, results, health. Stop order is the reverse: health first, then the devices (motor
+off, board state kept), the store last. The event stream needs no start: the app's lifespan
+binds it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from firmware_host.components.factories import device_factories, pin_factory_in_
 from firmware_host.components.games import GameService
 from firmware_host.components.health import Health, Status
 from firmware_host.components.inputs import TableInputs
+from firmware_host.components.results import ResultsLog
 from firmware_host.components.shuffler import ShufflerService
 from firmware_host.config import Settings
 from firmware_host.notify import Notifier
@@ -60,6 +62,7 @@ class Services:
     inputs: TableInputs
     board: BoardView
     shuffler: ShufflerService
+    results: ResultsLog
     status: Status
     health: Health
     notifier: Notifier
@@ -67,7 +70,7 @@ class Services:
     def order(self) -> list[Component]:
         """Start order; stop is the reverse."""
         return [self.store, self.hub, self.games, self.devices, self.inputs, self.board,
-                self.shuffler, self.health]
+                self.shuffler, self.results, self.health]
 
     def start(self) -> None:
         """Start every component in order."""
@@ -127,10 +130,11 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
                       # the log says the code only where no real board lights it
                       log_code=factories["board"][0] not in ("real", "spi"))
     inputs = TableInputs(games, pairing, touch=shuffler.touch, bus=bus)
+    results = ResultsLog(bus)
     status = Status(store, devices, games)
     health = Health(notifier, status.healthy, status.status_line, bus)
     # STATUS= says degraded, and why, at once.
     store.on_fault = lambda: bus.send_event(StoreFaulted())
     log.info("state directory %s (pid %d)", settings.state_dir, os.getpid())
     return Services(settings, bus, store, tokens, pairing, hub, games, devices, inputs, board,
-                    shuffler, status, health, notifier)
+                    shuffler, results, status, health, notifier)

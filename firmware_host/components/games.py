@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.bus import ActionCommitted, EventBus, GameStarted
-from firmware_host.components.results import ResultChange, log_result, result_change
+from firmware_host.components.results import ResultChange, result_change
 from firmware_host.errors import (
     BadRequestError,
     IllegalActionError,
@@ -29,6 +29,7 @@ from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 if TYPE_CHECKING:
     from cribbage.actions import Action
     from cribbage.game import Game
+    from cribbage.game.events import Event
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
@@ -42,18 +43,7 @@ def json_text(value: Any) -> str:
                       separators=(",", ":"))
 
 
-def step(game: Game, action: Action) -> tuple[Game, tuple[Any, ...]]:
-    """The engine's step: the game after `action` and the events it caused."""
-    out: Any = game.apply(action)
-    if isinstance(out, tuple):
-        return out[0], tuple(out[1])
-    events = getattr(out, "events", None)
-    if events is not None and hasattr(out, "game"):
-        return out.game, tuple(events)
-    return out, ()
-
-
-def events_json(events: tuple[Any, ...]) -> list[dict[str, Any]]:
+def events_json(events: tuple[Event, ...]) -> list[dict[str, Any]]:
     """The step's events as the answer and the stream carry them (`kind`, `say`, ...)."""
     return [e.to_json() for e in events]
 
@@ -167,7 +157,7 @@ class GameService:
             # Read as the edge reads a phone's action: older logs kept the phone's spelling.
             action = parse_action(row.action)
             entry.logged.add(row.op_id)
-            entry.keeper, _ = step(entry.keeper, action)
+            entry.keeper = entry.keeper.apply(action)
             entry.version = row.seq
             entry.race.append(race_point(row.seq, entry.keeper, action.type))
         entry.view = entry.keeper.view()
@@ -278,11 +268,9 @@ class GameService:
             entry.race.append(race_point(version, keeper, action.type))
             after = GameEntry(entry.id, entry.params, keeper, version, keeper.view(),
                               entry.ops, entry.logged, entry.race)
-            change = result_change(entry.keeper, keeper, action.type)
+            change = result_change(keeper, events)
             accepted = self._commit(after, op_id, action, events, change)
             self._games[game_id] = after
-        if change.row is not None:
-            log_result(game_id, keeper)
         return accepted
 
     def _repeat(self, entry: GameEntry, op_id: str) -> Accepted | None:
@@ -309,18 +297,18 @@ class GameService:
             )
 
     @staticmethod
-    def _apply(entry: GameEntry, action: Action) -> tuple[Game, tuple[Any, ...]]:
+    def _apply(entry: GameEntry, action: Action) -> tuple[Game, tuple[Event, ...]]:
         """The engine's next state and its events; raises InvalidActionError or
         IllegalActionError."""
         try:
-            return step(entry.keeper, action)
+            return entry.keeper.step(action)
         except Exception as exc:
             refusal = engine_refusal(exc, action, entry.body())
             if refusal is exc:
                 raise  # an engine bug: the API answers 500 and logs the traceback
             raise refusal from None
 
-    def _commit(self, after: GameEntry, op_id: str, action: Action, events: tuple[Any, ...],
+    def _commit(self, after: GameEntry, op_id: str, action: Action, events: tuple[Event, ...],
                 change: ResultChange) -> Accepted:
         """Queue the action (canonical), its answer and its results for the writer thread.
 
