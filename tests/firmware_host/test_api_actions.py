@@ -91,7 +91,7 @@ def test_an_engine_bug_is_a_500_with_the_traceback_in_the_log(
     def broken(self: Game, action: object) -> Game:
         return self.no_such_field  # type: ignore[attr-defined,no-any-return]
 
-    monkeypatch.setattr(Game, "apply", broken)
+    monkeypatch.setattr(Game, "step", broken)  # the daemon's one call into the engine
     with caplog.at_level(logging.ERROR, logger="crib.api"):
         r = client.act(game, {"type": "peg", "side": 0, "points": 1})
     assert r.status_code == 500 and r.json()["code"] == "internal"
