@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from cribbage.game.events import Event
     from firmware_host.components.games import GameEntry
     from hardware.interfaces import BoardState
 
@@ -68,14 +69,13 @@ class GameStarted:
 class ActionCommitted:
     """An accepted action is on disk: the game after it and the engine's events of the step.
 
-    `events_json` is the events as the answer and the stream carry them (each with `kind` and
-    `say`); `game_text` and `events_text` are the game and the events as JSON text, as they
-    were committed (encoded once). `current`: the game is the current one.
+    `game_text` and `events_text` are the game and the events as JSON text (each event with
+    `kind` and `say`), as they were committed and answered (encoded once). `current`: the
+    game is the current one.
     """
 
     entry: GameEntry
-    events: tuple[Any, ...]
-    events_json: tuple[dict[str, Any], ...]
+    events: tuple[Event, ...]
     game_text: str
     events_text: str
     current: bool

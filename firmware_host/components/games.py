@@ -326,7 +326,7 @@ class GameService:
         after.ops[op_id] = (answer, future)
         ops, logged = after.ops, after.logged
         future.add_done_callback(lambda f: _committed(f, op_id, ops, logged))
-        committed = ActionCommitted(after, events, tuple(said), game_text, events_text,
+        committed = ActionCommitted(after, events, game_text, events_text,
                                     after.id == self.current_id)
         return Accepted(answer, future, committed, text)
 
