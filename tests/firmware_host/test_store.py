@@ -96,3 +96,30 @@ def test_stats_count_hands_cribs_pegging_and_undo(tmp_path: Path) -> None:
     act({"type": "undo"})
     assert store.results() == []
     store.stop()
+
+
+def test_results_follow_the_game_over_event_through_undo_and_redo(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.start()
+    games = GameService(store)
+    entry = games.create({"variant": "six-card", "names": ["Ann", "Bob"], "dealer": 0,
+                          "target": 61})
+
+    def act(action: dict[str, object]) -> dict[str, object]:
+        e = games.entry(entry.id)
+        return games.act(entry.id, e.version, f"op-{e.version}", parse_action(action))
+
+    for _ in range(4):
+        act({"type": "peg", "side": 0, "points": 15})
+    assert store.results(entry.id) == []
+    won = act({"type": "peg", "side": 0, "points": 1})  # 61: Ann wins, Bob under 31
+    assert [e["kind"] for e in won["events"]][-1] == "game_over"  # type: ignore[index]
+    [row] = store.results(entry.id)
+    assert row["result"]["winner"] == 0 and row["result"]["scores"] == [61, 0]
+    act({"type": "undo"})  # the win taken back: so is its row
+    assert store.results(entry.id) == []
+    act({"type": "redo"})  # and won again
+    assert [r["result"]["scores"] for r in store.results(entry.id)] == [[61, 0]]
+    act({"type": "next_game"})  # the next game of the match keeps the first one's row
+    assert len(store.results(entry.id)) == 1
+    store.stop()
