@@ -37,10 +37,14 @@ game_log = logging.getLogger("crib.game")
 Answer = dict[str, Any]
 
 
+# One encoder for every answer (json.dumps with options makes a new one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None,
+                           separators=(",", ":")).encode
+
+
 def json_text(value: Any) -> str:
     """Compact JSON, as the API's responses are encoded (starlette's JSONResponse)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None,
-                      separators=(",", ":"))
+    return _ENCODE(value)
 
 
 def events_json(events: tuple[Event, ...]) -> list[dict[str, Any]]:
