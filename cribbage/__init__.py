@@ -12,8 +12,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (it costs
 
 # Every public name and the module that defines it.
 _WHERE = {
-    "Advice": "advisor", "DiscardOption": "advisor", "PlayHint": "advisor",
-    "PlayOption": "advisor", "advise": "advisor", "advise_play": "advisor",
+    "Advice": "advisor", "DiscardOption": "advisor", "PlayHint": "pegadvice",
+    "PlayOption": "pegadvice", "advise": "advisor", "advise_play": "pegadvice",
     "ACTION_TYPES": "actions", "Action": "actions", "Count": "actions", "Cut": "actions",
     "Deal": "actions", "Dealer": "actions", "Discard": "actions", "Go": "actions",
     "Heels": "actions", "LatePeg": "actions", "Muggins": "actions", "NextGame": "actions",

@@ -37,20 +37,17 @@ from cribbage.actions import (
     Redo,
     Undo,
     action_text,
-    format_action,
     parse_action,
 )
 from cribbage.cards import Card, check_distinct
 from cribbage.counts import possible_counts
 from cribbage.errors import CribbageError, IllegalPlayError, InvalidActionError
-from cribbage.game import playing, setup, show, tallies
+from cribbage.game import playing, record, setup, show, tallies
 from cribbage.game import view as views
-from cribbage.game.events import Event, Moved, Redone, Undone
+from cribbage.game.events import Event, Redone, Undone, moved_pegs, say_moved
 from cribbage.game.modes import MODE_OF, Mode
 from cribbage.game.refusals import ORDER, Refusal, refusal
 from cribbage.game.state import (
-    JACK,
-    MODES,
     Config,
     Core,
     CountRecord,
@@ -62,9 +59,6 @@ from cribbage.game.state import (
 )
 from cribbage.play import PlayState
 from cribbage.rules import Result, Rules, get_rules
-
-_FORMAT = "cribbage-keeper"  # the stored record's name, kept so saved games load
-_FORMAT_VERSION = 1
 
 _STEPS: dict[str, Callable[..., Core]] = {
     "cut": setup.cut, "dealer": setup.dealer, "deal": setup.deal, "discard": setup.discard,
@@ -113,25 +107,7 @@ class Game:
         Raises UnknownVariantError, InvalidOptionError or IllegalPlayError.
         """
         rules = get_rules(variant, target=target, skunk=skunk, muggins=muggins, **options)
-        if isinstance(names, str) or not isinstance(names, Sequence):
-            raise IllegalPlayError(f"names must be a list of {rules.players} names, not {names!r}")
-        clean = tuple(n.strip() if isinstance(n, str) else n for n in names)
-        if len(clean) != rules.players or not all(isinstance(n, str) and n for n in clean):
-            raise IllegalPlayError(
-                f"{variant} needs {rules.players} non-empty names, not {list(names)!r}")
-        folded = [n.casefold() for n in clean]
-        twice = next((n for i, n in enumerate(clean) if n.casefold() in folded[:i]), None)
-        if twice is not None:
-            raise IllegalPlayError(
-                f"names must differ: {twice!r} is given twice in {list(clean)!r}",
-                say=f"Two players are called {twice}: give each player their own name.")
-        if mode not in MODES:
-            raise IllegalPlayError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        if dealer is not None and not _is_index(dealer, rules.players):
-            raise IllegalPlayError(
-                f"dealer must be a player 0..{rules.players - 1} or None, not {dealer!r}")
-        config = Config(variant, clean, rules.target, rules.skunk.value, rules.muggins, mode,
-                        dealer, rules.go_rule.value, rules.double_skunk_games)
+        config = setup.config_for(rules, variant, names, mode, dealer)
         n_sides = len(rules.sides)
         core = Core(phase=Phase.CUT, dealer=None, fronts=(0,) * n_sides,
                     backs=(0,) * n_sides, games_won=(0,) * n_sides,
@@ -310,16 +286,7 @@ class Game:
     def true_count(self) -> int:
         """Dealt mode: what the next count due really makes; raises IllegalPlayError when no
         count is due or the cards are not known."""
-        c = self.core
-        if not self.strategy.knows_cards or c.starter is None or self.next_count() is None or (
-                c.phase is Phase.PLAY and (c.play is None or not c.play.done)):
-            raise IllegalPlayError(f"no count of known cards is due ({self.describe()})")
-        from cribbage.scoring import score_hand
-
-        entry = self.show_order()[c.show_index]
-        cards = c.crib if entry["kind"] == "crib" else c.hands[entry["player"]]
-        return int(score_hand(cards, c.starter, crib=entry["kind"] == "crib",
-                              variant=self.config.variant).total)
+        return show.true_count(self)
 
     # --- actions --------------------------------------------------------------------------
 
@@ -338,9 +305,9 @@ class Game:
             last, before, done = self.past[-1]
             game = replace(self, core=before, past=self.past[:-1],
                            redo_stack=self.redo_stack + (last,))
-            moved = self._moved(self.core, before)
-            return Step(game, (Undone(last, done, moved, self._say_moved(
-                "Undone", last, done, moved)),))
+            moved = moved_pegs(self.core.fronts, before.fronts)
+            return Step(game, (Undone(last, done, moved, say_moved(
+                "Undone", action_text(last), done, moved, self.side_name)),))
         if isinstance(act, Redo):
             if not self.redo_stack:
                 raise self._error(act, "there is nothing to redo", "There's nothing to redo.")
@@ -350,9 +317,9 @@ class Game:
             done = tuple(out)
             game = replace(self, core=core, past=self.past + ((again, self.core, done),),
                            redo_stack=self.redo_stack[:-1])
-            moved = self._moved(self.core, core)
-            return Step(game, (Redone(again, done, moved, self._say_moved(
-                "Redone", again, done, moved)),))
+            moved = moved_pegs(self.core.fronts, core.fronts)
+            return Step(game, (Redone(again, done, moved, say_moved(
+                "Redone", action_text(again), done, moved, self.side_name)),))
         out = []
         core = self._step(act, out)
         done = tuple(out)
@@ -364,16 +331,6 @@ class Game:
         """The state after `action`: `step(action).game`, for callers that need no events
         (replays, simulations). Raises as `step` does."""
         return self.step(action).game
-
-    def _moved(self, before: Core, after: Core) -> tuple[Moved, ...]:
-        return tuple(Moved(i, a, b) for i, (a, b) in enumerate(
-            zip(before.fronts, after.fronts, strict=True)) if a != b)
-
-    def _say_moved(self, what: str, act: Action, done: tuple[Event, ...],
-                   moved: tuple[Moved, ...]) -> str:
-        said = done[0].say.rstrip(".") if done else action_text(act)
-        pegs = ", ".join(f"{self.side_name(m.side)} {m.before} → {m.after}" for m in moved)
-        return f"{what}: {said}" + (f" ({pegs})." if pegs else ".")
 
     def parse(self, action: Action | Mapping[str, Any]) -> Action:
         """The typed action; raises InvalidActionError naming the action and this state."""
@@ -430,38 +387,15 @@ class Game:
         return views.view(self)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready record: the options, every accepted action and the redo stack."""
-        return {
-            "format": _FORMAT,
-            "version": _FORMAT_VERSION,
-            "config": self.config.to_json(),
-            "actions": [format_action(a) for a, _, _ in self.past],
-            "redo": [format_action(a) for a in self.redo_stack],
-        }
+        """A JSON-ready record: the options, every accepted action (in canonical form) and
+        the redo stack."""
+        return record.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a game from `to_json` by replaying it; raises CribbageError if malformed."""
-        try:
-            if data.get("format") != _FORMAT or data.get("version") != _FORMAT_VERSION:
-                raise IllegalPlayError(
-                    f"not a keeper record (format {data.get('format')!r}, "
-                    f"version {data.get('version')!r})")
-            cfg = data["config"]
-            keeper = cls.new(cfg["variant"], cfg["names"], target=cfg["target"],
-                             skunk=cfg["skunk"], muggins=cfg["muggins"], mode=cfg["mode"],
-                             dealer=cfg["dealer"], go_rule=cfg.get("go_rule", "continue"),
-                             double_skunk_games=cfg.get("double_skunk_games", 4))
-            for i, action in enumerate(data["actions"]):
-                if action.get("type") in ("undo", "redo"):
-                    raise IllegalPlayError(f"action {i} of the record is an {action['type']}")
-                keeper = keeper.apply(action)
-            redo = tuple(keeper.parse(a) for a in data["redo"])
-        except CribbageError:
-            raise
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise IllegalPlayError(f"not a keeper record: {exc!r}") from None
-        return replace(keeper, redo_stack=redo)
+        """Rebuild a game from `to_json` by replaying it (records of earlier versions, with
+        other spellings of the actions, load too); raises CribbageError if malformed."""
+        return record.from_json(cls, data)
 
     def describe(self) -> str:
         """The state in a few words, for error messages."""
@@ -535,21 +469,6 @@ class Game:
         except CribbageError as exc:
             raise self._error(act, str(exc), "The same card can't be in two places.") from None
 
-    def _heels_allowed(self) -> bool:
-        c = self.core
-        return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
-                and (c.starter is None or c.starter.rank == JACK))
-
-    def _muggins_room(self) -> int:
-        """How many more points muggins could claim on the last count (0: none)."""
-        lc = self.core.last_count
-        if not self.config.muggins or lc is None or not lc.open:
-            return 0
-        if lc.true_total is not None:
-            return lc.missed or 0
-        counted = lc.points + lc.claimed
-        return max((t for t in self._totals(lc.kind) if t > counted), default=counted) - counted
-
 
 
 
@@ -563,11 +482,6 @@ class Game:
         if say is None:
             say = reason[:1].upper() + reason[1:] + "."
         return IllegalPlayError(self._message(act, reason), say=say)
-
-
-def _is_index(value: Any, n: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
-
 
 
 __all__ = ["Game", "Step"]

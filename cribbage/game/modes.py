@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from cribbage.actions import Action, Count, Starter
 from cribbage.errors import InvalidActionError
-from cribbage.game.refusals import Refusal, card_play_refusal
+from cribbage.game.refusals import Refusal, card_play_refusal, heels_allowed
 from cribbage.game.show import check_count, counted_cards, shown_cards
 from cribbage.game.state import JACK, Core, CountRecord, Phase
 from cribbage.play import PlayState
@@ -95,7 +95,7 @@ class KeeperMode(Mode):
                 "a late peg is entered during the show (in the play, peg as usual)",
                 "Peg it as usual: the play isn't over.")
         if kind == "heels":
-            return None if game._heels_allowed() else _no_heels(game)
+            return None if heels_allowed(game) else _no_heels(game)
         if kind == "starter":
             if c.starter is not None:
                 return Refusal("the starter is already known",

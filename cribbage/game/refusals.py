@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from cribbage.actions import Action, Go, Play
 from cribbage.errors import IllegalPlayError
-from cribbage.game.state import MUGGINS_PHASES, Phase
+from cribbage.game.state import JACK, MUGGINS_PHASES, Phase
 
 if TYPE_CHECKING:
     from cribbage.game.machine import Game
@@ -48,7 +48,7 @@ def refusal(game: Game, kind: str, act: Action | None = None) -> Refusal | None:
     c = game.core
     if kind in _NOTHING_TO:
         return None if (game.past if kind == "undo" else game.redo_stack) else _NOTHING_TO[kind]
-    if kind == "muggins" and c.phase in MUGGINS_PHASES and game._muggins_room() > 0:
+    if kind == "muggins" and c.phase in MUGGINS_PHASES and muggins_room(game) > 0:
         return None
     due = _PHASE_DUE.get(c.phase)
     if due is not None:
@@ -67,6 +67,25 @@ def refusal(game: Game, kind: str, act: Action | None = None) -> Refusal | None:
         return Refusal("there is no count whose missed points can be claimed now",
                        "Muggins is called right after a count that missed points.")
     return game.strategy.refusal(game, kind, act)
+
+
+def heels_allowed(game: Game) -> bool:
+    """Keeper mode: whether his heels may be pegged now (the starter turned, or about to be,
+    and no card played)."""
+    c = game.core
+    return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
+            and (c.starter is None or c.starter.rank == JACK))
+
+
+def muggins_room(game: Game) -> int:
+    """How many more points muggins could claim on the last count (0: none)."""
+    lc = game.core.last_count
+    if not game.config.muggins or lc is None or not lc.open:
+        return 0
+    if lc.true_total is not None:
+        return lc.missed or 0
+    counted = lc.points + lc.claimed
+    return max((t for t in game._totals(lc.kind) if t > counted), default=counted) - counted
 
 
 def _phase_refusal(game: Game) -> Refusal:
@@ -135,4 +154,4 @@ def _why_not_go(game: Game, act: Action | None) -> Refusal:
                    f"You can't say go: the count is {ps.count}, so any card fits.")
 
 
-__all__ = ["ORDER", "Refusal", "card_play_refusal", "refusal"]
+__all__ = ["ORDER", "Refusal", "card_play_refusal", "heels_allowed", "muggins_room", "refusal"]

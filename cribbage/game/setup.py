@@ -3,15 +3,17 @@ mode), each new hand, and the next game of the match."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cribbage.actions import Cut, Deal, Dealer, Discard, NextGame
 from cribbage.cards import ALL_CARDS, Card
+from cribbage.errors import IllegalPlayError
 from cribbage.game.events import DealerChosen, Dealt, Discarded, Event, GameBegun, HandBegun
 from cribbage.game.score import score
-from cribbage.game.state import Core, Phase
-from cribbage.rules import CutRule
+from cribbage.game.state import MODES, Config, Core, Phase
+from cribbage.rules import CutRule, Rules
 from cribbage.tuples import set_at
 
 if TYPE_CHECKING:
@@ -148,9 +150,34 @@ def next_hand(game: Game, c: Core, out: list[Event]) -> Core:
     return c
 
 
+def config_for(rules: Rules, variant: str, names: Sequence[str], mode: str,
+               dealer: int | None) -> Config:
+    """The options of a new game, checked; raises IllegalPlayError naming the bad one."""
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise IllegalPlayError(f"names must be a list of {rules.players} names, not {names!r}")
+    clean = tuple(n.strip() if isinstance(n, str) else n for n in names)
+    if len(clean) != rules.players or not all(isinstance(n, str) and n for n in clean):
+        raise IllegalPlayError(
+            f"{variant} needs {rules.players} non-empty names, not {list(names)!r}")
+    folded = [n.casefold() for n in clean]
+    twice = next((n for i, n in enumerate(clean) if n.casefold() in folded[:i]), None)
+    if twice is not None:
+        raise IllegalPlayError(
+            f"names must differ: {twice!r} is given twice in {list(clean)!r}",
+            say=f"Two players are called {twice}: give each player their own name.")
+    if mode not in MODES:
+        raise IllegalPlayError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if dealer is not None and not (isinstance(dealer, int) and not isinstance(dealer, bool)
+                                   and 0 <= dealer < rules.players):
+        raise IllegalPlayError(
+            f"dealer must be a player 0..{rules.players - 1} or None, not {dealer!r}")
+    return Config(variant, clean, rules.target, rules.skunk.value, rules.muggins, mode,
+                  dealer, rules.go_rule.value, rules.double_skunk_games)
+
+
 def _number(n: int) -> str:
     return {1: "one", 2: "two", 3: "three"}.get(n, str(n))
 
 
-__all__ = ["cut", "deal", "dealer", "discard", "hand_begun", "next_game", "next_hand",
+__all__ = ["config_for", "cut", "deal", "dealer", "discard", "hand_begun", "next_game", "next_hand",
            "start_game"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cribbage.actions import Count, Muggins
 from cribbage.cards import Card
 from cribbage.counts import describe_totals, say_impossible
-from cribbage.errors import ImpossibleScoreError, InvalidActionError
+from cribbage.errors import IllegalPlayError, ImpossibleScoreError, InvalidActionError
 from cribbage.game.events import Event, MugginsClaimed, Parts, Shown
 from cribbage.game.score import score
 from cribbage.game.setup import next_hand
@@ -198,5 +198,20 @@ def muggins(game: Game, c: Core, act: Muggins, out: list[Event]) -> Core:
                  out, (("muggins", points),), f"{name} pegs {points} for muggins")
 
 
+def true_count(game: Game) -> int:
+    """Dealt mode: what the next count due really makes; raises IllegalPlayError when no
+    count is due or the cards are not known."""
+    c = game.core
+    if not game.strategy.knows_cards or c.starter is None or game.next_count() is None or (
+            c.phase is Phase.PLAY and (c.play is None or not c.play.done)):
+        raise IllegalPlayError(f"no count of known cards is due ({game.describe()})")
+    from cribbage.scoring import score_hand
+
+    entry = game.show_order()[c.show_index]
+    cards = c.crib if entry["kind"] == "crib" else c.hands[entry["player"]]
+    return int(score_hand(cards, c.starter, crib=entry["kind"] == "crib",
+                          variant=game.config.variant).total)
+
+
 __all__ = ["check_count", "count", "count_parts", "counted_cards", "muggins", "shown_cards",
-           "shown_event"]
+           "shown_event", "true_count"]

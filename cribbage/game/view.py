@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from cribbage.game.refusals import muggins_room
 from cribbage.game.state import MUGGINS_PHASES, Phase
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def view(game: Game) -> dict[str, Any]:
             "player": lc.player,
             "breakdown": None if lc.breakdown is None else json.loads(lc.breakdown),
             "claimed": lc.claimed, "missed": lc.missed, "notes": list(lc.notes),
-            "muggins_open": c.phase in MUGGINS_PHASES and game._muggins_room() > 0,
+            "muggins_open": c.phase in MUGGINS_PHASES and muggins_room(game) > 0,
         }
     order = game.show_order()  # built once: the next count and the turn come from it
     next_count = game._next_of(order)
