@@ -201,21 +201,11 @@ def advise_play(
     # Best net first; on a tie keep the lower cards for later (they fit under 31).
     options.sort(key=lambda o: (-o.net, -o.now, -o.card.pips, o.card.index))
     if not options:
-        return PlayHint(
-            card=None,
-            reason=f"go: no card in hand fits under 31 (the count is {count})",
-            count=count,
-            unseen=len(unseen),
-            options=(),
-        )
+        return PlayHint(card=None, count=count, unseen=len(unseen), options=(),
+                        reason=f"go: no card in hand fits under 31 (the count is {count})")
     best = options[0]
-    return PlayHint(
-        card=best.card,
-        reason=f"play {best.card}: {best.reason}",
-        count=count,
-        unseen=len(unseen),
-        options=tuple(options),
-    )
+    return PlayHint(card=best.card, reason=f"play {best.card}: {best.reason}", count=count,
+                    unseen=len(unseen), options=tuple(options))
 
 
 __all__ = ["PlayHint", "PlayOption", "advise_play"]
