@@ -12,8 +12,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (it costs
 
 # Every public name and the module that defines it.
 _WHERE = {
-    "Advice": "advisor", "DiscardOption": "advisor", "PlayHint": "advisor",
-    "PlayOption": "advisor", "advise": "advisor", "advise_play": "advisor",
+    "Advice": "advisor", "DiscardOption": "advisor", "PlayHint": "pegadvice",
+    "PlayOption": "pegadvice", "advise": "advisor", "advise_play": "pegadvice",
     "ACTION_TYPES": "actions", "Action": "actions", "Count": "actions", "Cut": "actions",
     "Deal": "actions", "Dealer": "actions", "Discard": "actions", "Go": "actions",
     "Heels": "actions", "LatePeg": "actions", "Muggins": "actions", "NextGame": "actions",
@@ -26,7 +26,7 @@ _WHERE = {
     "InvalidCardError": "errors", "InvalidHandError": "errors", "InvalidOptionError": "errors",
     "UnknownModelError": "errors", "UnknownVariantError": "errors",
     "EVENT_KINDS": "game", "Event": "game", "Game": "game", "Pegs": "game", "Phase": "game",
-    "ScoreRecord": "game", "Step": "game", "possible_counts": "game",
+    "ScoreRecord": "game", "Step": "game", "possible_counts": "counts",
     "PegScore": "pegscore", "score_pegging": "pegscore",
     "DeclaredGo": "play", "FalseGo": "play", "PegEvent": "play", "PlayState": "play",
     "RULES": "rules", "CutRule": "rules", "GoRule": "rules", "PlayRounds": "rules",
@@ -94,6 +94,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         check_distinct,
         parse_cards,
     )
+    from cribbage.counts import possible_counts  # noqa: F401
     from cribbage.errors import (  # noqa: F401
         CribbageError,
         DuplicateCardError,
@@ -114,7 +115,6 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         Phase,
         ScoreRecord,
         Step,
-        possible_counts,
     )
     from cribbage.pegscore import PegScore, score_pegging  # noqa: F401
     from cribbage.play import DeclaredGo, FalseGo, PegEvent, PlayState  # noqa: F401

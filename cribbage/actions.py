@@ -5,7 +5,10 @@ unknown field, every required field, and each field of the right type (indexes a
 whole numbers, cards are card texts, lists are lists). It raises `InvalidActionError` for a
 malformed action. Whether an action is allowed (a player index in range, a card in the hand,
 a possible count) is the game's business: `Game.apply` raises `IllegalPlayError`.
-`action.to_json()` gives the dict back (`parse_action(a.to_json()) == a`).
+`action.to_json()` (`format_action`) gives the canonical dict back (`parse_action(a.to_json())
+== a`): cards as rank then suit letter ("10H", never "T♥" or "10h"), no null fields. The
+daemon's log stores it; `Cut.from_json(d)` (any class, or `parse_action`) reads any spelling an
+earlier version stored, so old logs still load.
 
 The vocabulary is docs/contracts.md's.
 """
@@ -29,8 +32,18 @@ class _Action:
     type: ClassVar[str]
 
     def to_json(self) -> dict[str, Any]:
-        """The action as a JSON-ready dict (`parse_action` reads it back)."""
+        """The action in canonical JSON form (`parse_action` reads it back)."""
         return format_action(self)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any:
+        """The action of this class for a JSON action in any spelling `parse_action` reads;
+        raises InvalidActionError (also for an action of another type)."""
+        action = parse_action(data)
+        if not isinstance(action, cls):
+            raise InvalidActionError(f"{action_text(action)}: not a {cls.type} action",
+                                     say="That isn't something the table can do.")
+        return action
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +330,7 @@ def json_schema() -> dict[str, Any]:
 
 
 def format_action(action: Action) -> dict[str, Any]:
-    """The JSON form of an action (the inverse of `parse_action`)."""
+    """The canonical JSON form of an action (the inverse of `parse_action`)."""
     out: dict[str, Any] = {"type": action.type}
     for f in fields(action):  # type: ignore[arg-type]
         value = getattr(action, f.name)

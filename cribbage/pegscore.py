@@ -7,10 +7,9 @@ from typing import Any
 
 from cribbage.cards import Card, check_distinct, parse_cards
 from cribbage.errors import IllegalPlayError, InvalidHandError
+from cribbage.rules import MAX_COUNT
 from cribbage.scoring import number_words
 from cribbage.tuples import field as _field
-
-MAX_COUNT = 31
 
 _OF_A_KIND = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 

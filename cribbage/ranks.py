@@ -97,12 +97,7 @@ def rank_points(ranks: tuple[int, ...]) -> int:
     Raises KeyError for an unsorted tuple, a rank outside 1..13, more than five ranks or a
     rank given five times.
     """
-    return _by_tuple()[1][ranks]
-
-
-def rank_parts(ranks: tuple[int, ...]) -> tuple[int, int, int]:
-    """(fifteens, pairs, runs) points for a SORTED tuple of 0..5 ranks; raises KeyError."""
-    return _by_tuple()[0][ranks]
+    return _by_tuple()[ranks]
 
 
 def points_of(ranks: Iterable[int]) -> int:
@@ -115,11 +110,9 @@ def _points_by_key() -> dict[int, int]:
 
 
 @functools.cache
-def _by_tuple() -> tuple[dict[tuple[int, ...], tuple[int, int, int]],
-                         dict[tuple[int, ...], int]]:
-    """The tables by sorted rank tuple, made on first use (the census and the advisor)."""
-    parts = {key_ranks(k): r[:3] for k, r in ROWS_BY_KEY.items()}
-    return parts, {r: sum(p) for r, p in parts.items()}
+def _by_tuple() -> dict[tuple[int, ...], int]:
+    """The points by sorted rank tuple, made on first use (the census and the advisor)."""
+    return {key_ranks(k): sum(r[:3]) for k, r in ROWS_BY_KEY.items()}
 
 
 __all__ = [
@@ -138,7 +131,6 @@ __all__ = [
     "pips",
     "points_of",
     "rank_key",
-    "rank_parts",
     "rank_points",
     "run_points",
 ]

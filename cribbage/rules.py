@@ -32,7 +32,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from cribbage.counts import possible_counts
 from cribbage.errors import InvalidOptionError, UnknownVariantError
+
+MAX_COUNT = 31
+"""The play's limit: the count never passes thirty-one."""
 
 
 class PlayRounds(enum.Enum):
@@ -372,9 +376,6 @@ def catalogue() -> dict[str, Any]:
     """Every variant with its defaults, the targets to offer, hand sizes, crib discards, the
     play's limit, skunk lines and the totals a hand and a crib can count (JSON-ready; served
     as it is at GET /api/rules)."""
-    from cribbage.game import possible_counts
-    from cribbage.pegscore import MAX_COUNT
-
     variants = []
     for name, rules in RULES.items():
         counts = {

@@ -1,40 +1,47 @@
-"""The game machine: one game of cribbage and the match after it (see `cribbage.game.machine`)."""
+"""The game machine, split by phase: `Game` (machine), its `Step`, events, state and modes.
+
+`from cribbage.game import Game`; `new, events = game.step(action)`.
+"""
 
 from __future__ import annotations
 
+from cribbage.counts import possible_counts
 from cribbage.game.events import EVENT_KINDS, Event
-from cribbage.game.machine import (
+from cribbage.game.machine import Game, Step
+from cribbage.game.modes import MODE_OF, Mode
+from cribbage.game.refusals import Refusal
+from cribbage.game.state import (
     MAX_PEG,
     MODES,
     SCORE_KINDS,
     ZERO_HAND,
     Config,
     CountRecord,
-    Game,
     GameTally,
     HandTally,
     Pegs,
     Phase,
-    ResultKind,
     ScoreRecord,
-    Step,
-    possible_counts,
 )
+from cribbage.rules import ResultKind
 
 __all__ = [
     "EVENT_KINDS",
-    "Event",
     "MAX_PEG",
     "MODES",
+    "MODE_OF",
     "SCORE_KINDS",
     "ZERO_HAND",
     "Config",
     "CountRecord",
+    "Event",
     "Game",
     "GameTally",
     "HandTally",
+    "Mode",
     "Pegs",
     "Phase",
+    "Refusal",
     "ResultKind",
     "ScoreRecord",
     "Step",

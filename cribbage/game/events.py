@@ -9,8 +9,7 @@ again, and the pegs it moved.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -255,9 +254,18 @@ EVENT_KINDS: tuple[str, ...] = tuple(EVENT_CLASSES)
 """Every event kind, stable: subscribers and the event stream key on these."""
 
 
-def breakdown_of(text: str | None) -> Mapping[str, Any] | None:
-    """A count record's breakdown (JSON text) as a dict, or None."""
-    return None if text is None else json.loads(text)
+def moved_pegs(before: tuple[int, ...], after: tuple[int, ...]) -> tuple[Moved, ...]:
+    """Each side whose front peg differs between two states' fronts (an undo or redo)."""
+    return tuple(Moved(i, a, b) for i, (a, b) in enumerate(zip(before, after, strict=True))
+                 if a != b)
+
+
+def say_moved(what: str, action: str, done: tuple[Event, ...], moved: tuple[Moved, ...],
+              side_name: Callable[[int], str]) -> str:
+    """ "Undone: Bob pegs 3 (Bob 3 → 0)." """
+    said = done[0].say.rstrip(".") if done else action
+    pegs = ", ".join(f"{side_name(m.side)} {m.before} → {m.after}" for m in moved)
+    return f"{what}: {said}" + (f" ({pegs})." if pegs else ".")
 
 
 __all__ = [
@@ -280,4 +288,6 @@ __all__ = [
     "Shown",
     "StarterTurned",
     "Undone",
+    "moved_pegs",
+    "say_moved",
 ]

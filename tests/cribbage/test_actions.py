@@ -121,3 +121,54 @@ def test_a_late_peg_during_the_show_is_recorded_as_such_and_the_show_goes_on() -
     assert Game.from_json(k.to_json()) == k
     with pytest.raises(IllegalPlayError, match="late peg is entered during the show"):
         keeper().apply({"type": "late_peg", "side": 0, "points": 1})
+
+
+# ---- the canonical form, and records of earlier versions -----------------------------------
+
+OLD_SPELLINGS = [
+    ({"type": "play", "player": 0, "card": "10♥"}, {"type": "play", "player": 0, "card": "10H"}),
+    ({"type": "play", "player": 1, "card": " th "}, {"type": "play", "player": 1, "card": "10H"}),
+    ({"type": "cut", "cards": ["k♡", "2s"]}, {"type": "cut", "cards": ["KH", "2S"]}),
+    ({"type": "count", "points": None, "cards": ["5\ufe0fH", "jd", "10c", "As"]},
+     {"type": "count", "cards": ["5H", "JD", "10C", "AS"]}),
+    ({"type": "muggins", "side": 1, "points": None}, {"type": "muggins", "side": 1}),
+    ({"type": "starter", "card": "Q♣\ufe0e"}, {"type": "starter", "card": "QC"}),
+]
+
+
+@pytest.mark.parametrize(("old", "canonical"), OLD_SPELLINGS)
+def test_every_spelling_reads_to_one_canonical_form(old: dict[str, Any],
+                                                    canonical: dict[str, Any]) -> None:
+    action = parse_action(old)
+    assert action.to_json() == format_action(action) == canonical
+    assert type(action).from_json(old) == action == parse_action(canonical)
+
+
+def test_from_json_of_a_class_refuses_another_type() -> None:
+    from cribbage.actions import Cut
+
+    assert Play.from_json({"type": "play", "player": 0, "card": "5h"}) == parse_action(
+        {"type": "play", "player": 0, "card": "5H"})
+    with pytest.raises(InvalidActionError, match="not a cut action"):
+        Cut.from_json({"type": "undo"})
+
+
+def test_a_record_written_with_old_spellings_loads_and_is_stored_canonical() -> None:
+    """A game record as an earlier version stored it (the phone's own spelling of each card,
+    null fields) replays to the same game, and is written back in canonical form."""
+    record = {
+        "format": "cribbage-keeper", "version": 1,
+        "config": {"variant": "six-card", "names": ["Ann", "Bob"], "target": 121,
+                   "skunk": "skunk", "muggins": False, "mode": "cards", "dealer": 0},
+        "actions": [{"type": "starter", "card": "j♦"},
+                    {"type": "play", "player": 1, "card": "5\ufe0f♥"},
+                    {"type": "play", "player": 0, "card": "th"}],
+        "redo": [],
+    }
+    game = Game.from_json(record)
+    assert game.scores == (4, 0)  # his heels, then fifteen two
+    again = Game.from_json(game.to_json())
+    assert again.view() == game.view()
+    assert game.to_json()["actions"] == [
+        {"type": "starter", "card": "JD"}, {"type": "play", "player": 1, "card": "5H"},
+        {"type": "play", "player": 0, "card": "10H"}]

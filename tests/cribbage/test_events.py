@@ -244,3 +244,84 @@ def test_every_event_kind_is_made_by_some_game() -> None:
                 g, events = g.step({"type": "redo"})
                 seen.update(e.kind for e in events)
     assert set(seen) == set(EVENT_KINDS)
+
+
+def _candidates(g: Game, rng: random.Random) -> list[dict[str, Any]]:
+    """Actions of every type, legal or not, for the state `g`."""
+    from cribbage.cards import ALL_CARDS
+
+    cards = [str(c) for c in rng.sample(ALL_CARDS, 6)]
+    n = len(g.names)
+    legal = g.play.legal_actions() if g.play is not None and not g.play.done else []
+    return [
+        {"type": "cut", "cards": cards[:n]}, {"type": "dealer", "player": rng.randrange(n)},
+        {"type": "next_game"}, {"type": "peg", "side": 0, "points": rng.randint(0, 16)},
+        {"type": "late_peg", "side": 1, "points": 2}, {"type": "heels"},
+        {"type": "starter", "card": cards[0]},
+        {"type": "play", "player": rng.randrange(n), "card": cards[1]},
+        {"type": "go", "player": rng.randrange(n)}, {"type": "count"},
+        {"type": "count", "points": rng.randint(0, 30)},
+        {"type": "muggins", "side": rng.randrange(len(g.sides)), "points": rng.randint(1, 3)},
+        {"type": "undo"}, {"type": "redo"},
+        *rng.sample(legal, min(4, len(legal))), *_shown_count(g, rng),
+    ]
+
+
+def _shown_count(g: Game, rng: random.Random) -> list[dict[str, Any]]:
+    """Cards mode: a count of the hand due with cards it may hold (its own played cards and
+    unseen ones)."""
+    from cribbage.cards import ALL_CARDS
+
+    due, ps = g.next_count(), g.play
+    if due is None or ps is None or not ps.done or g.mode != "cards":
+        return []
+    size = g.rules.crib_size if due["kind"] == "crib" else g.rules.hand_size
+    own = list(ps.played_by(due["player"])) if due["kind"] == "hand" else []
+    seen = {c for _, c in ps.played} | set(g.core.shown) | {g.starter}
+    rest = [c for c in ALL_CARDS if c not in seen]
+    return [{"type": "count", "cards": [str(c) for c in own + rng.sample(rest, size - len(own))]}]
+
+
+@pytest.mark.parametrize("mode", ["dealt", "cards", "keeper"])
+def test_why_not_is_none_exactly_when_step_accepts_and_legal_actions_come_from_it(
+        mode: str) -> None:
+    """One decision: `why_not` refuses what `step` refuses, with the same sentence, and
+    `legal_actions` lists exactly the types some refusal lets through."""
+    from cribbage.errors import InvalidActionError
+    from cribbage.game.refusals import ORDER, refusal
+
+    rng = random.Random(mode)
+    g = Game.new("three-player" if mode == "cards" else "six-card", ("Ann", "Bob", "Cy")
+                 if mode == "cards" else ("Ann", "Bob"), mode=mode, muggins=True)
+    for _ in range(300):
+        assert g.legal_actions() == [k for k in ORDER if refusal(g, k) is None]
+        for action in _candidates(g, rng):
+            try:
+                why = g.why_not(action)
+            except InvalidActionError:
+                continue  # malformed for this mode (a keeper count without points)
+            try:
+                g.step(action)
+            except IllegalPlayError as exc:
+                assert why is not None and why.say == exc.say, (action, why, exc)
+            else:
+                assert why is None, (action, why)
+                assert action["type"] in g.legal_actions()
+        if mode == "dealt":
+            action = random_action(g, rng)
+        else:
+            accepted = [a for a in _candidates(g, rng) if a["type"] not in ("undo", "redo")
+                        and _accepts(g, a)]
+            if not accepted:
+                continue  # new candidates next time round
+            action = rng.choice(accepted)
+        g = g.apply(action)
+
+
+def _accepts(g: Game, action: dict[str, Any]) -> bool:
+    from cribbage.errors import CribbageError
+
+    try:
+        return g.why_not(action) is None
+    except CribbageError:
+        return False
