@@ -97,9 +97,19 @@ class GameOut(BaseModel):
     legal: list[str] = []
 
 
+class EventOut(BaseModel):
+    """What an action did, in the engine's words (docs/contracts.md: events)."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: str
+    say: str
+
+
 class ActionOut(BaseModel):
     game: GameOut
     op_id: str
+    # Left out only by answers logged before events were kept (a repeated old op id).
+    events: list[EventOut] = []
 
 
 class ErrorOut(BaseModel):
