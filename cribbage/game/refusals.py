@@ -43,6 +43,13 @@ _PHASE_DUE = {
 }
 
 
+def legal_kinds(game: Game) -> list[str]:
+    """Every action type `refusal` lets through now, in `ORDER` (asking only about the types
+    the phase can allow: the others are refused by the phase alone)."""
+    return [kind for kind in _ASKED.get(game.core.phase, _ASKED_IN_PLAY)
+            if refusal(game, kind) is None]
+
+
 def refusal(game: Game, kind: str, act: Action | None = None) -> Refusal | None:
     """Why an action of type `kind` (the action itself if given) is refused now, or None."""
     c = game.core
@@ -86,6 +93,12 @@ def muggins_room(game: Game) -> int:
         return lc.missed or 0
     counted = lc.points + lc.claimed
     return max((t for t in game._totals(lc.kind) if t > counted), default=counted) - counted
+
+
+_SET_BEFORE_THE_PLAY = ("cut", "dealer", "next_game", "deal", "discard")
+_ASKED = {phase: tuple(k for k in ORDER if k in (*due, "muggins", "undo", "redo"))
+          for phase, due in _PHASE_DUE.items()}
+_ASKED_IN_PLAY = tuple(k for k in ORDER if k not in _SET_BEFORE_THE_PLAY)
 
 
 def _phase_refusal(game: Game) -> Refusal:
@@ -154,4 +167,5 @@ def _why_not_go(game: Game, act: Action | None) -> Refusal:
                    f"You can't say go: the count is {ps.count}, so any card fits.")
 
 
-__all__ = ["ORDER", "Refusal", "card_play_refusal", "heels_allowed", "muggins_room", "refusal"]
+__all__ = ["ORDER", "Refusal", "card_play_refusal", "heels_allowed", "legal_kinds", "muggins_room",
+           "refusal"]
