@@ -1,5 +1,9 @@
 """The cribbage rules engine: pure Python, no I/O, randomness only through an injected Random.
 
+The game machine is `Game` (`cribbage.game`): `new, events = game.step(action)` gives the next
+state and the typed events of the action (`cribbage.game.events`); `game.why_not(action)`
+says why an action would be refused; actions are `cribbage.actions`' frozen values.
+
 Names are loaded on first use (PEP 562), so `import cribbage` costs almost nothing: the
 scoring tables are built only when a hand is first scored.
 """
@@ -26,7 +30,7 @@ _WHERE = {
     "InvalidCardError": "errors", "InvalidHandError": "errors", "InvalidOptionError": "errors",
     "UnknownModelError": "errors", "UnknownVariantError": "errors",
     "EVENT_KINDS": "game", "Event": "game", "Game": "game", "Pegs": "game", "Phase": "game",
-    "ScoreRecord": "game", "Step": "game", "possible_counts": "counts",
+    "Refusal": "game", "ScoreRecord": "game", "Step": "game", "possible_counts": "counts",
     "PegScore": "pegscore", "score_pegging": "pegscore",
     "DeclaredGo": "play", "FalseGo": "play", "PegEvent": "play", "PlayState": "play",
     "RULES": "rules", "CutRule": "rules", "GoRule": "rules", "PlayRounds": "rules",
@@ -113,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         Game,
         Pegs,
         Phase,
+        Refusal,
         ScoreRecord,
         Step,
     )

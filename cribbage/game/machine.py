@@ -46,7 +46,7 @@ from cribbage.game import playing, record, setup, show, tallies
 from cribbage.game import view as views
 from cribbage.game.events import Event, Redone, Undone, moved_pegs, say_moved
 from cribbage.game.modes import MODE_OF, Mode
-from cribbage.game.refusals import ORDER, Refusal, refusal
+from cribbage.game.refusals import Refusal, legal_kinds, refusal
 from cribbage.game.state import (
     Config,
     Core,
@@ -341,7 +341,7 @@ class Game:
 
     def legal_actions(self) -> list[str]:
         """The action types allowed now: every type the refusals let through."""
-        return [kind for kind in ORDER if refusal(self, kind) is None]
+        return legal_kinds(self)
 
     def why_not(self, action: Action | Mapping[str, Any]) -> Refusal | None:
         """Why `action` would be refused now (None: `step` accepts it), without raising for

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from cribbage.actions import Action, Count, Starter
 from cribbage.errors import InvalidActionError
-from cribbage.game.refusals import Refusal, card_play_refusal, heels_allowed
+from cribbage.game.refusals import REFUSED, Refusal, card_play_refusal, heels_allowed
 from cribbage.game.show import check_count, counted_cards, shown_cards
 from cribbage.game.state import JACK, Core, CountRecord, Phase
 from cribbage.play import PlayState
@@ -27,6 +27,18 @@ if TYPE_CHECKING:
 
 _PEGGED_FROM_CARDS = Refusal("in cards mode the play is pegged from the cards played",
                              "The play is pegged from the cards played.")
+_SHOW_BEGUN = Refusal(
+    "pegging is over once the show has begun (enter a forgotten peg as a late_peg)",
+    "The play is over: to add a peg you forgot, enter it as a late peg.")
+_PLAY_GOES_ON = Refusal("a late peg is entered during the show (in the play, peg as usual)",
+                        "Peg it as usual: the play isn't over.")
+_PLAY_BEGUN = Refusal("the play has begun", "The play has begun: the starter was missed.")
+_KEPT_BY_POINTS = Refusal("cards are played only in cards mode (peg the points instead)",
+                          "Peg the points: this game is kept by points.")
+_HEELS_BY_ITSELF = Refusal(
+    "in cards mode his heels is pegged when a jack is entered as starter",
+    "His heels is pegged by itself when a jack is the starter.")
+_NO_STARTER = Refusal("the starter must be entered first", "Turn the starter first.")
 
 
 class Mode:
@@ -41,9 +53,10 @@ class Mode:
         "the discard is entered only when the cards are dealt by the engine",
         "The crib is already laid away.")
 
-    def refusal(self, game: Game, kind: str, act: Action | None) -> Refusal | None:
+    def refusal(self, game: Game, kind: str, act: Action | None,
+                explain: bool = True) -> Refusal | None:
         """Why a peg, late peg, heels, starter, card, go or count is refused in the play or
-        the show, or None."""
+        the show, or None (`explain` False: any refusal, its words unmade)."""
         raise NotImplementedError
 
     def turn(self, game: Game, c: Core, act: Starter) -> Core:
@@ -83,28 +96,22 @@ class KeeperMode(Mode):
 
     name = "keeper"
 
-    def refusal(self, game: Game, kind: str, act: Action | None) -> Refusal | None:
+    def refusal(self, game: Game, kind: str, act: Action | None,
+                explain: bool = True) -> Refusal | None:
         c = game.core
         in_play = c.phase is Phase.PLAY
         if kind == "peg":
-            return None if in_play else Refusal(
-                "pegging is over once the show has begun (enter a forgotten peg as a late_peg)",
-                "The play is over: to add a peg you forgot, enter it as a late peg.")
+            return None if in_play else _SHOW_BEGUN
         if kind == "late_peg":
-            return None if not in_play else Refusal(
-                "a late peg is entered during the show (in the play, peg as usual)",
-                "Peg it as usual: the play isn't over.")
+            return None if not in_play else _PLAY_GOES_ON
         if kind == "heels":
-            return None if heels_allowed(game) else _no_heels(game)
+            return None if heels_allowed(game) else _no_heels(game) if explain else REFUSED
         if kind == "starter":
             if c.starter is not None:
-                return Refusal("the starter is already known",
-                               f"The starter is the {c.starter.pretty}.")
-            return None if in_play and not c.play_started else Refusal(
-                "the play has begun", "The play has begun: the starter was missed.")
+                return _starter_known(game) if explain else REFUSED
+            return None if in_play and not c.play_started else _PLAY_BEGUN
         if kind in ("play", "go"):
-            return Refusal("cards are played only in cards mode (peg the points instead)",
-                           "Peg the points: this game is kept by points.")
+            return _KEPT_BY_POINTS
         return None  # a count: in the play (the show begins) or the show
 
     def count(self, game: Game, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
@@ -121,6 +128,12 @@ class KeeperMode(Mode):
 
     def play_view(self, game: Game) -> dict[str, Any] | None:
         return None
+
+
+def _starter_known(game: Game) -> Refusal:
+    assert game.core.starter is not None
+    return Refusal("the starter is already known",
+                   f"The starter is the {game.core.starter.pretty}.")
 
 
 def _no_heels(game: Game) -> Refusal:
@@ -141,23 +154,24 @@ class CardsMode(Mode):
 
     name = "cards"
 
-    def refusal(self, game: Game, kind: str, act: Action | None) -> Refusal | None:
+    def refusal(self, game: Game, kind: str, act: Action | None,
+                explain: bool = True) -> Refusal | None:
         c = game.core
         if kind in ("peg", "late_peg"):
             return _PEGGED_FROM_CARDS
         if kind == "heels":
-            return Refusal("in cards mode his heels is pegged when a jack is entered as starter",
-                           "His heels is pegged by itself when a jack is the starter.")
+            return _HEELS_BY_ITSELF
         if kind == "starter":
-            if c.starter is not None:
-                return Refusal("the starter is already known",
-                               f"The starter is the {c.starter.pretty}.")
-            return None
+            if c.starter is None:
+                return None
+            return _starter_known(game) if explain else REFUSED
         if kind in ("play", "go"):
-            return card_play_refusal(game, kind, act)
+            return card_play_refusal(game, kind, act, explain)
         if c.starter is None:  # a count
-            return Refusal("the starter must be entered first", "Turn the starter first.")
+            return _NO_STARTER
         if c.phase is Phase.PLAY and c.play is not None and not c.play.done:
+            if not explain:
+                return REFUSED
             return Refusal(f"the play is not finished: {c.play.describe()}",
                            "Finish the play before the counts.")
         return None

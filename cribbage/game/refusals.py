@@ -28,6 +28,9 @@ class Refusal:
     say: str
 
 
+REFUSED = Refusal("not allowed now", "Not now.")
+"""Any refusal, when only whether is asked (`legal_actions`), not why."""
+
 ORDER = ("cut", "dealer", "next_game", "deal", "discard", "peg", "late_peg", "heels",
          "starter", "play", "go", "count", "muggins", "undo", "redo")
 """Every action type, in the order `legal_actions` lists them."""
@@ -35,6 +38,12 @@ ORDER = ("cut", "dealer", "next_game", "deal", "discard", "peg", "late_peg", "he
 _NOTHING_TO = {"undo": Refusal("there is nothing to undo", "There's nothing to undo."),
                "redo": Refusal("there is nothing to redo", "There's nothing to redo.")}
 _DEALER_SET = Refusal("the dealer is already set", "The dealer is already chosen.")
+_NOT_OVER = Refusal("the game is not over", "The game isn't over yet.")
+_MUGGINS_OFF = Refusal("muggins is off", "Muggins isn't played in this game.")
+_NO_MISSED_POINTS = Refusal("there is no count whose missed points can be claimed now",
+                            "Muggins is called right after a count that missed points.")
+_PLAY_OVER = Refusal("the play is over", "The play is over: count the hands.")
+_NO_STARTER = Refusal("the starter must be entered first", "Turn the starter first.")
 _PHASE_DUE = {
     Phase.CUT: ("cut", "dealer"),
     Phase.OVER: ("next_game",),
@@ -43,8 +52,30 @@ _PHASE_DUE = {
 }
 
 
-def refusal(game: Game, kind: str, act: Action | None = None) -> Refusal | None:
-    """Why an action of type `kind` (the action itself if given) is refused now, or None."""
+def legal_kinds(game: Game) -> list[str]:
+    """Every action type `refusal` lets through now, in `ORDER`: the same decisions asked in
+    bulk (the phase's own types, the mode's refusals in the play and the show, then muggins,
+    undo and redo as `refusal` decides them; a test checks it equals asking about each)."""
+    c = game.core
+    due = _PHASE_DUE.get(c.phase)
+    if due is None:
+        refused = game.strategy.refusal
+        out = [k for k in _PLAY_KINDS if refused(game, k, None, False) is None]
+    else:
+        out = list(due)
+    if c.phase in MUGGINS_PHASES and muggins_room(game) > 0:
+        out.append("muggins")
+    if game.past:
+        out.append("undo")
+    if game.redo_stack:
+        out.append("redo")
+    return out
+
+
+def refusal(game: Game, kind: str, act: Action | None = None, *,
+            explain: bool = True) -> Refusal | None:
+    """Why an action of type `kind` (the action itself if given) is refused now, or None.
+    With `explain` False any refusal may be `REFUSED`, its words unmade (whether, not why)."""
     c = game.core
     if kind in _NOTHING_TO:
         return None if (game.past if kind == "undo" else game.redo_stack) else _NOTHING_TO[kind]
@@ -56,17 +87,16 @@ def refusal(game: Game, kind: str, act: Action | None = None) -> Refusal | None:
     if kind in ("cut", "dealer"):
         return _DEALER_SET
     if kind == "next_game":
-        return Refusal("the game is not over", "The game isn't over yet.")
+        return _NOT_OVER
     if kind == "deal":
         return game.strategy.deal_refusal
     if kind == "discard":
         return game.strategy.discard_refusal
     if kind == "muggins":
-        if not game.config.muggins:
-            return Refusal("muggins is off", "Muggins isn't played in this game.")
-        return Refusal("there is no count whose missed points can be claimed now",
-                       "Muggins is called right after a count that missed points.")
-    return game.strategy.refusal(game, kind, act)
+        return _MUGGINS_OFF if not game.config.muggins else _NO_MISSED_POINTS
+    if kind not in _PLAY_KINDS:
+        raise ValueError(f"no action type {kind!r}")
+    return game.strategy.refusal(game, kind, act, explain)
 
 
 def heels_allowed(game: Game) -> bool:
@@ -88,6 +118,10 @@ def muggins_room(game: Game) -> int:
     return max((t for t in game._totals(lc.kind) if t > counted), default=counted) - counted
 
 
+_PLAY_KINDS = ("peg", "late_peg", "heels", "starter", "play", "go", "count")
+"""The types the mode decides, in the play and the show."""
+
+
 def _phase_refusal(game: Game) -> Refusal:
     """What the game waits for, when it is not the action asked for."""
     c = game.core
@@ -107,17 +141,22 @@ def _phase_refusal(game: Game) -> Refusal:
 # ---- the play with cards ------------------------------------------------------------------
 
 
-def card_play_refusal(game: Game, kind: str, act: Action | None) -> Refusal | None:
+def card_play_refusal(game: Game, kind: str, act: Action | None,
+                      explain: bool = True) -> Refusal | None:
     """A card laid or a go, in the modes where cards are entered."""
     c = game.core
     ps = c.play
     if c.starter is None:
-        return Refusal("the starter must be entered first", "Turn the starter first.")
+        return _NO_STARTER
     if c.phase is not Phase.PLAY or ps is None or ps.done:
-        return Refusal("the play is over", "The play is over: count the hands.")
+        return _PLAY_OVER
     if kind == "play":
-        return None if ps.can_play() else _why_not_play(game, act)
-    return None if ps.can_go() else _why_not_go(game, act)
+        if ps.can_play():
+            return None
+        return _why_not_play(game, act) if explain else REFUSED
+    if ps.can_go():
+        return None
+    return _why_not_go(game, act) if explain else REFUSED
 
 
 def _why_not_play(game: Game, act: Action | None) -> Refusal:
@@ -154,4 +193,5 @@ def _why_not_go(game: Game, act: Action | None) -> Refusal:
                    f"You can't say go: the count is {ps.count}, so any card fits.")
 
 
-__all__ = ["ORDER", "Refusal", "card_play_refusal", "heels_allowed", "muggins_room", "refusal"]
+__all__ = ["ORDER", "REFUSED", "Refusal", "card_play_refusal", "heels_allowed", "legal_kinds",
+           "muggins_room", "refusal"]

@@ -23,18 +23,14 @@ def count(game: Game, c: Core, act: Count, out: list[Event]) -> Core:
     """The next count in show order; after the crib, the next hand."""
     entry = game.show_order()[c.show_index]
     record = game.strategy.count(game, c, act, entry)
-    kind, player, side = record.kind, record.player, record.side
-    c = replace(c, shown=c.shown + record.cards)
-    c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True)
+    c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True,
+                shown=c.shown + record.cards, show_index=c.show_index + 1)
     shown = shown_event(game, record)
     out.append(shown)
-    c = score(game, c, side, record.points, kind, player, out, count_parts(shown),
-              shown.say.rstrip("."))
-    if c.phase is Phase.OVER:
-        return replace(c, show_index=c.show_index + 1)
-    c = replace(c, show_index=c.show_index + 1)
-    if c.show_index > game.players:
-        c = next_hand(game, c, out)
+    c = score(game, c, record.side, record.points, record.kind, record.player, out,
+              count_parts(shown), shown.say.rstrip("."))
+    if c.phase is not Phase.OVER and c.show_index > game.players:
+        c = next_hand(game, c, out)  # the crib was the last count
     return c
 
 

@@ -1,13 +1,15 @@
 """The game machine's own cost per action, and the size of the engine's code (prints figures).
 
-Run with `pytest tests/benchmarks/bench_engine.py -s`, or as a script against another copy of
-the engine to compare (`PYTHONPATH=/tmp/old python tests/benchmarks/bench_engine.py /tmp/old/
-cribbage`). The goal: the step costs no more than 10% over the figure before the machine was
-split and made to return events.
+Run with `pytest tests/benchmarks/bench_engine.py -s`, or as a script:
+`python tests/benchmarks/bench_engine.py --against 8c053e4` measures this engine and the one of
+that commit in one process, interleaved (the fairest comparison on a shared machine: the old
+engine is copied out of git as the package `oldcribbage`). The goal: the step costs no more
+than 10% over the figure before the machine was split and made to return events.
 
 Per action: the same seeded games (dealt mode, every variant; and keeper mode) are replayed,
 each action parsed from its JSON dict as the daemon's log holds it, then the view built as the
-daemon does after every accepted action. Best of several runs (the machine is shared).
+daemon does after every accepted action. CPU time of this process, best of several runs
+(the machine is shared).
 """
 
 from __future__ import annotations
@@ -71,21 +73,21 @@ def _games(per_variant: int = 3, length: int = 400) -> list[tuple[dict[str, Any]
 
 
 def per_action_us(games: list[tuple[dict[str, Any], list[Any]]], *, view: bool) -> float:
-    """Best-of-REPEATS microseconds per action: step (or apply, before) and, if `view`, the
-    view after it."""
+    """Best-of-REPEATS CPU microseconds per action: step (or apply, before) and, if `view`,
+    the view after it."""
     machine = _machine()
     stepping = hasattr(machine, "step")
     n = sum(len(a) for _, a in games)
     best = float("inf")
     for _ in range(REPEATS):
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU: the machine is shared
         for opts, actions in games:
             g = machine.new(**opts)
             for a in actions:
                 g = g.step(a).game if stepping else g.apply(a)
                 if view:
                     g.view()
-        best = min(best, (time.perf_counter() - start) / n * 1e6)
+        best = min(best, (time.process_time() - start) / n * 1e6)
     return best
 
 
@@ -140,5 +142,57 @@ def test_engine_per_action_and_code_size() -> None:
     report(Path(cribbage.__file__).resolve().parent)
 
 
+def against(commit: str, rounds: int = 6) -> None:
+    """This engine and the one of `commit`, interleaved in one process (see the docstring)."""
+    import importlib
+    import io
+    import re
+    import subprocess
+    import tarfile
+    import tempfile
+
+    here = Path(cribbage.__file__).resolve().parent
+    tar = subprocess.run(["git", "-C", str(here.parent), "archive", commit, "cribbage"],
+                         check=True, capture_output=True).stdout
+    tmp = Path(tempfile.mkdtemp(prefix="old-engine-"))
+    with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+        t.extractall(tmp, filter="data")
+    (tmp / "cribbage").rename(tmp / "oldcribbage")
+    for path in (tmp / "oldcribbage").rglob("*.py"):
+        text = re.sub(r"\bcribbage\.", "oldcribbage.", path.read_text())
+        path.write_text(text.replace('files("cribbage")', 'files("oldcribbage")'))
+    sys.path.insert(0, str(tmp))
+    old = importlib.import_module("oldcribbage")
+    old_machine = getattr(old, "Game", None) or old.Keeper
+    games = _games(per_variant=2, length=300)
+    n = sum(len(a) for _, a in games)
+
+    def run(machine: Any, view: bool) -> float:
+        stepping = hasattr(machine, "step")
+        start = time.process_time()
+        for opts, actions in games:
+            g = machine.new(**opts)
+            for a in actions:
+                g = g.step(a).game if stepping else g.apply(a)
+                if view:
+                    g.view()
+        return (time.process_time() - start) / n * 1e6
+
+    best: dict[tuple[str, bool], float] = {}
+    for _ in range(rounds):
+        for name, machine in (("before", old_machine), ("after", _machine())):
+            for view in (False, True):
+                key = (name, view)
+                best[key] = min(best.get(key, float("inf")), run(machine, view))
+    print(f"{n} actions, CPU us per action, best of {rounds} interleaved rounds {_load()}:")
+    for view in (False, True):
+        b, a = best[("before", view)], best[("after", view)]
+        print(f"  {'step + view' if view else 'step'}: {commit} {b:.1f}, now {a:.1f} "
+              f"({(a / b - 1) * 100:+.1f}%)")
+
+
 if __name__ == "__main__":
-    report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(cribbage.__file__).resolve().parent)
+    if len(sys.argv) > 2 and sys.argv[1] == "--against":
+        against(sys.argv[2])
+    else:
+        report(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(cribbage.__file__).resolve().parent)
