@@ -342,10 +342,13 @@ def test_cards_are_named_in_words_and_labels_are_large_enough(daemon: Any, ann: 
     aces = [left for (suit, _, left), card in zip(rows, range(52), strict=True) if card % 13 == 0]
     assert all(a == min(lefts) for a in aces)
     ann.tab("score")
-    # Bug 20: the 19 button's name has 19 in it; the pad's number field has a real label.
+    # Bug 20: the 19 button's name has 19 in it; the pad's number field (behind More) has a
+    # real label.
     assert "19" in (page.locator("#count-19").get_attribute("aria-label") or "")
+    page.click('.side[data-side="0"] button.more')
     assert page.locator('.side[data-side="0"] .pad input').get_attribute(
         "aria-label") == "Points to peg for Ann"
+    page.click('.side[data-side="0"] button.more')
     tab_px = page.locator(".tabs button").first.evaluate(
         "b => parseFloat(getComputedStyle(b).fontSize)")
     assert tab_px >= 14
