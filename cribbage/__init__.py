@@ -25,12 +25,13 @@ _WHERE = {
     "ImpossibleScoreError": "errors", "InvalidActionError": "errors",
     "InvalidCardError": "errors", "InvalidHandError": "errors", "InvalidOptionError": "errors",
     "UnknownModelError": "errors", "UnknownVariantError": "errors",
-    "Keeper": "keeper", "Pegs": "keeper", "Phase": "keeper", "ScoreRecord": "keeper",
-    "possible_counts": "keeper",
+    "EVENT_KINDS": "game", "Event": "game", "Game": "game", "Pegs": "game", "Phase": "game",
+    "ScoreRecord": "game", "Step": "game", "possible_counts": "game",
     "PegScore": "pegscore", "score_pegging": "pegscore",
     "DeclaredGo": "play", "FalseGo": "play", "PegEvent": "play", "PlayState": "play",
-    "RULES": "rules", "GoRule": "rules", "PlayRounds": "rules", "Result": "rules",
-    "ResultKind": "rules", "Rules": "rules", "SkunkLines": "rules", "SkunkRule": "rules",
+    "RULES": "rules", "CutRule": "rules", "GoRule": "rules", "PlayRounds": "rules",
+    "Result": "rules", "ResultKind": "rules", "Rules": "rules", "SkunkLines": "rules",
+    "SkunkRule": "rules",
     "catalogue": "rules", "get_rules": "rules", "result_of": "rules",
     "Combination": "scoring", "HandScore": "scoring", "score_hand": "scoring",
     "Census": "stats", "census": "stats", "explain_29": "stats",
@@ -105,11 +106,21 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         UnknownModelError,
         UnknownVariantError,
     )
-    from cribbage.keeper import Keeper, Pegs, Phase, ScoreRecord, possible_counts  # noqa: F401
+    from cribbage.game import (  # noqa: F401
+        EVENT_KINDS,
+        Event,
+        Game,
+        Pegs,
+        Phase,
+        ScoreRecord,
+        Step,
+        possible_counts,
+    )
     from cribbage.pegscore import PegScore, score_pegging  # noqa: F401
     from cribbage.play import DeclaredGo, FalseGo, PegEvent, PlayState  # noqa: F401
     from cribbage.rules import (  # noqa: F401
         RULES,
+        CutRule,
         GoRule,
         PlayRounds,
         Result,

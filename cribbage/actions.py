@@ -4,7 +4,7 @@
 unknown field, every required field, and each field of the right type (indexes and points are
 whole numbers, cards are card texts, lists are lists). It raises `InvalidActionError` for a
 malformed action. Whether an action is allowed (a player index in range, a card in the hand,
-a possible count) is the game's business: `Keeper.apply` raises `IllegalPlayError`.
+a possible count) is the game's business: `Game.apply` raises `IllegalPlayError`.
 `action.to_json()` gives the dict back (`parse_action(a.to_json()) == a`).
 
 The vocabulary is docs/contracts.md's.

@@ -16,6 +16,8 @@ reading is an option):
   `GoRule.USPC`: if the first player after a go cannot play either, the series ends there and
   the next player does not play.
 - Three-player target: 121 (pagat, how-to-play); the USPC's "usually 61" is `target=61`.
+- The cut for deal: the lowest card deals (six-card, three and four players); in five-card
+  the higher card deals and the loser pegs three (USPC, "Five-Card Cribbage").
 - Five-card play: one series only. After a go the other player plays on as usual; the play
   ends at 31 or when neither can play, and unplayed cards stay unplayed.
 """
@@ -53,6 +55,14 @@ class SkunkRule(enum.Enum):
     SKUNK = "skunk"
     LURCH = "lurch"
     NONE = "none"
+
+
+class CutRule(enum.Enum):
+    """Which card wins the cut for deal: the lowest (`LOW`, the six-card game and most
+    variants) or the higher (`HIGH`, five-card: the loser of the cut pegs three)."""
+
+    LOW = "low"
+    HIGH = "high"
 
 
 class ResultKind(enum.Enum):
@@ -179,6 +189,7 @@ class Rules:
     skunk: SkunkRule = SkunkRule.SKUNK
     muggins: bool = False
     double_skunk_games: int = 4
+    cut: CutRule = CutRule.LOW  # which card wins the cut for deal
 
     @property
     def crib_size(self) -> int:
@@ -265,6 +276,7 @@ class Rules:
             "skunk": self.skunk.value,
             "muggins": self.muggins,
             "double_skunk_games": self.double_skunk_games,
+            "cut": self.cut.value,
         }
 
     @classmethod
@@ -287,6 +299,7 @@ class Rules:
                 skunk=SkunkRule(data["skunk"]),
                 muggins=bool(data["muggins"]),
                 double_skunk_games=int(data["double_skunk_games"]),
+                cut=CutRule(data.get("cut", CutRule.LOW.value)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidOptionError(f"not a rules record: {exc}") from None
@@ -309,6 +322,7 @@ RULES: Mapping[str, Rules] = MappingProxyType({
     "five-card": Rules(
         name="five-card", players=2, sides=((0,), (1,)), deal=5, discard=2, crib_from_deck=0,
         hand_size=3, target=61, non_dealer_start=3, play_rounds=PlayRounds.SINGLE, hand_flush=3,
+        cut=CutRule.HIGH,
     ),
     "three-player": Rules(
         name="three-player", players=3, sides=((0,), (1,), (2,)), deal=5, discard=1,
@@ -358,7 +372,7 @@ def catalogue() -> dict[str, Any]:
     """Every variant with its defaults, the targets to offer, hand sizes, crib discards, the
     play's limit, skunk lines and the totals a hand and a crib can count (JSON-ready; served
     as it is at GET /api/rules)."""
-    from cribbage.keeper import possible_counts
+    from cribbage.game import possible_counts
     from cribbage.pegscore import MAX_COUNT
 
     variants = []
@@ -381,6 +395,7 @@ def catalogue() -> dict[str, Any]:
             "non_dealer_start": rules.non_dealer_start,
             "play_rounds": rules.play_rounds.value,
             "play_limit": MAX_COUNT,
+            "cut": rules.cut.value,
             "targets": list(TARGETS[name]),
             "lines_by_target": {
                 str(t): {r.value: list(rules.with_options(target=t, skunk=r.value).skunk_lines)

@@ -1,6 +1,6 @@
 """Actions made from an injected `random.Random`, and every concrete legal move of a game.
 
-Randomness lives only here: the game machine (`cribbage.keeper.Keeper`) is deterministic.
+Randomness lives only here: the game machine (`cribbage.game.Game`) is deterministic.
 These helpers drive a game in "dealt" mode (the engine knows every card), for simulations,
 property tests and the referee cases.
 """
@@ -13,10 +13,10 @@ from typing import Any
 
 from cribbage.cards import Deck
 from cribbage.errors import IllegalPlayError
-from cribbage.keeper import Keeper, Phase
+from cribbage.game import Game, Phase
 
 
-def cut_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
+def cut_action(game: Game, rng: random.Random) -> dict[str, Any]:
     """A cut for deal: one card each from a shuffled pack, cut again while the lowest tie."""
     while True:
         cards = Deck.shuffled(rng).deal(game.players)
@@ -25,7 +25,7 @@ def cut_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
             return {"type": "cut", "cards": [str(c) for c in cards]}
 
 
-def deal_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
+def deal_action(game: Game, rng: random.Random) -> dict[str, Any]:
     """A deal from a pack shuffled by `rng`."""
     deck = Deck.shuffled(rng)
     rules = game.rules
@@ -34,14 +34,14 @@ def deal_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
     return {"type": "deal", "hands": hands, "crib": crib}
 
 
-def starter_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
+def starter_action(game: Game, rng: random.Random) -> dict[str, Any]:
     """A starter turned from the undealt cards; raises IllegalPlayError if none is due."""
     if "starter" not in game.legal_actions() or not game.stock:
         raise IllegalPlayError(f"no starter is due ({game.describe()})")
     return {"type": "starter", "card": str(rng.choice(game.stock))}
 
 
-def legal_moves(game: Keeper) -> list[dict[str, Any]]:
+def legal_moves(game: Game) -> list[dict[str, Any]]:
     """Every concrete action allowed now in dealt mode, except cuts and deals (made by
     `cut_action` and `deal_action`) and undo/redo: discards, starters, plays, gos, counts
     (the true one, and short claims when muggins is on), muggins claims, next_game."""
@@ -70,7 +70,7 @@ def legal_moves(game: Keeper) -> list[dict[str, Any]]:
     return out
 
 
-def random_action(game: Keeper, rng: random.Random) -> dict[str, Any]:
+def random_action(game: Game, rng: random.Random) -> dict[str, Any]:
     """A legal action chosen by `rng` (uniformly among `legal_moves`, or a cut or deal)."""
     if game.phase is Phase.CUT:
         return cut_action(game, rng)

@@ -310,7 +310,7 @@ def serve(settings: Settings, notifier: Notifier | None = None) -> int:
         while not server.started and not task.done():
             await asyncio.sleep(0.01)
         if server.started:
-            notifier.ready(services.status_line())
+            notifier.ready(services.status.status_line())
             log.info("ready on http://%s:%d/ in %.2f s", settings.host, settings.port,
                      time.monotonic() - started)
         await task

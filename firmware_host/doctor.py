@@ -119,10 +119,6 @@ class BoardBusyError(OSError):
     """The board's port is open elsewhere (normally by the running service)."""
 
 
-class MicroPythonOnlyError(TimeoutError):
-    """The port answers with MicroPython's REPL, not the cribbage board's firmware."""
-
-
 # --- system lookups (the defaults of Setup's injectable fields) ---------------------------
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from cribbage.keeper import GameTally, HandTally, Keeper
+from cribbage.game import Game, GameTally, HandTally
 from cribbage.rules import TITLES
 from firmware_host.components.games import new_keeper
 from firmware_host.store import Store
@@ -31,7 +31,7 @@ class Match:
     """One stored match: its id, the engine's state after its log, and when each game began."""
 
     id: int
-    keeper: Keeper
+    keeper: Game
     started: dict[int, float]
 
 
@@ -54,7 +54,7 @@ def matches(store: Store, game_id: int | None = None) -> Iterator[Match]:
         yield Match(mid, keeper, started)
 
 
-def _sides(k: Keeper) -> list[str]:
+def _sides(k: Game) -> list[str]:
     return [k.side_name(i) for i in range(len(k.sides))]
 
 

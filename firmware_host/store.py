@@ -114,7 +114,8 @@ class ActionRow:
 
 @dataclass(frozen=True, slots=True)
 class PendingAction:
-    """An accepted action waiting for its commit."""
+    """An accepted action waiting for its commit (`action` in the engine's canonical JSON
+    form; older logs hold the phone's own spelling, which the engine's parser reads too)."""
 
     game_id: int
     seq: int
@@ -431,27 +432,6 @@ class Store:
         if r is None:
             return None
         return ActionRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]) if r[4] else None)
-
-    def append_action(
-        self,
-        game_id: int,
-        seq: int,
-        op_id: str,
-        action: dict[str, Any],
-        response: dict[str, Any],
-        *,
-        result: tuple[int, dict[str, Any], list[dict[str, Any]]] | None = None,
-        drop_results_from: int | None = None,
-    ) -> None:
-        """Append one accepted action (and any result it made or undid), committed to disk.
-
-        Raises StoreError if `seq` does not follow the log, sqlite3.Error if the disk fails.
-        """
-        problem = self.append_batch(
-            [PendingAction(game_id, seq, op_id, action, response, result, drop_results_from)]
-        )[0]
-        if problem is not None:
-            raise problem
 
     def append_batch(self, writes: list[PendingAction]) -> list[Exception | None]:
         """Append several actions in one transaction (one fsync: group commit).

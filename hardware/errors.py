@@ -1,7 +1,7 @@
 """Errors of the hardware layer: one root, leaves that also subclass a builtin.
 
 Callers may catch the root (`HardwareError`), a leaf, or the builtin it extends
-(`ValueError`, `OSError`, `TimeoutError`, `LookupError`), whichever fits.
+(`ValueError`, `OSError`), whichever fits.
 
 The board's firmware imports this module under MicroPython, where a class cannot have two
 builtin exception bases: there the root is a plain mixin and the firmware catches the builtin
@@ -20,14 +20,6 @@ class HardwareError(_ROOT):  # type: ignore[valid-type,misc]
 
 class ConfigurationError(HardwareError, ValueError):
     """A device configuration (pins, layout, port) that cannot work."""
-
-
-class DeviceBusyError(HardwareError, RuntimeError):
-    """A command given while the device is doing something else."""
-
-
-class DeviceFaultError(HardwareError, RuntimeError):
-    """A command refused because the device is in a fault the player must clear."""
 
 
 class ShufflerError(HardwareError, ValueError):
@@ -50,29 +42,12 @@ class ShufflerNotReadyError(ShufflerError):
     """A command given before the shuffler was started, or after it was stopped."""
 
 
-class ShufflerFault(HardwareError, RuntimeError):
-    """A physical fault seen during a pass (jam, misfeed, empty tray); carries the words."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
 class BoardError(HardwareError, ValueError):
     """A peg board request that cannot be shown (bad track, hole or layout)."""
 
 
 class SerialLinkError(HardwareError, OSError):
     """The serial link to a device failed (open, read, write, unplugged)."""
-
-
-if _ROOT is object:  # MicroPython has no TimeoutError: a plain link error there
-    class LinkTimeoutError(SerialLinkError):
-        """The device did not answer in time."""
-else:
-    class LinkTimeoutError(SerialLinkError, TimeoutError):  # type: ignore[no-redef]
-        """The device did not answer in time."""
 
 
 class ProtocolError(HardwareError, ValueError):

@@ -7,7 +7,6 @@ import contextlib
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
-from importlib import metadata
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -38,18 +37,11 @@ from firmware_host.config import Settings
 from firmware_host.errors import DaemonError, error_body, http_status
 from firmware_host.services import Services
 from firmware_host.store import storage_fault
+from firmware_host.version import version
 
 log = logging.getLogger("crib.api")
 
 ROUTERS = (games, advice, rules, board, shuffler, history, pairing, settings, events, page)
-
-
-def version() -> str:
-    """The installed package's version."""
-    try:
-        return metadata.version("cribbage-table")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 async def daemon_error(request: Request, exc: Exception) -> JSONResponse:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.bus import ActionCommitted, BoardShown, DeviceChanged, EventBus, GameStarted
 from firmware_host.components.devices import ManagedDevice
 from firmware_host.config import Settings
 from firmware_host.store import Store
-from hardware.interfaces import BoardState, PegBoard, TrackPegs
+from hardware.interfaces import BoardState, DeviceState, PegBoard, TrackPegs
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
 log = logging.getLogger("crib.device")
 
@@ -30,29 +30,42 @@ def board_json(state: BoardState) -> dict[str, Any]:
 
 
 class BoardView:
-    """Keeps the board showing the current game; `show(keeper)` after every change.
-
-    `publish(message)` sends each new state to the event stream.
-    """
+    """Keeps the board showing the current game: subscribes to new games, committed actions
+    of the current game, and the board coming back; sends BoardShown for each new state."""
 
     def __init__(self, settings: Settings, store: Store, board: ManagedDevice[PegBoard],
-                 publish: Callable[[dict[str, Any]], None]) -> None:
+                 bus: EventBus) -> None:
         self.settings = settings
         self.store = store
         self.board = board
-        self.publish = publish
+        self.bus = bus
         self.state = BoardState()
-        self._keeper: Keeper | None = None
+        self._keeper: Game | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
 
+        bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.keeper))
+        bus.register_event_handler(ActionCommitted, self._committed)
+        bus.register_event_handler(DeviceChanged, self._device)
+
+    def _committed(self, event: ActionCommitted) -> None:
+        if event.current:
+            self.show(event.entry.keeper)
+
+    def _device(self, event: DeviceChanged) -> None:
+        # A board that is back (or found) gets everything at once.
+        if event.name == self.board.name and \
+                event.described.get("state") == DeviceState.IDLE.value:
+            self.show()
+
     def start(self) -> None:
-        """Nothing to open: the first `show` comes from the daemon's start."""
+        """Show the game resumed at start (or an empty board) once the devices are up."""
+        self.show()
 
     def stop(self) -> None:
         """Nothing to close: the board keeps what it shows."""
 
-    def show(self, keeper: Keeper | None = None) -> None:
+    def show(self, keeper: Game | None = None) -> None:
         """Send the game's pegs and lines (and any pairing code) to the board and the stream."""
         if keeper is not None:
             self._keeper = keeper
@@ -77,7 +90,7 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        self.publish({"type": "board", "board": board_json(state)})
+        self.bus.send_event(BoardShown(state, board_json(state)))
 
     def show_code(self, code: str | None) -> None:
         """Light a pairing code (None: put it out)."""

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
+from firmware_host.bus import DeviceChanged, EventBus
 from firmware_host.errors import DeviceUnavailableError
 from hardware.board.transport import Backoff
 from hardware.interfaces import Clock, Device, DeviceEvent, DeviceState
@@ -147,14 +148,18 @@ class Devices:
     """Every device under supervision; start order is the configured order, stop the reverse.
 
     State changes are noticed from the devices' own "state" events (nothing polls): each is
-    logged once, and `on_change(name)` is called with the device's new description.
+    logged once, and sent as DeviceChanged with the device's new description.
     """
 
-    def __init__(self, managed: Mapping[str, ManagedDevice[Any]],
-                 on_change: Callable[[str, dict[str, Any]], None]) -> None:
+    def __init__(self, managed: Mapping[str, ManagedDevice[Any]], bus: EventBus) -> None:
         self.managed = dict(managed)
-        self.on_change = on_change
+        self.bus = bus
         self._states: dict[str, str] = {}
+        bus.register_event_handler(DeviceEvent, self._event)
+
+    def _event(self, event: DeviceEvent) -> None:
+        if event.kind == "state":
+            self.state_event(event.device)
 
     def __getitem__(self, name: str) -> ManagedDevice[Any]:
         return self.managed[name]
@@ -197,7 +202,7 @@ class Devices:
             log.log(level, "%s: %s%s", name, state, fault)
         else:
             log.log(level, "%s: %s -> %s%s", name, old, state, fault)
-        self.on_change(name, managed.describe())
+        self.bus.send_event(DeviceChanged(name, managed.describe()))
 
     def describe(self) -> dict[str, dict[str, Any]]:
         return {name: m.describe() for name, m in self.managed.items()}

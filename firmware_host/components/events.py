@@ -1,4 +1,8 @@
-"""The event stream component: ordered messages for `/api/events`."""
+"""The event stream component: ordered messages for `/api/events`.
+
+Subscribes to what a phone shows: new games and committed actions (the game and the step's
+events, each with `kind` and `say`), the board, the shuffler and the devices.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,16 @@ import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
+
+from firmware_host.bus import (
+    ActionCommitted,
+    BoardShown,
+    DeviceChanged,
+    EventBus,
+    GameStarted,
+    ShufflerChanged,
+)
+from hardware.interfaces import DeviceEvent
 
 Message = dict[str, Any]
 
@@ -22,10 +36,33 @@ class EventHub:
 
     QUEUE_SIZE = 1000
 
-    def __init__(self) -> None:
+    def __init__(self, bus: EventBus | None = None) -> None:
         self.seq = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queues: set[asyncio.Queue[str | None]] = set()
+        if bus is not None:
+            self.subscribe_to(bus)
+
+    def subscribe_to(self, bus: EventBus) -> None:
+        """Publish what the phones show, from the daemon's events."""
+        bus.register_event_handler(GameStarted, lambda e: self.publish(
+            {"type": "game", "game": e.entry.body(), "events": []}))
+        bus.register_event_handler(ActionCommitted, self._committed)
+        bus.register_event_handler(BoardShown, self._board)
+        bus.register_event_handler(DeviceEvent, lambda e: self.publish(
+            {"type": "device", "device": e.device, "kind": e.kind, "data": e.data}))
+        bus.register_event_handler(DeviceChanged, lambda e: self.publish(
+            {"type": "device", "device": e.name, "kind": "state", "data": e.described}))
+        bus.register_event_handler(ShufflerChanged, lambda e: self.publish(
+            {"type": "shuffler", "shuffler": e.status}))
+
+    def _committed(self, event: ActionCommitted) -> None:
+        # The game's text as it was committed and answered: not encoded a second time.
+        self.publish_text(f'"type":"game","game":{event.game_text},'
+                          f'"events":{event.events_text}')
+
+    def _board(self, event: BoardShown) -> None:
+        self.publish({"type": "board", "board": event.json})
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver on `loop` from now on (the app's lifespan binds its loop)."""
@@ -44,6 +81,13 @@ class EventHub:
 
     def publish(self, message: Message) -> None:
         """Queue a message for every subscriber (thread-safe; dropped before the loop is bound)."""
+        self._send(message)
+
+    def publish_text(self, members: str) -> None:
+        """`publish` for a message already encoded: its JSON members, without the braces."""
+        self._send(members)
+
+    def _send(self, message: Message | str) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -56,12 +100,15 @@ class EventHub:
         else:
             loop.call_soon_threadsafe(self._deliver, message)
 
-    def _deliver(self, message: Message) -> None:
+    def _deliver(self, message: Message | str) -> None:
         self.seq += 1
         if not self._queues:
             return
-        text = json.dumps({**message, "seq": self.seq}, ensure_ascii=False,
-                          separators=(",", ":"))
+        if isinstance(message, str):
+            text = f'{{{message},"seq":{self.seq}}}'
+        else:
+            text = json.dumps({**message, "seq": self.seq}, ensure_ascii=False,
+                              separators=(",", ":"))
         for q in list(self._queues):
             try:
                 q.put_nowait(text)

@@ -1,7 +1,9 @@
 """The games component: games as folds of their logs, every accepted action committed first.
 
 One path for every action (`act`, `act_async`): idempotency, the version check, the engine,
-the results, the commit and the log line are each a step of their own.
+the results, the commit and the log line are each a step of their own. The action arrives
+typed (parsed once, at the HTTP edge or by the table's inputs) and is logged in its
+canonical form; once it is on disk the step's events go to the dispatcher, once.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ import asyncio
 import json
 import logging
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.components.results import ResultChange, log_result, result_change
+from firmware_host.bus import ActionCommitted, EventBus, GameStarted
+from firmware_host.components.results import ResultChange, result_change
 from firmware_host.errors import (
     BadRequestError,
     IllegalActionError,
@@ -25,7 +27,9 @@ from firmware_host.errors import (
 from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.actions import Action
+    from cribbage.game import Game
+    from cribbage.game.events import Event
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
@@ -33,20 +37,35 @@ game_log = logging.getLogger("crib.game")
 Answer = dict[str, Any]
 
 
+# One encoder for every answer (json.dumps with options makes a new one per call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None,
+                           separators=(",", ":")).encode
+
+
 def json_text(value: Any) -> str:
     """Compact JSON, as the API's responses are encoded (starlette's JSONResponse)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None,
-                      separators=(",", ":"))
+    return _ENCODE(value)
 
 
-def new_keeper(params: dict[str, Any]) -> Keeper:
+def events_json(events: tuple[Event, ...]) -> list[dict[str, Any]]:
+    """The step's events as the answer and the stream carry them (`kind`, `say`, ...)."""
+    return [e.to_json() for e in events]
+
+
+def race_point(version: int, game: Game, kind: str | None) -> dict[str, Any]:
+    """One point of a game's score race: each side's score after an action."""
+    return {"version": version, "game_number": game.game_number, "type": kind,
+            "scores": [p.front for p in game.pegs]}
+
+
+def new_keeper(params: dict[str, Any]) -> Game:
     """A fresh engine game for stored parameters; raises the engine's CribbageError."""
-    from cribbage.keeper import Keeper  # imported late: the daemon binds its port first
+    from cribbage.game import Game  # imported late: the daemon binds its port first
 
     args = dict(params)
     if "names" in args:
         args["names"] = tuple(args["names"])
-    return Keeper.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
+    return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
 
 
 @dataclass
@@ -55,13 +74,15 @@ class GameEntry:
 
     id: int
     params: dict[str, Any]
-    keeper: Keeper
+    keeper: Game
     version: int = 0
     view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
     # Answers of actions whose commit is under way, by op id (removed once on disk).
     ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
     # Op ids of the actions on disk: only a repeated one needs a look in the store.
     logged: set[str] = field(default_factory=set)
+    # Each side's score after every accepted action (the race), built step by step.
+    race: list[dict[str, Any]] = field(default_factory=list)
 
     def body(self) -> dict[str, Any]:
         return {**self.view, "id": self.id, "version": self.version}
@@ -73,11 +94,11 @@ class Accepted:
 
     answer: Answer
     commit: Future[None] | None = None
-    entry: GameEntry | None = None  # the game after it (None for a repeat)
+    committed: ActionCommitted | None = None  # what to announce once on disk (None: repeat)
     text: str | None = None  # the answer as committed JSON text (None for a repeat)
 
 
-def engine_refusal(exc: Exception, action: dict[str, Any], game: dict[str, Any]) -> Exception:
+def engine_refusal(exc: Exception, action: Action | None, game: dict[str, Any]) -> Exception:
     """The daemon error for an engine refusal; any other exception is returned unchanged.
 
     InvalidActionError (malformed) and IllegalPlayError (against the rules) keep the
@@ -93,21 +114,22 @@ def engine_refusal(exc: Exception, action: dict[str, Any], game: dict[str, Any])
         cls = InvalidActionError
     else:
         return exc
-    detail = str(exc) or f"{action.get('type')!r} is not allowed now"
+    detail = str(exc) or f"{getattr(action, 'type', 'that')!r} is not allowed now"
     return cls(detail, say=getattr(exc, "say", detail), game=game)
 
 
 class GameService:
     """Games as folds of their logs; every accepted action is committed before it is answered.
 
-    `on_change(entry)` is called after every accepted action and new game.
+    Sends GameStarted for a new game (and the game resumed at start) and ActionCommitted
+    after every accepted action, once it is on disk.
     """
 
     CACHE = 32
 
-    def __init__(self, store: Store, on_change: Callable[[GameEntry], None]) -> None:
+    def __init__(self, store: Store, bus: EventBus | None = None) -> None:
         self.store = store
-        self.on_change = on_change
+        self.bus = bus or EventBus()
         self._games: dict[int, GameEntry] = {}
         self._lock = threading.RLock()
         self.current_id: int | None = None
@@ -120,6 +142,7 @@ class GameService:
         if self.current_id is not None:
             entry = self.entry(self.current_id)
             log.info("resumed game %d at version %d", entry.id, entry.version)
+            self.bus.send_event(GameStarted(entry, resumed=True))
 
     def stop(self) -> None:
         """Commit what is queued, then forget the games in memory."""
@@ -129,13 +152,18 @@ class GameService:
     # -- reading ----------------------------------------------------------------------------
     def fold(self, game_id: int, upto: int | None = None) -> GameEntry:
         """A game rebuilt from its log (up to action `upto`); raises NotFoundError."""
+        from cribbage.actions import parse_action
+
         params = self.store.game_params(game_id)
         keeper = new_keeper(params)
-        entry = GameEntry(game_id, params, keeper)
+        entry = GameEntry(game_id, params, keeper, race=[race_point(0, keeper, None)])
         for row in self.store.actions(game_id, upto):
+            # Read as the edge reads a phone's action: older logs kept the phone's spelling.
+            action = parse_action(row.action)
             entry.logged.add(row.op_id)
-            entry.keeper = entry.keeper.apply(row.action)
+            entry.keeper = entry.keeper.apply(action)
             entry.version = row.seq
+            entry.race.append(race_point(row.seq, entry.keeper, action.type))
         entry.view = entry.keeper.view()
         return entry
 
@@ -174,16 +202,22 @@ class GameService:
                                   say=getattr(exc, "say", str(exc))) from None
         with self._lock:
             game_id = self.store.create_game(params)
-            entry = GameEntry(game_id, params, keeper, view=keeper.view())
+            entry = GameEntry(game_id, params, keeper, view=keeper.view(),
+                              race=[race_point(0, keeper, None)])
             self._games[game_id] = entry
             self.current_id = game_id
         game_log.info("game %d started: %s, %s", game_id, params.get("variant"),
                       " v ".join(params.get("names", [])))
-        self.on_change(entry)
+        self.bus.send_event(GameStarted(entry))
         return entry
 
-    def act(self, game_id: int, version: int, op_id: str, action: dict[str, Any]) -> Answer:
-        """Apply one action and wait for its commit; returns {"game", "op_id"}.
+    def refusal(self, game_id: int, exc: Exception) -> Exception:
+        """The daemon error for an action the engine's parser refused (with the game, as
+        the engine's own refusals); raises NotFoundError for no such game."""
+        return engine_refusal(exc, None, self.entry(game_id).body())
+
+    def act(self, game_id: int, version: int, op_id: str, action: Action) -> Answer:
+        """Apply one action and wait for its commit; returns {"game", "op_id", "events"}.
 
         Raises NotFoundError, StaleVersionError (409, with the game), InvalidActionError or
         IllegalActionError (422, with the game and `say`), StoreError if it could not be
@@ -199,7 +233,7 @@ class GameService:
         return accepted.answer
 
     async def act_async(self, game_id: int, version: int, op_id: str,
-                        action: dict[str, Any]) -> bytes:
+                        action: Action) -> bytes:
         """`act` for the event loop, answered as JSON bytes (the text that was committed).
 
         Other requests run while the commit is on its way. Raises as `act`.
@@ -215,8 +249,8 @@ class GameService:
         return text.encode("utf-8")
 
     def _announce(self, accepted: Accepted) -> None:
-        if accepted.entry is not None:
-            self.on_change(accepted.entry)
+        if accepted.committed is not None:
+            self.bus.send_event(accepted.committed)
 
     def _failed(self, game_id: int, exc: Exception) -> None:
         self.forget(game_id)  # refold from what is really on disk
@@ -225,8 +259,7 @@ class GameService:
             raise exc
         raise StoreError(f"the action could not be saved: {exc}") from exc
 
-    def _accept(self, game_id: int, version: int, op_id: str, action: dict[str, Any]
-                ) -> Accepted:
+    def _accept(self, game_id: int, version: int, op_id: str, action: Action) -> Accepted:
         """Check and apply under the lock, and queue the commit."""
         with self._lock:
             entry = self.entry(game_id)
@@ -234,14 +267,14 @@ class GameService:
             if repeat is not None:
                 return repeat
             self._check_version(entry, version)
-            keeper = self._apply(entry, action)
-            after = GameEntry(entry.id, entry.params, keeper, entry.version + 1, keeper.view(),
-                              entry.ops, entry.logged)
-            change = result_change(entry.keeper, keeper, str(action.get("type")))
-            accepted = self._commit(after, op_id, action, change)
+            keeper, events = self._apply(entry, action)
+            version = entry.version + 1
+            entry.race.append(race_point(version, keeper, action.type))
+            after = GameEntry(entry.id, entry.params, keeper, version, keeper.view(),
+                              entry.ops, entry.logged, entry.race)
+            change = result_change(keeper, events)
+            accepted = self._commit(after, op_id, action, events, change)
             self._games[game_id] = after
-        if change.row is not None:
-            log_result(game_id, keeper)
         return accepted
 
     def _repeat(self, entry: GameEntry, op_id: str) -> Accepted | None:
@@ -268,27 +301,38 @@ class GameService:
             )
 
     @staticmethod
-    def _apply(entry: GameEntry, action: dict[str, Any]) -> Keeper:
-        """The engine's next state; raises InvalidActionError or IllegalActionError."""
+    def _apply(entry: GameEntry, action: Action) -> tuple[Game, tuple[Event, ...]]:
+        """The engine's next state and its events; raises InvalidActionError or
+        IllegalActionError."""
         try:
-            return entry.keeper.apply(action)
+            return entry.keeper.step(action)
         except Exception as exc:
             refusal = engine_refusal(exc, action, entry.body())
             if refusal is exc:
                 raise  # an engine bug: the API answers 500 and logs the traceback
             raise refusal from None
 
-    def _commit(self, after: GameEntry, op_id: str, action: dict[str, Any],
+    def _commit(self, after: GameEntry, op_id: str, action: Action, events: tuple[Event, ...],
                 change: ResultChange) -> Accepted:
-        """Queue the action, its answer and its results for the writer thread."""
-        answer = {"game": after.body(), "op_id": op_id}
-        text = json_text(answer)
+        """Queue the action (canonical), its answer and its results for the writer thread.
+
+        The game's JSON is encoded once: the answer's text and the stream's message are
+        built around it.
+        """
+        body = after.body()
+        said = events_json(events)
+        game_text, events_text = json_text(body), json_text(said)
+        answer = {"game": body, "op_id": op_id, "events": said}
+        text = f'{{"game":{game_text},"op_id":{json_text(op_id)},"events":{events_text}}}'
         future = self.commits.submit(PendingAction(
-            after.id, after.version, op_id, action, answer, change.row, change.drop_from, text))
+            after.id, after.version, op_id, action.to_json(), answer, change.row,
+            change.drop_from, text))
         after.ops[op_id] = (answer, future)
         ops, logged = after.ops, after.logged
         future.add_done_callback(lambda f: _committed(f, op_id, ops, logged))
-        return Accepted(answer, future, after, text)
+        committed = ActionCommitted(after, events, game_text, events_text,
+                                    after.id == self.current_id)
+        return Accepted(answer, future, committed, text)
 
 
 def _committed(future: Future[None], op_id: str,

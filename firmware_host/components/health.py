@@ -4,11 +4,72 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
+from firmware_host.bus import (
+    ActionCommitted,
+    DeviceChanged,
+    EventBus,
+    GameStarted,
+    StoreFaulted,
+)
+from firmware_host.components.devices import Devices
+from firmware_host.components.games import GameService
 from firmware_host.notify import Notifier
+from firmware_host.store import Store
 
 log = logging.getLogger("crib.daemon")
+
+
+class Status:
+    """What the daemon's health says: the store answers, its problems, one status line."""
+
+    def __init__(self, store: Store, devices: Devices, games: GameService,
+                 board: str = "board") -> None:
+        self.store = store
+        self.devices = devices
+        self.games = games
+        self.board = board
+        self.started_at = time.monotonic()
+
+    def healthy(self) -> bool:
+        """Whether the store answers."""
+        try:
+            self.store.schema_version()
+        except Exception:
+            return False
+        return True
+
+    def problems(self) -> list[str]:
+        """What makes the daemon degraded, in sentences (empty: nothing): the storage, and a
+        board link that lost one direction (heartbeats arrive, its state does not)."""
+        problem = self.store.problem()
+        out = [problem] if problem else []
+        board = self.devices[self.board].describe()
+        if board.get("degraded"):
+            out.append(f"board: {board.get('fault') or 'the link is degraded'}")
+        return out
+
+    def status_line(self) -> str:
+        """One line of device and game state for systemd's STATUS= (problems first)."""
+        problems = self.problems()
+        if problems:
+            return f"degraded: {'; '.join(problems)}; {self._status_line()}"
+        return self._status_line()
+
+    def _status_line(self) -> str:
+        entry = self.games.current()
+        if entry is None:
+            game = "no game"
+        else:
+            k = entry.keeper
+            scores = " ".join(f"{k.side_name(i)} {p.front}" for i, p in enumerate(k.pegs))
+            game = f"game {entry.id} {k.phase}: {scores}"
+        return f"{self.devices.status_line()}; {game}"
+
+    def uptime(self) -> float:
+        return time.monotonic() - self.started_at
 
 
 class Health:
@@ -23,10 +84,14 @@ class Health:
     STATUS_EVERY_S = 0.25
 
     def __init__(self, notifier: Notifier, healthy: Callable[[], bool],
-                 status_line: Callable[[], str]) -> None:
+                 status_line: Callable[[], str], bus: EventBus | None = None) -> None:
         self.notifier = notifier
         self.healthy = healthy
         self.status_line = status_line
+        if bus is not None:
+            # What the status line shows: the game, the devices, the storage.
+            for kind in (GameStarted, ActionCommitted, DeviceChanged, StoreFaulted):
+                bus.register_event_handler(kind, lambda _: self.changed())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._status_timer: asyncio.TimerHandle | None = None

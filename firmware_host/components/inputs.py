@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable
 
 from firmware_host.auth import Pairing
+from firmware_host.bus import EventBus
 from firmware_host.components.games import GameService
 from firmware_host.errors import DaemonError
 from hardware.errors import HardwareError
@@ -28,11 +29,21 @@ class TableInputs:
     """
 
     def __init__(self, games: GameService, pairing: Pairing,
-                 touch: Callable[[], object] | None = None) -> None:
+                 touch: Callable[[], object] | None = None, bus: EventBus | None = None,
+                 board: str = "board") -> None:
         self.games = games
         self.pairing = pairing
         self._touch = touch
+        self._board = board
         self._pending: dict[int, int] = {}
+        if bus is not None:
+            bus.register_event_handler(DeviceEvent, self._device_event)
+
+    def _device_event(self, event: DeviceEvent) -> None:
+        # The board's own buttons speak the input panel's words: the same actions.
+        if event.device == "inputs" or (event.device == self._board
+                                        and event.kind in BOARD_INPUT_KINDS):
+            self.handle(event)
 
     def start(self) -> None:
         """Nothing pending at start."""
@@ -60,11 +71,13 @@ class TableInputs:
             if self._touch is not None:
                 self._touch()
             return
+        from cribbage.actions import Peg, Undo  # imported late: the daemon binds its port first
+
         entry = self.games.current()
         if entry is None:
             return
         if event.kind == "undo":
-            self.games.act(entry.id, entry.version, f"button-{uuid.uuid4()}", {"type": "undo"})
+            self.games.act(entry.id, entry.version, f"button-{uuid.uuid4()}", Undo())
         elif event.kind == "encoder":
             track = int(event.data.get("track", 0))
             self._pending[track] = max(
@@ -73,5 +86,4 @@ class TableInputs:
             points = self._pending.pop(int(event.data.get("track", 0)), 0)
             if points:
                 self.games.act(entry.id, entry.version, f"button-{uuid.uuid4()}",
-                               {"type": "peg", "side": int(event.data.get("track", 0)),
-                                "points": points})
+                               Peg(int(event.data.get("track", 0)), points))

@@ -1,4 +1,5 @@
-"""Results and per-player statistics of a finished game, from the engine's score records."""
+"""Results and per-player statistics of a finished game: from the step's game-over event
+(the row, written with the action that made it) and the engine's score records."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cribbage.rules import ResultKind
+from firmware_host.bus import ActionCommitted, EventBus
 
 if TYPE_CHECKING:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
+    from cribbage.game.events import Event, GameWon
 
 log = logging.getLogger("crib.game")
 
@@ -25,7 +28,7 @@ class ResultChange:
     drop_from: int | None = None  # the game of the match whose results an undo took back
 
 
-def player_figures(keeper: Keeper) -> list[dict[str, Any]]:
+def player_figures(keeper: Game) -> list[dict[str, Any]]:
     """Per-player figures of the keeper's current game, from its score records."""
     result = keeper.result
     records = keeper.game_records()
@@ -50,17 +53,48 @@ def player_figures(keeper: Keeper) -> list[dict[str, Any]]:
     return out
 
 
-def result_change(before: Keeper, after: Keeper, action_type: str) -> ResultChange:
-    """The results-table change of going from `before` to `after` by an action of this type."""
-    if after.result is not None and after.result != before.result:
-        return ResultChange(row=(after.game_number, after.result.to_json(),
-                                 player_figures(after)))
-    if before.result is not None and after.result is None and action_type != "next_game":
-        return ResultChange(drop_from=after.game_number)
+def result_change(after: Game, events: tuple[Event, ...]) -> ResultChange:
+    """The results-table change of one step, from its events: a game won writes its row (a
+    redo that wins it again, too); an undo that takes a game won back drops the rows from
+    that game of the match on."""
+    from cribbage.game.events import GameWon, Redone, Undone
+
+    for event in events:
+        won = event if isinstance(event, GameWon) else (
+            _won(event.events) if isinstance(event, Redone | Undone) else None)
+        if won is None:
+            continue
+        if isinstance(event, Undone):
+            return ResultChange(drop_from=won.game)
+        return ResultChange(row=(won.game, won.result.to_json(), player_figures(after)))
     return ResultChange()
 
 
-def log_result(game_id: int, keeper: Keeper) -> None:
+def _won(events: tuple[Event, ...]) -> GameWon | None:
+    """The game-over event among these, if any."""
+    from cribbage.game.events import GameWon
+
+    return next((e for e in events if isinstance(e, GameWon)), None)
+
+
+class ResultsLog:
+    """Says each game won in the journal, from the game-over event of a committed step."""
+
+    def __init__(self, bus: EventBus) -> None:
+        bus.register_event_handler(ActionCommitted, self._committed)
+
+    def start(self) -> None:
+        """Nothing to open."""
+
+    def stop(self) -> None:
+        """Nothing to close."""
+
+    def _committed(self, event: ActionCommitted) -> None:
+        if _won(event.events) is not None:
+            log_result(event.entry.id, event.entry.keeper)
+
+
+def log_result(game_id: int, keeper: Game) -> None:
     """One line for the journal when a game ends."""
     r = keeper.result
     if r is None:

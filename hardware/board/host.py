@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from hardware.board.base import WorkerDevice
 from hardware.board.layout import BoardLayout
 from hardware.board.link import (
     Acked,
@@ -37,14 +38,10 @@ from hardware.interfaces import (
     Clock,
     DeviceEvent,
     DeviceState,
-    DeviceStatus,
-    Subscriber,
-    Subscribers,
-    Unsubscribe,
 )
 
 
-class SerialPegBoard:
+class SerialPegBoard(WorkerDevice):
     """The peg board behind its microcontroller on `url` (a port path, or a pyserial URL)."""
 
     def __init__(
@@ -64,12 +61,7 @@ class SerialPegBoard:
         self.transport = transport or SerialTransport(url)
         self.backoff = backoff or Backoff()
         self.link = HostLink(expect_leds=layout.led_count)
-        self._lock = threading.RLock()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._subs = Subscribers()
-        self._status = DeviceStatus("board", self._lock, self._subs)
+        super().__init__("board", "peg-board", threading.RLock())
         self._shown: BoardState | None = None
         self._ever_connected = False
         self._reconnects = 0
@@ -81,37 +73,24 @@ class SerialPegBoard:
 
     # Device ----------------------------------------------------------------------------
 
-    @property
-    def state(self) -> DeviceState:
-        return self._status.state
-
     def start(self) -> None:
         """Begin connecting in the background; never raises for a missing board."""
         with self._lock:
-            if self._thread is not None and self._thread.is_alive():
+            if self._running():
                 return
-            self._stop.clear()
             self._status.set(DeviceState.CONNECTING, "opening the port")
-            self._thread = threading.Thread(target=self._run, name="peg-board", daemon=True)
-            self._thread.start()
+            self._spawn()
 
     def stop(self) -> None:
         """Stop talking to the board (it keeps showing its state); idempotent."""
         self._stop.set()
-        self._wake.set()
         self.transport.wake()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5)
-        self._thread = None
+        self._halt()
         self.transport.close()
         with self._lock:
             self.link.connection_lost()
             self._rb_cond.notify_all()
         self._status.set(DeviceState.STOPPED, "stopped")
-
-    def subscribe(self, callback: Subscriber) -> Unsubscribe:
-        return self._subs.add(callback)
 
     def describe(self) -> dict[str, Any]:
         with self._lock:

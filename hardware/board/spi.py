@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from hardware.board.base import WorkerDevice
 from hardware.board.layout import BoardLayout
 from hardware.board.render import strip_bytes
 from hardware.errors import BoardError, ConfigurationError
@@ -38,10 +39,6 @@ from hardware.interfaces import (
     BoardState,
     Clock,
     DeviceState,
-    DeviceStatus,
-    Subscriber,
-    Subscribers,
-    Unsubscribe,
 )
 
 SPI_HZ = 3_200_000  # 4 SPI bits per WS2812 bit: 800 kHz on the LED side
@@ -144,7 +141,7 @@ def budget_capper(budget_a: float = 2.0) -> Capper:
     return cap
 
 
-class SpiPegBoard:
+class SpiPegBoard(WorkerDevice):
     """The LED strip on `device` (/dev/spidev0.0), drawn by `layout.render`, capped, ordered.
 
     Every frame is dimmed to stay within `budget_a` amperes by the firmware's power model
@@ -175,14 +172,9 @@ class SpiPegBoard:
         self._spi_factory = spi_factory
         self._bufsiz = bufsiz
         self.refresh_s = refresh_s
-        self._lock = threading.Lock()
+        super().__init__("board", "spi-board", threading.Lock())
         self._wrote = threading.Condition(self._lock)
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._spi: SpiBus | None = None
-        self._subs = Subscribers()
-        self._status = DeviceStatus("board", self._lock, self._subs)
         self._wanted = BoardState()
         self._test_rgb: tuple[int, int, int] | None = None
         self._written: tuple[BoardState, bytes] | None = None  # state and RGB frame on the wire
@@ -192,14 +184,10 @@ class SpiPegBoard:
 
     # Device ----------------------------------------------------------------------------
 
-    @property
-    def state(self) -> DeviceState:
-        return self._status.state
-
     def start(self) -> None:
         """Open the SPI device and begin sending; a missing device is ABSENT, never raised."""
         with self._lock:
-            if self._thread is not None and self._thread.is_alive():
+            if self._running():
                 return
         self._status.set(DeviceState.CONNECTING, f"opening {self.device}")
         need = frame_bytes(self.layout.led_count or 0, self.colour_order)
@@ -232,19 +220,12 @@ class SpiPegBoard:
             return
         with self._lock:
             self._spi = spi
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="spi-board", daemon=True)
-            self._thread.start()
+            self._spawn()
 
     def stop(self) -> None:
         """Stop sending (the strip keeps its last frame) and close the device; idempotent."""
-        self._stop.set()
-        self._wake.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5)
+        self._halt()
         with self._lock:
-            self._thread = None
             spi, self._spi = self._spi, None
         if spi is not None:
             try:
@@ -252,9 +233,6 @@ class SpiPegBoard:
             except OSError:
                 pass
         self._status.set(DeviceState.STOPPED, "stopped")
-
-    def subscribe(self, callback: Subscriber) -> Unsubscribe:
-        return self._subs.add(callback)
 
     def describe(self) -> dict[str, Any]:
         with self._lock:

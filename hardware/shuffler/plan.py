@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import random
-import secrets
 from dataclasses import dataclass, field
 
 from hardware.errors import DeckSizeError, PlanError
@@ -185,7 +184,3 @@ def make_plan(
     )
     return ShufflePlan(n, plan, routing, k, 0.0, quality, top_pile, tuple(target))
 
-
-def fresh_seed() -> int:
-    """A secure seed, for audits that want reproducible yet unpredictable runs."""
-    return secrets.randbits(64)

@@ -36,7 +36,7 @@ def test_import_and_cli_start() -> None:
         ("import cribbage", [py, "-c", "import cribbage"]),
         ("import cribbage.scoring (tables loaded)", [py, "-c", "import cribbage.scoring"]),
         ("score one hand", [py, "-c", "import cribbage; cribbage.score_hand('5H 5C 5S JD', '5D')"]),
-        ("Keeper.new + view", [py, "-c", "import cribbage; cribbage.Keeper.new().view()"]),
+        ("Game.new + view", [py, "-c", "import cribbage; cribbage.Game.new().view()"]),
     ]
     if crib:
         cases.append(("crib score 5H 5C 5S JD --starter 5D",

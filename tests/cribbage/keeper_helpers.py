@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 
 
-def act(k: Keeper, *actions: dict[str, Any]) -> Keeper:
+def act(k: Game, *actions: dict[str, Any]) -> Game:
     """`k` after each action in turn; the engine's error for the first it refuses."""
     for action in actions:
         k = k.apply(action)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from cribbage import Keeper
+from cribbage import Game
 from cribbage.actions import (
     ACTION_TYPES,
     Count,
@@ -65,8 +65,8 @@ def test_malformed_actions_raise_invalid_action_error(data: Any, detail: str,
         assert info.value.say == say
 
 
-def keeper(**kw: Any) -> Keeper:
-    return Keeper.new("six-card", ("Ann", "Bob"), dealer=0, **kw)
+def keeper(**kw: Any) -> Game:
+    return Game.new("six-card", ("Ann", "Bob"), dealer=0, **kw)
 
 
 @pytest.mark.parametrize("points,say", [
@@ -85,9 +85,9 @@ def test_refusals_speak_to_the_table() -> None:
     cases = [
         (k, {"type": "peg", "side": 0, "points": 20}, "One card pegs 1 to 15 in the play, not 20."),
         (k, {"type": "redo"}, "There's nothing to redo."),
-        (Keeper.new("six-card", ("Ann", "Bob")), {"type": "count", "points": 4},
+        (Game.new("six-card", ("Ann", "Bob")), {"type": "count", "points": 4},
          "Cut for deal first, or say who deals."),
-        (Keeper.new("six-card", ("Ann", "Bob")), {"type": "cut", "cards": ["4H", "4S"]},
+        (Game.new("six-card", ("Ann", "Bob")), {"type": "cut", "cards": ["4H", "4S"]},
          "Ann and Bob tie for the lowest card: cut again."),
         (k.apply({"type": "count", "points": 4}), {"type": "peg", "side": 0, "points": 1},
          "The play is over: to add a peg you forgot, enter it as a late peg."),
@@ -99,7 +99,7 @@ def test_refusals_speak_to_the_table() -> None:
 
 
 def test_cards_mode_out_of_turn_and_a_go_when_any_card_fits() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
     k = k.apply({"type": "starter", "card": "5D"})
     with pytest.raises(IllegalPlayError) as info:
         k.apply({"type": "play", "player": 0, "card": "7S"})
@@ -118,6 +118,6 @@ def test_a_late_peg_during_the_show_is_recorded_as_such_and_the_show_goes_on() -
     assert k.next_count()["label"] == "Ann's hand"  # still her count next
     k = k.apply({"type": "count", "points": 4})
     assert k.scores == (5, 10)
-    assert Keeper.from_json(k.to_json()) == k
+    assert Game.from_json(k.to_json()) == k
     with pytest.raises(IllegalPlayError, match="late peg is entered during the show"):
         keeper().apply({"type": "late_peg", "side": 0, "points": 1})

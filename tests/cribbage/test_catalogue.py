@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cribbage.errors import IllegalPlayError
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 from cribbage.pegscore import score_pegging
 from cribbage.rules import RULES, catalogue
 
@@ -29,7 +29,7 @@ def test_a_game_to_each_offered_target_has_the_lines_the_catalogue_gives(name: s
     v = VARIANTS[name]
     for target in v["targets"]:
         for rule in CAT["skunk_rules"]:
-            k = Keeper.new(name, NAMES[v["players"]], target=target, skunk=rule, dealer=0)
+            k = Game.new(name, NAMES[v["players"]], target=target, skunk=rule, dealer=0)
             assert k.target == target
             assert list(k.skunk_lines) == v["lines_by_target"][str(target)][rule], (target, rule)
 
@@ -38,7 +38,7 @@ def test_the_play_limit_is_where_the_engine_stops_the_count() -> None:
     limit = VARIANTS["six-card"]["play_limit"]
     assert {v["play_limit"] for v in VARIANTS.values()} == {limit} == {31}
     assert score_pegging(["KH", "QD", "JS", "AC"]).thirty_one == 2  # 31 exactly
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
     k = k.apply({"type": "starter", "card": "2D"})
     for player, card in ((1, "KH"), (0, "QD"), (1, "JS")):  # the count is 30
         k = k.apply({"type": "play", "player": player, "card": card})

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 import cribbage.rules as rules_module
-from cribbage import Keeper
-from cribbage.keeper import Pegs, ScoreRecord
+from cribbage import Game
+from cribbage.game import Pegs, ScoreRecord
 from cribbage.rules import RULES, SkunkLines, catalogue, get_rules
 from tests.cribbage.keeper_helpers import act, count, peg
 
 
 def test_pegs_scores_phase_turn_and_names_are_typed() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0)
     assert k.names == ("Ann", "Bob") and k.phase == "play" and k.turn == 1
     k = act(k, peg(1, 2), peg(0, 3), peg(1, 1))
     assert k.pegs == (Pegs(3, 0), Pegs(3, 2)) and k.scores == (3, 3)
@@ -25,7 +25,7 @@ def test_pegs_scores_phase_turn_and_names_are_typed() -> None:
 
 
 def test_records_say_who_pegged_what_for_which_hand_and_undo_removes_them() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0)
     k = act(k, {"type": "starter", "card": "JH"}, peg(1, 2), count(19), count(12), count(4))
     assert k.records == (
         ScoreRecord(1, 1, 0, 0, "heels", 2),
@@ -40,14 +40,14 @@ def test_records_say_who_pegged_what_for_which_hand_and_undo_removes_them() -> N
 
 
 def test_a_count_past_the_target_records_what_reached_the_game_hole() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0, target=10)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0, target=10)
     k = act(k, peg(1, 5), count(12))
     assert k.scores == (0, 10) and k.records[-1] == ScoreRecord(1, 1, 1, 1, "hand", 5)
     assert k.result is not None and k.result.winner == 1 and k.result.game_points == 2
 
 
 def test_games_won_and_game_points_are_separate_figures() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0, target=10)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0, target=10)
     k = act(k, count(12))  # Bob out, Ann at 0: a skunk (a short game's one line is at 5)
     assert k.result.kind.value == "skunk"
     assert k.games_won == (0, 1) and k.match_points == (0, 2)
@@ -58,7 +58,7 @@ def test_games_won_and_game_points_are_separate_figures() -> None:
 
 
 def test_the_five_card_start_is_recorded() -> None:
-    k = Keeper.new("five-card", ("Ann", "Bob"), dealer=0)
+    k = Game.new("five-card", ("Ann", "Bob"), dealer=0)
     assert k.records == (ScoreRecord(1, 1, 1, 1, "start", 3),)
 
 
@@ -71,7 +71,7 @@ def test_the_five_card_start_is_recorded() -> None:
 ])
 def test_the_view_carries_the_skunk_lines_of_this_game(
         variant: str, skunk: str, target: int | None, lines: list[int]) -> None:
-    k = Keeper.new(variant, ("Ann", "Bob"), skunk=skunk, target=target)
+    k = Game.new(variant, ("Ann", "Bob"), skunk=skunk, target=target)
     assert k.view()["skunk_lines"] == lines and list(k.skunk_lines) == lines
 
 
@@ -101,13 +101,13 @@ def test_changing_the_lines_in_one_place_changes_the_view_and_the_catalogue(
                             (lines.skunk, lines.double_skunk, lines.lurch)))
 
     monkeypatch.setattr(rules_module.SkunkLines, "for_target", classmethod(shifted))
-    assert Keeper.new("six-card", ("Ann", "Bob")).view()["skunk_lines"] == [90, 60]
+    assert Game.new("six-card", ("Ann", "Bob")).view()["skunk_lines"] == [90, 60]
     assert catalogue()["variants"][0]["skunk_lines"] == [90, 60]
     assert get_rules("six-card").result((121, 90)).kind.value == "win"
 
 
 def test_the_engine_decides_the_dealer_from_the_cut_and_the_view_shows_it() -> None:
-    k = Keeper.new("three-player", ("Ann", "Bob", "Cy"))
+    k = Game.new("three-player", ("Ann", "Bob", "Cy"))
     assert k.legal_actions() == ["cut", "dealer"] and k.view()["cut"] == []
     k = k.apply({"type": "cut", "cards": ["9H", "AS", "KD"]})  # Bob's ace is lowest
     assert k.dealer == 1 and k.view()["cut"] == ["9H", "AS", "KD"] and k.view()["dealer"] == 1

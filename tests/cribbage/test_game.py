@@ -15,22 +15,22 @@ from hypothesis import strategies as st
 
 from cribbage.cards import ALL_CARDS, parse_cards
 from cribbage.errors import IllegalPlayError, InvalidActionError
-from cribbage.keeper import Keeper, Phase
+from cribbage.game import Game, Phase
 from cribbage.rules import RULES, ResultKind
 from cribbage.simulate import deal_action, legal_moves, random_action
 from tests.cribbage.keeper_helpers import act
 
 
-def new(variant: str = "six-card", names: Any = ("Ann", "Bob"), **options: Any) -> Keeper:
-    return Keeper.new(variant, names, mode="dealt", **options)
+def new(variant: str = "six-card", names: Any = ("Ann", "Bob"), **options: Any) -> Game:
+    return Game.new(variant, names, mode="dealt", **options)
 
 
-def at(k: Keeper, *fronts: int) -> Keeper:
+def at(k: Game, *fronts: int) -> Game:
     """The same game with the front pegs moved (to test the end of a game)."""
     return replace(k, core=replace(k.core, fronts=fronts))
 
 
-def plays(k: Keeper, moves: str) -> Keeper:
+def plays(k: Game, moves: str) -> Game:
     """Apply play moves written like "1:KH 0:go"."""
     for move in moves.split():
         who, what = move.split(":")
@@ -40,7 +40,7 @@ def plays(k: Keeper, moves: str) -> Keeper:
     return k
 
 
-def worked_hand(**options: Any) -> Keeper:
+def worked_hand(**options: Any) -> Game:
     """how-to-play-cribbage.txt's worked hand: Ann (0) deals, Bob (1) holds 7, 6, 4, K."""
     return act(
         new(dealer=0, **options),
@@ -169,7 +169,7 @@ def test_cut_for_deal_low_card_deals_and_a_tie_cuts_again() -> None:
 
 
 def test_five_card_gives_three_to_the_first_non_dealer_and_the_loser_deals_next() -> None:
-    k = new("five-card").apply({"type": "cut", "cards": ["AH", "9S"]})
+    k = new("five-card").apply({"type": "cut", "cards": ["9H", "AS"]})  # the higher card deals
     assert k.dealer == 0 and k.scores == (0, 3)
     k = act(
         at(k, 58, 20),
@@ -231,12 +231,12 @@ def test_bad_actions_name_the_problem_and_change_nothing() -> None:
 
 
 def play_random_game(variant: str, seed: int, *, options: dict[str, Any] | None = None,
-                     keep_every: int = 0) -> tuple[Keeper, list[Keeper]]:
+                     keep_every: int = 0) -> tuple[Game, list[Game]]:
     """Play one game choosing uniformly among legal actions; check invariants on the way."""
     rng = random.Random(seed)
     rules = RULES[variant]
     k = new(variant, [f"P{i}" for i in range(rules.players)], **(options or {}))
-    kept: list[Keeper] = []
+    kept: list[Game] = []
     steps = 0
     while k.phase is not Phase.OVER:
         assert max(k.scores) < k.rules.target  # nobody is at the target mid-game
@@ -284,7 +284,7 @@ def test_json_round_trip_of_states_from_random_games(variant: str) -> None:
     assert phases[Phase.PLAY] and phases[Phase.SHOW]
     rng = random.Random(5)
     for k in states:
-        again = Keeper.from_json(json.loads(json.dumps(k.to_json())))
+        again = Game.from_json(json.loads(json.dumps(k.to_json())))
         assert again == k and again.view() == k.view()
         assert legal_moves(again) == legal_moves(k)
         if k.phase is not Phase.OVER:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cribbage import Keeper
+from cribbage import Game
 from cribbage.cards import ALL_CARDS
 from cribbage.errors import (
     CribbageError,
@@ -16,7 +16,7 @@ from cribbage.errors import (
     ImpossibleScoreError,
     InvalidActionError,
 )
-from cribbage.keeper import MAX_PEG, possible_counts
+from cribbage.game import MAX_PEG, possible_counts
 from cribbage.rules import RULES
 from tests.cribbage.keeper_helpers import act, count, peg
 
@@ -28,16 +28,16 @@ NAMES = {
 }
 
 
-def new(variant: str = "six-card", **kw: Any) -> Keeper:
-    return Keeper.new(variant, NAMES[variant], **kw)
+def new(variant: str = "six-card", **kw: Any) -> Game:
+    return Game.new(variant, NAMES[variant], **kw)
 
 
-def fronts(k: Keeper) -> list[int]:
+def fronts(k: Game) -> list[int]:
     return [s["front"] for s in k.view()["sides"]]
 
 
-def roundtrip(k: Keeper) -> Keeper:
-    return Keeper.from_json(json.loads(json.dumps(k.to_json())))
+def roundtrip(k: Game) -> Game:
+    return Game.from_json(json.loads(json.dumps(k.to_json())))
 
 
 # ---- what a hand can count -----------------------------------------------------------------
@@ -132,7 +132,8 @@ def test_the_show_order_runs_from_the_dealers_left_to_the_dealer_then_the_crib(
 def test_five_card_gives_the_first_non_dealer_three_at_the_start() -> None:
     k = new("five-card", dealer=0)
     assert fronts(k) == [0, 3]
-    k = act(new("five-card"), {"type": "cut", "cards": ["QH", "2C"]})  # Bob cuts low, deals
+    # Five-card: the higher card deals (USPC) and the loser of the cut pegs three.
+    k = act(new("five-card"), {"type": "cut", "cards": ["2H", "QC"]})  # Bob cuts high, deals
     assert fronts(k) == [3, 0]
     assert k.view()["sides"][0]["back"] == 0
     assert fronts(new("six-card", dealer=0)) == [0, 0]
@@ -282,7 +283,7 @@ def test_pegging_past_the_target_stops_in_the_game_hole() -> None:
     assert fronts(k) == [0, 121] and k.view()["sides"][1]["back"] == 120
 
 
-def _reach(k: Keeper, side: int, score: int) -> Keeper:
+def _reach(k: Game, side: int, score: int) -> Game:
     """Peg a side up to a score during the play."""
     front = fronts(k)[side]
     while front < score:
@@ -440,9 +441,9 @@ class Model:
 
 
 def play_random_game(variant: str, seed: int, *, target: int | None = None,
-                     check: Any = None, muggins: bool = False) -> Keeper:
+                     check: Any = None, muggins: bool = False) -> Game:
     rng = random.Random(seed)
-    k = Keeper.new(variant, NAMES[variant], target=target, muggins=muggins)
+    k = Game.new(variant, NAMES[variant], target=target, muggins=muggins)
     model = Model(variant, k.view()["target"])
     hand_size = RULES[variant].hand_size
     steps = 0
@@ -492,7 +493,7 @@ def test_whole_random_games_of_every_variant_end_exactly_at_the_target(variant: 
 
 @pytest.mark.parametrize("variant", list(NAMES))
 def test_json_round_trip_at_every_step_of_random_games(variant: str) -> None:
-    def check(k: Keeper) -> None:
+    def check(k: Game) -> None:
         again = roundtrip(k)
         assert again == k and again.view() == k.view()
         if k.view()["can_undo"]:
@@ -505,15 +506,15 @@ def test_json_round_trip_at_every_step_of_random_games(variant: str) -> None:
 def test_from_json_refuses_a_malformed_record() -> None:
     good = act(new(dealer=0), peg(0, 2)).to_json()
     with pytest.raises(CribbageError):
-        Keeper.from_json({"format": "other"})
+        Game.from_json({"format": "other"})
     bad = json.loads(json.dumps(good))
     bad["actions"].append({"type": "count", "points": 25})
     with pytest.raises(ImpossibleScoreError):
-        Keeper.from_json(bad)
+        Game.from_json(bad)
     bad = json.loads(json.dumps(good))
     del bad["config"]
     with pytest.raises(IllegalPlayError, match="not a keeper record"):
-        Keeper.from_json(bad)
+        Game.from_json(bad)
 
 
 def test_the_view_has_the_contract_keys() -> None:
@@ -539,8 +540,8 @@ WORKED_PLAY = [play(0, "7S"), play(1, "8H"), play(0, "6S"), play(1, "6H"), play(
                play(1, "5C"), play(0, "KH"), play(1, "5S")]
 
 
-def cards_game(**kw: Any) -> Keeper:
-    return Keeper.new("six-card", ("Ann", "Bob"), mode="cards", dealer=1, **kw)
+def cards_game(**kw: Any) -> Game:
+    return Game.new("six-card", ("Ann", "Bob"), mode="cards", dealer=1, **kw)
 
 
 def test_cards_mode_pegs_the_worked_round_of_play_and_counts_the_worked_hand() -> None:
@@ -670,7 +671,7 @@ def test_cards_mode_json_round_trip_at_every_step() -> None:
 def test_cards_mode_five_card_single_round_a_false_go_and_unplayed_cards() -> None:
     from cribbage.scoring import score_hand
 
-    k = Keeper.new("five-card", ("Ann", "Bob"), mode="cards", dealer=1)
+    k = Game.new("five-card", ("Ann", "Bob"), mode="cards", dealer=1)
     assert fronts(k) == [3, 0]  # three for last to the non-dealer at the start
     k = act(k, {"type": "starter", "card": "2C"}, play(0, "TH"), play(1, "5H"), play(0, "KS"),
             {"type": "go", "player": 1}, play(0, "6D"))
@@ -693,25 +694,25 @@ def test_new_refuses_bad_options_naming_them() -> None:
     from cribbage.errors import UnknownVariantError
 
     with pytest.raises(UnknownVariantError, match="seven-card"):
-        Keeper.new("seven-card")
+        Game.new("seven-card")
     with pytest.raises(IllegalPlayError, match="needs 3 non-empty names"):
-        Keeper.new("three-player", ("Ann", "Bob"))
+        Game.new("three-player", ("Ann", "Bob"))
     with pytest.raises(IllegalPlayError, match="mode must be one of keeper, cards"):
-        Keeper.new(mode="robot")
+        Game.new(mode="robot")
     with pytest.raises(ValueError, match="target"):
-        Keeper.new(target=0)
+        Game.new(target=0)
     with pytest.raises(ValueError, match="skunk"):
-        Keeper.new(skunk="sometimes")
+        Game.new(skunk="sometimes")
     with pytest.raises(IllegalPlayError, match="dealer must be a player 0..1"):
-        Keeper.new(dealer=5)
-    k = Keeper.new("six-card", (" Ann ", "Bob"), target=61, skunk="lurch", muggins=True)
+        Game.new(dealer=5)
+    k = Game.new("six-card", (" Ann ", "Bob"), target=61, skunk="lurch", muggins=True)
     v = k.view()
     assert (v["names"], v["target"], v["skunk"], v["muggins"]) == (["Ann", "Bob"], 61, "lurch",
                                                                    True)
 
 
 def test_cards_mode_four_players_peg_for_their_side() -> None:
-    k = Keeper.new("four-player", NAMES["four-player"], mode="cards", dealer=3)
+    k = Game.new("four-player", NAMES["four-player"], mode="cards", dealer=3)
     k = act(k, {"type": "starter", "card": "2C"}, play(0, "7H"), play(1, "8H"), play(2, "9H"))
     assert fronts(k) == [3, 2]  # Bob's fifteen for side 1, Cy's run of three for side 0
     assert k.view()["play"]["next_player"] == 3
@@ -720,6 +721,6 @@ def test_cards_mode_four_players_peg_for_their_side() -> None:
 def test_two_players_with_one_name_are_refused_with_a_sentence() -> None:
     # Every label, count toast and CSV row names a player: two "Ann"s make them ambiguous.
     with pytest.raises(IllegalPlayError) as err:
-        Keeper.new("three-player", ["Ann", "Bob", "ann "])
+        Game.new("three-player", ["Ann", "Bob", "ann "])
     assert err.value.say == "Two players are called ann: give each player their own name."
-    assert Keeper.new("three-player", ["Ann", "Bob", "Cy"]).names == ("Ann", "Bob", "Cy")
+    assert Game.new("three-player", ["Ann", "Bob", "Cy"]).names == ("Ann", "Bob", "Cy")

@@ -14,11 +14,11 @@ import pytest
 
 import cribbage
 from cribbage import (
+    Game,
     IllegalPlayError,
     ImpossibleScoreError,
     InvalidCardError,
     InvalidHandError,
-    Keeper,
     PlayState,
     ResultKind,
     get_rules,
@@ -483,17 +483,17 @@ def test_unknown_hands_check_gos_at_the_show() -> None:
 # ---- the game (every card known: the "dealt" mode of the one game machine) ---------------
 
 
-def game(variant: str = "six-card", names: Any = ("Ann", "Bob"), **options: Any) -> Keeper:
-    return Keeper.new(variant, names, mode="dealt", **options)
+def game(variant: str = "six-card", names: Any = ("Ann", "Bob"), **options: Any) -> Game:
+    return Game.new(variant, names, mode="dealt", **options)
 
 
-def act(state: Keeper, *actions: dict[str, Any]) -> Keeper:
+def act(state: Game, *actions: dict[str, Any]) -> Game:
     for action in actions:
         state = state.apply(action)
     return state
 
 
-def plays(state: Keeper, moves: str) -> Keeper:
+def plays(state: Game, moves: str) -> Game:
     for move in moves.split():
         who, what = move.split(":")
         state = state.apply({"type": "go", "player": int(who)} if what == "go" else
@@ -501,7 +501,7 @@ def plays(state: Keeper, moves: str) -> Keeper:
     return state
 
 
-def dealt(starter: str = "5D", **options: Any) -> Keeper:
+def dealt(starter: str = "5D", **options: Any) -> Game:
     """Ann (0) deals; Bob keeps 7H 6S 4C KD, Ann 8C 6D 5H 5S; the crib 9H QS 2C 3D."""
     return act(
         game(dealer=0, **options),
@@ -516,7 +516,7 @@ def dealt(starter: str = "5D", **options: Any) -> Keeper:
 PLAY = "1:7H 0:8C 1:6S 0:6D 1:4C 0:5H 1:KD 0:5S"
 
 
-def order(state: Keeper) -> list[tuple[str, int]]:
+def order(state: Game) -> list[tuple[str, int]]:
     return [(e["kind"], e["player"]) for e in state.show_order()]
 
 
@@ -650,7 +650,7 @@ def test_a_short_claim_without_muggins_is_refused_with_the_true_count() -> None:
 
 def test_game_json_round_trip_mid_play_and_in_the_show() -> None:
     for state in (plays(dealt(), "1:7H 0:8C 1:6S"), plays(dealt(muggins=True), PLAY)):
-        again = Keeper.from_json(json.loads(json.dumps(state.to_json())))
+        again = Game.from_json(json.loads(json.dumps(state.to_json())))
         assert again == state
 
 
@@ -695,13 +695,13 @@ def test_illegal_game_actions_name_the_action_and_the_state() -> None:
 # ---- the keeper -------------------------------------------------------------------------
 
 
-def keeper(variant: str = "six-card", **kw: Any) -> Keeper:
+def keeper(variant: str = "six-card", **kw: Any) -> Game:
     names = {"six-card": ("Ann", "Bob"), "five-card": ("Ann", "Bob"),
              "three-player": ("Ann", "Bob", "Cy"), "four-player": ("Ann", "Bob", "Cy", "Di")}
-    return Keeper.new(variant, names[variant], **kw)
+    return Game.new(variant, names[variant], **kw)
 
 
-def reach(k: Keeper, side: int, total: int) -> Keeper:
+def reach(k: Game, side: int, total: int) -> Game:
     """Peg `side` up to `total` in steps of at most 15."""
     while k.scores[side] < total:
         k = k.apply({"type": "peg", "side": side, "points": min(15, total - k.scores[side])})
@@ -742,7 +742,7 @@ def test_the_non_dealer_counts_out_first_in_the_keeper() -> None:
         k.apply({"type": "count", "points": 29})  # Ann's hand is never counted
 
 
-def counts(k: Keeper, *points: int) -> Keeper:
+def counts(k: Game, *points: int) -> Game:
     for p in points:
         k = k.apply({"type": "count", "points": p})
     return k
@@ -819,7 +819,7 @@ def test_keeper_cards_mode_pegs_from_the_cards() -> None:
 def test_keeper_undo_redo_and_json() -> None:
     k = keeper(dealer=0).apply({"type": "peg", "side": 1, "points": 2})
     k = k.apply({"type": "count", "points": 8})
-    again = Keeper.from_json(json.loads(json.dumps(k.to_json())))
+    again = Game.from_json(json.loads(json.dumps(k.to_json())))
     assert again.view() == k.view()
     u = k.apply({"type": "undo"})
     assert u.scores == (0, 2)

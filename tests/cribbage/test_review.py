@@ -25,7 +25,7 @@ from cribbage.actions import (
 )
 from cribbage.cards import Card
 from cribbage.errors import IllegalPlayError, InvalidActionError
-from cribbage.keeper import Keeper, Phase
+from cribbage.game import Game, Phase
 from cribbage.simulate import random_action
 
 NAMES = {"six-card": ("Ann", "Bob"), "five-card": ("Ann", "Bob"),
@@ -46,7 +46,7 @@ NAMES = {"six-card": ("Ann", "Bob"), "five-card": ("Ann", "Bob"),
 ])
 def test_a_typed_action_with_a_wrong_field_type_is_invalid_not_a_type_error(
         action: Any, field: str | None) -> None:
-    k = Keeper.new(dealer=0)
+    k = Game.new(dealer=0)
     if field is None:  # well typed: the game's own refusal
         with pytest.raises(IllegalPlayError):
             k.apply(action)
@@ -58,7 +58,7 @@ def test_a_typed_action_with_a_wrong_field_type_is_invalid_not_a_type_error(
 
 
 def test_a_typed_action_holding_card_texts_is_read_as_cards() -> None:
-    k = Keeper.new(mode="cards", dealer=0)
+    k = Game.new(mode="cards", dealer=0)
     k = k.apply(Starter(card="5D"))  # type: ignore[arg-type]
     assert k.starter == Card.parse("5D")
     k = k.apply(Play(player=1, card="10H"))  # type: ignore[arg-type]
@@ -70,7 +70,7 @@ def test_a_typed_action_holding_card_texts_is_read_as_cards() -> None:
 def test_a_well_typed_action_is_taken_as_it_is() -> None:
     peg = Peg(side=1, points=2)
     assert parse_action(peg) is peg
-    assert Keeper.new(dealer=0).apply(peg).scores == (0, 2)
+    assert Game.new(dealer=0).apply(peg).scores == (0, 2)
 
 
 SAMPLE = {"player": 1, "side": 0, "points": 3, "card": Card.parse("10H"),
@@ -127,7 +127,7 @@ def reference_peg(series: list[Card]) -> int:
     return points + run
 
 
-def check_the_play(k: Keeper) -> None:
+def check_the_play(k: Game) -> None:
     """Every card of a finished play pegs what the reference says; a go is said only with
     no card that fits; one for last only under 31; 31 ends a series; nobody holds a card
     that fits when a series ends."""
@@ -157,7 +157,7 @@ def check_the_play(k: Keeper) -> None:
         assert not any(hands.values()), "every card is played"
 
 
-def action_json(k: Keeper) -> dict[str, Any]:
+def action_json(k: Game) -> dict[str, Any]:
     """The JSON form of the last action that made `k`."""
     return k.to_json()["actions"][-1]  # type: ignore[no-any-return]
 
@@ -167,7 +167,7 @@ def play_dealt_games(variant: str, seed: int, games: int, *, muggins: bool,
     """Play `games` random games of a match in dealt mode, checking after every action;
     returns how many hands were dealt."""
     rng = random.Random(seed)
-    k = Keeper.new(variant, NAMES[variant], mode="dealt", muggins=muggins)
+    k = Game.new(variant, NAMES[variant], mode="dealt", muggins=muggins)
     steps = deals = played = 0
     while True:
         steps += 1
@@ -196,7 +196,7 @@ def play_dealt_games(variant: str, seed: int, games: int, *, muggins: bool,
             check_the_play(k)
         if steps % round_trip_every == 0:
             text = json.dumps(k.to_json())
-            assert Keeper.from_json(json.loads(text)).view() == json.loads(json.dumps(k.view()))
+            assert Game.from_json(json.loads(text)).view() == json.loads(json.dumps(k.view()))
         if k.phase is Phase.OVER:
             played += 1
             if played == games:
@@ -222,15 +222,15 @@ def test_thousands_of_random_dealt_deals_keep_every_invariant(variant: str) -> N
 # ---- the three modes agree ----------------------------------------------------------------
 
 
-def replay_in_every_mode(variant: str, seed: int) -> Keeper:
+def replay_in_every_mode(variant: str, seed: int) -> Game:
     """Play a random dealt game and enter it as it happens in cards mode (the starter, each
     card and go, each hand shown) and in keeper mode (the points the dealt game pegged):
     after every action all three show the same scores, and they end with the same result."""
     rng = random.Random(seed)
     names = NAMES[variant]
-    dealt = Keeper.new(variant, names, mode="dealt")
-    cards = Keeper.new(variant, names, mode="cards")
-    keeper = Keeper.new(variant, names, mode="keeper")
+    dealt = Game.new(variant, names, mode="dealt")
+    cards = Game.new(variant, names, mode="cards")
+    keeper = Game.new(variant, names, mode="keeper")
     while dealt.phase is not Phase.OVER:
         action = random_action(dealt, rng)
         before, dealt = dealt, dealt.apply(action)
@@ -270,7 +270,7 @@ def test_cards_and_keeper_modes_agree_with_the_dealt_game(variant: str) -> None:
 
 
 def test_play_is_not_legal_when_no_card_fits_and_a_play_says_why() -> None:
-    k = Keeper.new(mode="dealt", dealer=0)
+    k = Game.new(mode="dealt", dealer=0)
     k = k.apply({"type": "deal", "hands": [["KH", "QH", "JH", "10H", "AS", "2S"],
                                            ["KS", "QS", "JS", "10S", "AC", "2C"]]})
     k = k.apply({"type": "discard", "player": 0, "cards": ["AS", "2S"]})
@@ -296,11 +296,11 @@ def test_play_is_not_legal_when_no_card_fits_and_a_play_says_why() -> None:
 
 
 def test_cards_mode_play_is_legal_while_an_unseen_card_fits() -> None:
-    k = Keeper.new(mode="cards", dealer=0).apply({"type": "starter", "card": "2D"})
+    k = Game.new(mode="cards", dealer=0).apply({"type": "starter", "card": "2D"})
     for player, card in ((1, "KS"), (0, "KH"), (1, "QS")):
         k = k.apply({"type": "play", "player": player, "card": card})
     assert {"play", "go"} <= set(k.legal_actions())  # Ann may hold an ace
-    k = Keeper.new(mode="cards", dealer=0).apply({"type": "starter", "card": "AD"})
+    k = Game.new(mode="cards", dealer=0).apply({"type": "starter", "card": "AD"})
     for player, card in ((1, "AS"), (0, "AH"), (1, "AC"), (0, "KH"), (1, "KS"), (0, "7H")):
         k = k.apply({"type": "play", "player": player, "card": card})
     assert k.play is not None and k.play.count == 30 and k.play.to_play == 1
@@ -320,7 +320,7 @@ def test_the_five_card_hand_totals_are_exactly_what_every_hand_makes() -> None:
     from itertools import combinations
 
     from cribbage.cards import ALL_CARDS
-    from cribbage.keeper import possible_counts
+    from cribbage.game import possible_counts
     from cribbage.rules import catalogue
     from cribbage.scoring import score_hand
 

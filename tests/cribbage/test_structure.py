@@ -28,7 +28,7 @@ def _classes() -> list[tuple[str, str]]:
 def test_there_is_one_game_machine_and_one_count_record() -> None:
     names = [name for _, name in _classes()]
     assert "GameState" not in names and not (ENGINE / "game.py").exists()
-    assert names.count("Keeper") == 1 and names.count("CountRecord") == 1
+    assert names.count("Game") == 1 and names.count("CountRecord") == 1
 
 
 def test_the_show_sizes_are_the_rules_own() -> None:

@@ -3,13 +3,13 @@ records and its undo history (undone actions leave no trace)."""
 
 from __future__ import annotations
 
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 from cribbage.rules import ResultKind
 from tests.cribbage.keeper_helpers import act, count, peg
 
 
 def test_each_hand_has_its_dealer_its_points_by_kind_and_running_totals() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=0)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=0)
     k = act(k, peg(1, 2), peg(0, 1), count(8), {"type": "late_peg", "side": 0, "points": 1},
             count(12), count(5))  # Bob's hand 8, Ann's hand 12, Ann's crib 5
     k = act(k, peg(0, 3), {"type": "undo"}, peg(1, 4))  # the 3 was a mistake
@@ -23,7 +23,7 @@ def test_each_hand_has_its_dealer_its_points_by_kind_and_running_totals() -> Non
 
 
 def test_each_game_of_a_match_has_its_result_and_the_next_starts_from_zero() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=1, muggins=True)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=1, muggins=True)
     k = act(k, count(4), {"type": "muggins", "side": 1, "points": 2})  # Ann's hand, Bob muggins
     late = {"type": "late_peg", "side": 0, "points": 15}
     k = act(k, *[late] * 7)  # Ann at 109 with pegs forgotten in the play
@@ -42,4 +42,4 @@ def test_each_game_of_a_match_has_its_result_and_the_next_starts_from_zero() -> 
     assert hands[0].pegging == (105, 0) and hands[0].crib == (0, 0)
     assert hands[1].totals == (121, 5) and hands[2].totals == (0, 2)
     # Read back from JSON (as after a restart), the sheet is the same.
-    assert Keeper.from_json(k.to_json()).hand_tallies() == hands
+    assert Game.from_json(k.to_json()).hand_tallies() == hands

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from cribbage.errors import ImpossibleScoreError
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 
 
 def test_a_muggins_claim_no_hand_can_make_is_refused_naming_the_claim() -> None:
-    k = Keeper.new("six-card", ("Ann", "Bob"), dealer=1, muggins=True)
+    k = Game.new("six-card", ("Ann", "Bob"), dealer=1, muggins=True)
     k = k.apply({"type": "count", "points": 4})  # Ann's hand, counted 4
     with pytest.raises(ImpossibleScoreError) as refused:
         k.apply({"type": "muggins", "side": 1, "points": 15})

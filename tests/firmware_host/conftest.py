@@ -130,7 +130,7 @@ class ThreadServer:
         """Wait for the simulated board to answer; AssertionError with the devices after."""
         deadline = time.monotonic() + timeout
         while self.services.devices["board"].state.value != "idle":
-            assert time.monotonic() < deadline, self.services.devices_json()
+            assert time.monotonic() < deadline, self.services.devices.describe()
             time.sleep(0.02)
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from cribbage.actions import ACTION_CLASSES, ACTION_TYPES, CARD_PATTERN, parse_action
 from cribbage.cards import Card
 from cribbage.errors import IllegalPlayError, InvalidActionError, InvalidCardError
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 from tests.firmware_host.conftest import Client, ThreadServer
 from tests.firmware_host.schema_helpers import BOUNDED, integral_floats, published_schema
 
@@ -50,7 +50,7 @@ def test_a_late_peg_outside_the_show_is_refused_with_the_engines_sentence(
     game = client.new_game(dealer=0)
     action = {"type": "late_peg", "side": 0, "points": 1}
     with pytest.raises(IllegalPlayError) as engine:
-        Keeper.new("six-card", ("Ann", "Bob"), dealer=0).apply(action)
+        Game.new("six-card", ("Ann", "Bob"), dealer=0).apply(action)
     r = client.act(game, action)
     assert r.status_code == 422, r.text
     body = r.json()

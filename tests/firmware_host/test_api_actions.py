@@ -84,14 +84,14 @@ def test_refusals_carry_the_sentence_for_the_table(client: Client) -> None:
 def test_an_engine_bug_is_a_500_with_the_traceback_in_the_log(
         client: Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from cribbage.keeper import Keeper
+    from cribbage.game import Game
 
     game = client.new_game(dealer=0)
 
-    def broken(self: Keeper, action: object) -> Keeper:
+    def broken(self: Game, action: object) -> Game:
         return self.no_such_field  # type: ignore[attr-defined,no-any-return]
 
-    monkeypatch.setattr(Keeper, "apply", broken)
+    monkeypatch.setattr(Game, "step", broken)  # the daemon's one call into the engine
     with caplog.at_level(logging.ERROR, logger="crib.api"):
         r = client.act(game, {"type": "peg", "side": 0, "points": 1})
     assert r.status_code == 500 and r.json()["code"] == "internal"

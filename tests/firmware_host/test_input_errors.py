@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cribbage.actions import Undo
 from firmware_host.components.inputs import TableInputs
 from firmware_host.errors import IllegalActionError
 from hardware.errors import ShufflerBusyError
@@ -21,12 +22,12 @@ class _Entry:
 class _Games:
     def __init__(self, error: Exception) -> None:
         self.error = error
-        self.acted: list[dict[str, Any]] = []
+        self.acted: list[Any] = []
 
     def current(self) -> _Entry:
         return _Entry()
 
-    def act(self, game_id: int, version: int, op_id: str, action: dict[str, Any]) -> None:
+    def act(self, game_id: int, version: int, op_id: str, action: Any) -> None:
         self.acted.append(action)
         raise self.error
 
@@ -36,7 +37,7 @@ def _undo(error: Exception, caplog: pytest.LogCaptureFixture) -> list[logging.Lo
     inputs = TableInputs(games, pairing=None)  # type: ignore[arg-type]
     with caplog.at_level(logging.INFO, logger="crib.daemon"):
         inputs.handle(DeviceEvent("inputs", "undo", {}))
-    assert games.acted == [{"type": "undo"}]
+    assert games.acted == [Undo()]  # typed: parsed nowhere after the edge
     return [r for r in caplog.records if r.name == "crib.daemon"]
 
 
@@ -48,7 +49,7 @@ def test_a_refused_press_is_ignored_in_one_line(caplog: pytest.LogCaptureFixture
 
 def test_a_bug_behind_a_press_is_logged_with_its_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
-    [record] = _undo(AttributeError("'Keeper' object has no attribute 'x'"), caplog)
+    [record] = _undo(AttributeError("'Game' object has no attribute 'x'"), caplog)
     assert record.levelno == logging.ERROR and record.exc_info is not None
     assert record.exc_info[0] is AttributeError
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cribbage.actions import parse_action
 from firmware_host.components.games import GameService
 from firmware_host.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, migrate
 
@@ -40,14 +41,14 @@ def test_database_from_schema_1_opens_and_answers_old_ops(tmp_path: Path) -> Non
     store.start()
     assert store.schema_version() == SCHEMA_VERSION == len(MIGRATIONS)
     assert [t["name"] for t in store.tokens()] == ["pi"]
-    games = GameService(store, lambda entry: None)
+    games = GameService(store)
     games.start()
     entry = games.current()
     assert entry is not None and entry.version == 2 and entry.view["sides"][0]["front"] == 5
     # An op logged by schema 1 (no stored answer) is answered by folding the log up to it.
-    first = games.act(1, 2, "old-1", {"type": "peg", "side": 0, "points": 2})
+    first = games.act(1, 2, "old-1", parse_action({"type": "peg", "side": 0, "points": 2}))
     assert first["game"]["version"] == 1 and first["game"]["sides"][0]["front"] == 2
-    new = games.act(1, 2, "new-1", {"type": "peg", "side": 1, "points": 1})
+    new = games.act(1, 2, "new-1", parse_action({"type": "peg", "side": 1, "points": 1}))
     assert new["game"]["version"] == 3
     store.stop()
 
@@ -64,13 +65,14 @@ def test_newer_database_is_refused(tmp_path: Path) -> None:
 def test_stats_count_hands_cribs_pegging_and_undo(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite3")
     store.start()
-    games = GameService(store, lambda entry: None)
+    games = GameService(store)
     entry = games.create({"variant": "six-card", "names": ["Ann", "Bob"], "dealer": 0,
                           "target": 61})
 
     def act(action: dict[str, object]) -> dict[str, object]:
         e = games.entry(entry.id)
-        return games.act(entry.id, e.version, f"op-{e.version}-{action}", action)["game"]
+        return games.act(entry.id, e.version, f"op-{e.version}-{action}",
+                         parse_action(action))["game"]
 
     act({"type": "peg", "side": 1, "points": 2})
     act({"type": "count", "points": 12})  # Bob's hand
@@ -93,4 +95,31 @@ def test_stats_count_hands_cribs_pegging_and_undo(tmp_path: Path) -> None:
     # Undoing the winning peg takes the result back out of the history.
     act({"type": "undo"})
     assert store.results() == []
+    store.stop()
+
+
+def test_results_follow_the_game_over_event_through_undo_and_redo(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.start()
+    games = GameService(store)
+    entry = games.create({"variant": "six-card", "names": ["Ann", "Bob"], "dealer": 0,
+                          "target": 61})
+
+    def act(action: dict[str, object]) -> dict[str, object]:
+        e = games.entry(entry.id)
+        return games.act(entry.id, e.version, f"op-{e.version}", parse_action(action))
+
+    for _ in range(4):
+        act({"type": "peg", "side": 0, "points": 15})
+    assert store.results(entry.id) == []
+    won = act({"type": "peg", "side": 0, "points": 1})  # 61: Ann wins, Bob under 31
+    assert [e["kind"] for e in won["events"]][-1] == "game_over"  # type: ignore[index]
+    [row] = store.results(entry.id)
+    assert row["result"]["winner"] == 0 and row["result"]["scores"] == [61, 0]
+    act({"type": "undo"})  # the win taken back: so is its row
+    assert store.results(entry.id) == []
+    act({"type": "redo"})  # and won again
+    assert [r["result"]["scores"] for r in store.results(entry.id)] == [[61, 0]]
+    act({"type": "next_game"})  # the next game of the match keeps the first one's row
+    assert len(store.results(entry.id)) == 1
     store.stop()

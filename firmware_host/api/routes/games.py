@@ -76,9 +76,16 @@ async def act(game_id: int, body: ActionIn, request: Request) -> Response:
     Needs the operator token (checked first, by ActionRoute). A `version` that is not the
     game's is a 409 with the game; an action the game refuses is a 422 with `say`.
     """
+    from cribbage.actions import parse_action
+    from cribbage.errors import CribbageError
+
     services: Services = request.app.state.services
-    content = await services.games.act_async(game_id, body.version, body.op_id,
-                                             body.action.model_dump())
+    try:
+        # The one parse of the action: typed from here to the log.
+        action = parse_action(body.action.model_dump())
+    except CribbageError as exc:
+        raise services.games.refusal(game_id, exc) from None
+    content = await services.games.act_async(game_id, body.version, body.op_id, action)
     return Response(content, media_type="application/json")
 
 
@@ -117,27 +124,11 @@ class ActionRoute(APIRoute):
 
 
 def race(game_id: int, services: Svc) -> dict[str, Any]:
-    """Each side's score after every accepted action, from the game's log."""
-    games = services.games
-    entry = games.entry(game_id)  # raises NotFoundError
-    start = games.fold(game_id, 0).keeper
-    points = [{"version": 0, "game_number": start.game_number, "type": None,
-               "scores": [p.front for p in start.pegs]}]
-    for row in services.store.actions(game_id):
-        if row.seq > entry.version:
-            break  # the log is ahead of memory only while a commit is under way
-        body = (row.response or {}).get("game")  # the answer as it was sent: JSON
-        if body is None:  # logged before answers were kept: fold to it
-            k = games.fold(game_id, row.seq).keeper
-            number, scores = k.game_number, [p.front for p in k.pegs]
-        else:
-            number = int(body.get("game_number") or 1)
-            scores = [int(s["front"]) for s in body["sides"]]
-        points.append({"version": row.seq, "game_number": number,
-                       "type": row.action.get("type"), "scores": scores})
+    """Each side's score after every accepted action (kept step by step by the games)."""
+    entry = services.games.entry(game_id)  # raises NotFoundError
     k = entry.keeper
     return {"id": game_id, "names": [k.side_name(i) for i in range(len(k.sides))],
-            "target": k.target, "race": points}
+            "target": k.target, "race": list(entry.race)}
 
 
 def router() -> APIRouter:

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from firmware_host.api.deps import ERRORS, Operator, Svc
 from firmware_host.api.schemas import HealthOut, SettingsIn, SettingsOut
+from firmware_host.version import version
 
 
 def get_settings(services: Svc) -> dict[str, Any]:
@@ -19,12 +20,11 @@ def put_settings(body: SettingsIn, _: Operator, services: Svc) -> dict[str, Any]
 
 
 def health(services: Svc) -> dict[str, Any]:
-    from firmware_host.api.app import version
-
-    problems = services.problems()
+    status = services.status
+    problems = status.problems()
     return {"status": "degraded" if problems else "ok", "problems": problems,
-            "version": version(), "uptime_s": round(services.uptime(), 3),
-            "devices": services.devices_json(), "schema": services.store.schema_version()}
+            "version": version(), "uptime_s": round(status.uptime(), 3),
+            "devices": services.devices.describe(), "schema": services.store.schema_version()}
 
 
 def router() -> APIRouter:

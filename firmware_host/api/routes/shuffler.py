@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
 from firmware_host.api.deps import ERRORS, Operator, Svc
 from firmware_host.api.schemas import PlansOut, ShuffleIn
-from firmware_host.errors import DeviceRefusedError
-from firmware_host.services import Services, status_json
-from hardware.interfaces import Shuffler, ShufflerStatus
-
-
-def _command(services: Services, call: Callable[[Shuffler], ShufflerStatus]) -> dict[str, Any]:
-    """Run a shuffler command; raises DeviceUnavailableError or DeviceRefusedError."""
-    device: Shuffler = services.devices["shuffler"].require()
-    try:
-        status = call(device)
-    except (ValueError, RuntimeError) as exc:
-        raise DeviceRefusedError(f"the shuffler refused: {exc}") from None
-    out = status_json(status)
-    services.hub.publish({"type": "shuffler", "shuffler": out})
-    return out
 
 
 def shuffler(services: Svc) -> dict[str, Any]:
-    return services.shuffler_json()
+    return services.shuffler.status()
 
 
 def plans(services: Svc,
@@ -47,17 +31,16 @@ def plans(services: Svc,
 
 
 def shuffle(body: ShuffleIn, _: Operator, services: Svc) -> dict[str, Any]:
-    deck = body.deck or services.settings.shuffle.deck
-    plan = body.plan or services.settings.shuffle.plan
-    return _command(services, lambda d: d.shuffle(deck, plan))
+    """Begin a shuffle; the status reaches the stream from the shuffler's own events."""
+    return services.shuffler.shuffle(body.deck, body.plan)
 
 
 def resume(_: Operator, services: Svc) -> dict[str, Any]:
-    return _command(services, lambda d: d.resume())
+    return services.shuffler.resume()
 
 
 def abort(_: Operator, services: Svc) -> dict[str, Any]:
-    return _command(services, lambda d: d.abort())
+    return services.shuffler.abort()
 
 
 def router() -> APIRouter:

@@ -1,6 +1,6 @@
 """The game machine: one game of cribbage (and the match after it), from the cut to `next_game`.
 
-`Keeper` is an immutable value. `apply(action)` returns the next state. A malformed action
+`Game` is an immutable value. `apply(action)` returns the next state. A malformed action
 raises `InvalidActionError`; one the rules do not allow now raises `IllegalPlayError` (or its
 leaf `ImpossibleScoreError`); both name the action and the state, carry `.say` (one sentence
 for the table) and change nothing. Every accepted action is kept, so `undo`/`redo` and a
@@ -34,7 +34,7 @@ import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from cribbage.actions import (
     Action,
@@ -64,8 +64,28 @@ from cribbage.errors import (
     ImpossibleScoreError,
     InvalidActionError,
 )
+from cribbage.game.events import (
+    CardPlayed,
+    Caught,
+    DealerChosen,
+    Dealt,
+    Discarded,
+    Event,
+    GameBegun,
+    GameWon,
+    HandBegun,
+    Moved,
+    MugginsClaimed,
+    Parts,
+    Redone,
+    SaidGo,
+    Scored,
+    Shown,
+    StarterTurned,
+    Undone,
+)
 from cribbage.play import PlayState
-from cribbage.rules import Result, ResultKind, Rules, get_rules
+from cribbage.rules import CutRule, Result, ResultKind, Rules, get_rules
 from cribbage.tuples import set_at
 
 MODES = ("keeper", "cards", "dealt")
@@ -303,14 +323,21 @@ class Core:
     stock: tuple[Card, ...] = ()  # the undealt cards
 
 
+class Step(NamedTuple):
+    """What `Game.step` returns: the new game and the events the action caused, in order."""
+
+    game: Game
+    events: tuple[Event, ...]
+
+
 @dataclass(frozen=True, slots=True)
-class Keeper:
-    """A game of cribbage (immutable). Build with `Keeper.new`, advance with `apply`."""
+class Game:
+    """A game of cribbage (immutable). Build with `Game.new`, advance with `apply`."""
 
     config: Config
     rules: Rules = field(repr=False)
     core: Core
-    past: tuple[tuple[Action, Core], ...] = field(default=(), repr=False)
+    past: tuple[tuple[Action, Core, tuple[Event, ...]], ...] = field(default=(), repr=False)
     redo_stack: tuple[Action, ...] = field(default=(), repr=False)
 
     # --- construction ---------------------------------------------------------------------
@@ -327,7 +354,7 @@ class Keeper:
         mode: str = "keeper",
         dealer: int | None = None,
         **options: Any,
-    ) -> Keeper:
+    ) -> Game:
         """A new game (a cut for deal is due unless `dealer` is given). Other rule options
         (go_rule, double_skunk_games) pass to `get_rules`.
 
@@ -359,7 +386,7 @@ class Keeper:
                     match_points=(0,) * n_sides)
         keeper = cls(config, rules, core)
         if dealer is not None:
-            keeper = replace(keeper, core=keeper._start_game(core, dealer))
+            keeper = replace(keeper, core=keeper._start_game(core, dealer, []))
         return keeper
 
     # --- typed reads ----------------------------------------------------------------------
@@ -484,7 +511,7 @@ class Keeper:
 
     def _cores(self) -> tuple[Core, ...]:
         """Every state of the match that is not undone, the present one last."""
-        return (*(core for _, core in self.past), self.core)
+        return (*(core for _, core, _ in self.past), self.core)
 
     def hand_tallies(self) -> tuple[HandTally, ...]:
         """Every hand of the match so far (undone ones are gone), in order; a hand before the
@@ -567,8 +594,9 @@ class Keeper:
 
     # --- actions --------------------------------------------------------------------------
 
-    def apply(self, action: Action | Mapping[str, Any]) -> Keeper:
-        """The state after `action` (a typed action or its JSON dict).
+    def step(self, action: Action | Mapping[str, Any]) -> Step:
+        """The state after `action` (a typed action or its JSON dict) and the events it caused,
+        in order: `game, events = g.step(action)`.
 
         Raises InvalidActionError for a malformed action, IllegalPlayError (or its leaf
         ImpossibleScoreError) for one the rules do not allow now; both name the action and
@@ -578,19 +606,45 @@ class Keeper:
         if isinstance(act, Undo):
             if not self.past:
                 raise self._error(act, "there is nothing to undo", "There's nothing to undo.")
-            last, before = self.past[-1]
-            return replace(self, core=before, past=self.past[:-1],
+            last, before, done = self.past[-1]
+            game = replace(self, core=before, past=self.past[:-1],
                            redo_stack=self.redo_stack + (last,))
+            moved = self._moved(self.core, before)
+            return Step(game, (Undone(last, done, moved, self._say_moved(
+                "Undone", last, done, moved)),))
         if isinstance(act, Redo):
             if not self.redo_stack:
                 raise self._error(act, "there is nothing to redo", "There's nothing to redo.")
             again = self.redo_stack[-1]
-            core = self._step(again)
-            return replace(self, core=core, past=self.past + ((again, self.core),),
+            out: list[Event] = []
+            core = self._step(again, out)
+            done = tuple(out)
+            game = replace(self, core=core, past=self.past + ((again, self.core, done),),
                            redo_stack=self.redo_stack[:-1])
-        core = self._step(act)
-        # The constructor, not replace(): the same Keeper, without re-reading every field.
-        return type(self)(self.config, self.rules, core, self.past + ((act, self.core),))
+            moved = self._moved(self.core, core)
+            return Step(game, (Redone(again, done, moved, self._say_moved(
+                "Redone", again, done, moved)),))
+        out = []
+        core = self._step(act, out)
+        done = tuple(out)
+        # The constructor, not replace(): the same Game, without re-reading every field.
+        return Step(type(self)(self.config, self.rules, core,
+                               self.past + ((act, self.core, done),)), done)
+
+    def apply(self, action: Action | Mapping[str, Any]) -> Game:
+        """The state after `action`: `step(action).game`, for callers that need no events
+        (replays, simulations). Raises as `step` does."""
+        return self.step(action).game
+
+    def _moved(self, before: Core, after: Core) -> tuple[Moved, ...]:
+        return tuple(Moved(i, a, b) for i, (a, b) in enumerate(
+            zip(before.fronts, after.fronts, strict=True)) if a != b)
+
+    def _say_moved(self, what: str, act: Action, done: tuple[Event, ...],
+                   moved: tuple[Moved, ...]) -> str:
+        said = done[0].say.rstrip(".") if done else action_text(act)
+        pegs = ", ".join(f"{self.side_name(m.side)} {m.before} → {m.after}" for m in moved)
+        return f"{what}: {said}" + (f" ({pegs})." if pegs else ".")
 
     def parse(self, action: Action | Mapping[str, Any]) -> Action:
         """The typed action; raises InvalidActionError naming the action and this state."""
@@ -739,12 +793,12 @@ class Keeper:
             "format": _FORMAT,
             "version": _FORMAT_VERSION,
             "config": self.config.to_json(),
-            "actions": [format_action(a) for a, _ in self.past],
+            "actions": [format_action(a) for a, _, _ in self.past],
             "redo": [format_action(a) for a in self.redo_stack],
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Keeper:
+    def from_json(cls, data: Mapping[str, Any]) -> Game:
         """Rebuild a game from `to_json` by replaying it; raises CribbageError if malformed."""
         try:
             if data.get("format") != _FORMAT or data.get("version") != _FORMAT_VERSION:
@@ -788,11 +842,11 @@ class Keeper:
         return f"hand {c.hand_number}, {dealer} dealt, {where}{due}; {scores}"
 
     def __repr__(self) -> str:
-        return f"<Keeper {self.config.variant} {self.config.mode}: {self.describe()}>"
+        return f"<Game {self.config.variant} {self.config.mode}: {self.describe()}>"
 
     # --- the actions ----------------------------------------------------------------------
 
-    def _step(self, act: Action) -> Core:
+    def _step(self, act: Action, out: list[Event]) -> Core:
         c = self.core
         if act.type not in self.legal_actions():
             raise self._error(act, *self._why_not(act))
@@ -800,27 +854,43 @@ class Keeper:
         if not isinstance(act, Muggins) and c.last_count is not None and c.last_count.open:
             c = replace(c, last_count=replace(c.last_count, open=False))
         handler = getattr(self, "_do_" + act.type)
-        return handler(c, act)  # type: ignore[no-any-return]
+        return handler(c, act, out)  # type: ignore[no-any-return]
 
-    def _do_cut(self, c: Core, act: Cut) -> Core:
+    def _do_cut(self, c: Core, act: Cut, out: list[Event]) -> Core:
         cards = act.cards
         if len(cards) != self.players:
             raise self._error(act, f"a cut needs one card per player ({self.players}), not "
                               f"{len(cards)}", f"Each of the {self.players} players cuts one card.")
         self._distinct(act, cards)
-        low = min(x.rank for x in cards)
-        lowest = [p for p, x in enumerate(cards) if x.rank == low]
-        if len(lowest) > 1:
-            who = " and ".join(self.config.names[p] for p in lowest)
-            raise self._error(act, f"{who} tie for the lowest card; cut again",
-                              f"{who} tie for the lowest card: cut again.")
-        return self._start_game(replace(c, cut=cards), lowest[0])
+        dealer, word = self._cut_winner(act, cards)
+        names = self.config.names
+        cut = ", ".join(f"{names[p]} the {x.pretty}" for p, x in enumerate(cards))
+        out.append(DealerChosen(dealer, cards, f"Cut for deal: {cut}; the {word} card deals, "
+                                f"so {names[dealer]} deals."))
+        return self._start_game(replace(c, cut=cards), dealer, out)
 
-    def _do_dealer(self, c: Core, act: Dealer) -> Core:
+    def _cut_winner(self, act: Cut, cards: tuple[Card, ...]) -> tuple[int, str]:
+        """Who deals after this cut, and the word for the card that wins ("low", "high");
+        raises IllegalPlayError for a tie."""
+        high = self.rules.cut is CutRule.HIGH
+        best = (max if high else min)(x.rank for x in cards)
+        winners = [p for p, x in enumerate(cards) if x.rank == best]
+        word = "higher" if high else "lower"
+        if self.players > 2:
+            word = "highest" if high else "lowest"
+        if len(winners) > 1:
+            who = " and ".join(self.config.names[p] for p in winners)
+            top = "highest" if high else "lowest"
+            raise self._error(act, f"{who} tie for the {top} card; cut again",
+                              f"{who} tie for the {top} card: cut again.")
+        return winners[0], word
+
+    def _do_dealer(self, c: Core, act: Dealer, out: list[Event]) -> Core:
         self._check_player(act, act.player)
-        return self._start_game(c, act.player)
+        out.append(DealerChosen(act.player, (), f"{self.config.names[act.player]} deals."))
+        return self._start_game(c, act.player, out)
 
-    def _do_deal(self, c: Core, act: Deal) -> Core:
+    def _do_deal(self, c: Core, act: Deal, out: list[Event]) -> Core:
         rules = self.rules
         if len(act.hands) != rules.players:
             raise self._error(act, f"{rules.players} hands are dealt, not {len(act.hands)}")
@@ -834,11 +904,14 @@ class Keeper:
         dealt = [x for h in act.hands for x in h] + list(act.crib)
         self._distinct(act, dealt)
         gone = set(dealt)
+        crib = f" and {len(act.crib)} to the crib" if act.crib else ""
+        out.append(Dealt(rules.deal, len(act.crib),
+                         f"{self.config.names[c.dealer or 0]} deals {rules.deal} each{crib}."))
         return replace(c, phase=Phase.DISCARD, hands=act.hands, crib=act.crib,
                        stock=tuple(x for x in ALL_CARDS if x not in gone),
                        discarded=(False,) * rules.players)
 
-    def _do_discard(self, c: Core, act: Discard) -> Core:
+    def _do_discard(self, c: Core, act: Discard, out: list[Event]) -> Core:
         p = self._check_player(act, act.player)
         who = self.config.names[p]
         self._distinct(act, act.cards)
@@ -858,26 +931,31 @@ class Keeper:
         kept = tuple(x for x in hand if x not in act.cards)
         c = replace(c, hands=set_at(c.hands, p, kept), crib=c.crib + act.cards,
                     discarded=set_at(c.discarded, p, True))
+        out.append(Discarded(p, act.cards, f"{who} lays away {_number(n)} to the crib."))
         if all(c.discarded):
             c = replace(c, phase=Phase.PLAY)
         return c
 
-    def _do_peg(self, c: Core, act: Peg) -> Core:
+    def _do_peg(self, c: Core, act: Peg, out: list[Event]) -> Core:
         side = self._check_side(act, act.side)
         self._check_peg(act, act.points)
         if not c.play_started:
             c = replace(c, play_started=True)
         members = self.sides[side]
         return self._score(c, side, act.points, "pegging",
-                           members[0] if len(members) == 1 else None)
+                           members[0] if len(members) == 1 else None, out,
+                           (("pegging", act.points),),
+                           f"{self.side_name(side)} pegs {act.points}")
 
-    def _do_late_peg(self, c: Core, act: LatePeg) -> Core:
+    def _do_late_peg(self, c: Core, act: LatePeg, out: list[Event]) -> Core:
         """A peg of the play forgotten until the show: recorded as "late", the show goes on."""
         side = self._check_side(act, act.side)
         self._check_peg(act, act.points)
         members = self.sides[side]
         return self._score(c, side, act.points, "late",
-                           members[0] if len(members) == 1 else None)
+                           members[0] if len(members) == 1 else None, out,
+                           (("late", act.points),),
+                           f"{self.side_name(side)} pegs {act.points} late, from the play")
 
     def _check_peg(self, act: Peg | LatePeg, points: int) -> None:
         if not 1 <= points <= MAX_PEG:
@@ -885,12 +963,18 @@ class Keeper:
                 act, f"one card pegs 1 to {MAX_PEG} points in the play, not {points}"),
                 say=f"One card pegs 1 to {MAX_PEG} in the play, not {points}.")
 
-    def _do_heels(self, c: Core, act: Heels) -> Core:
+    def _do_heels(self, c: Core, act: Heels, out: list[Event]) -> Core:
         assert c.dealer is not None
         c = replace(c, heels_done=True)
-        return self._score(c, self.rules.side_of(c.dealer), HEELS, "heels", c.dealer)
+        return self._heels(c, out)
 
-    def _do_starter(self, c: Core, act: Starter) -> Core:
+    def _heels(self, c: Core, out: list[Event]) -> Core:
+        assert c.dealer is not None
+        return self._score(c, self.rules.side_of(c.dealer), HEELS, "heels", c.dealer, out,
+                           (("heels", HEELS),),
+                           f"Two for his heels to {self.config.names[c.dealer]}")
+
+    def _do_starter(self, c: Core, act: Starter, out: list[Event]) -> Core:
         assert c.dealer is not None
         card = act.card
         mode = self.config.mode
@@ -901,6 +985,7 @@ class Keeper:
                                   "rest of the pack.")
             c = replace(c, stock=tuple(x for x in c.stock if x != card))
         c = replace(c, starter=card)
+        out.append(StarterTurned(card, f"The starter is the {card.pretty}."))
         if mode != "keeper":
             hands: list[Any] = list(c.hands) if mode == "dealt" else [None] * self.players
             ps = PlayState.for_rules(self.rules, hands, c.dealer, names=self.config.names,
@@ -908,17 +993,16 @@ class Keeper:
             c = replace(c, play=ps)
         if card.rank == _JACK:
             # Two for his heels, pegged at once: it can end the game before a card is played.
-            c = self._score(replace(c, heels_done=True), self.rules.side_of(c.dealer), HEELS,
-                            "heels", c.dealer)
+            c = self._heels(replace(c, heels_done=True), out)
         return c
 
-    def _do_play(self, c: Core, act: Play) -> Core:
-        return self._play_step(c, act)
+    def _do_play(self, c: Core, act: Play, out: list[Event]) -> Core:
+        return self._play_step(c, act, out)
 
-    def _do_go(self, c: Core, act: Go) -> Core:
-        return self._play_step(c, act)
+    def _do_go(self, c: Core, act: Go, out: list[Event]) -> Core:
+        return self._play_step(c, act, out)
 
-    def _play_step(self, c: Core, act: Play | Go) -> Core:
+    def _play_step(self, c: Core, act: Play | Go, out: list[Event]) -> Core:
         from cribbage.pegscore import score_pegging
 
         ps = c.play
@@ -929,7 +1013,15 @@ class Keeper:
         except IllegalPlayError as exc:
             raise IllegalPlayError(self._message(act, str(exc)), say=exc.say) from None
         c = replace(c, play=new, play_started=True)
+        names = self.config.names
         for event in new.log[len(ps.log):]:
+            who = names[event.player]
+            if event.kind == "play":
+                assert event.card is not None
+                out.append(CardPlayed(event.player, event.card, event.count,
+                                      f"{who} plays the {event.card.pretty}: {event.count}."))
+            elif event.kind == "go":
+                out.append(SaidGo(event.player, event.count, f"{who} says go at {event.count}."))
             if not event.points:
                 continue
             if event.kind == "play":
@@ -939,12 +1031,13 @@ class Keeper:
                 say = "thirty-one for two" if event.count == 31 else "one for last"
             c = replace(c, play_notes=c.play_notes + (PlayNote(event.player, event.points, say),))
             c = self._score(c, self.rules.side_of(event.player), event.points, "pegging",
-                            event.player)
+                            event.player, out, event.parts or (("last", event.points),),
+                            f"{who} pegs {event.points}: {say}")
             if c.phase is Phase.OVER:
                 break
         return c
 
-    def _do_count(self, c: Core, act: Count) -> Core:
+    def _do_count(self, c: Core, act: Count, out: list[Event]) -> Core:
         entry = self.show_order()[c.show_index]
         kind, player, side, label = entry["kind"], entry["player"], entry["side"], entry["label"]
         if self.config.mode == "keeper":
@@ -961,13 +1054,36 @@ class Keeper:
             record = self._count_cards(c, act, kind, player, side, label)
             c = replace(c, shown=c.shown + record.cards)
         c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True)
-        c = self._score(c, side, record.points, kind, player)
+        shown = self._shown(record)
+        out.append(shown)
+        c = self._score(c, side, record.points, kind, player, out, self._count_parts(shown),
+                        shown.say.rstrip("."))
         if c.phase is Phase.OVER:
             return replace(c, show_index=c.show_index + 1)
         c = replace(c, show_index=c.show_index + 1)
         if c.show_index > self.players:
-            c = self._next_hand(c)
+            c = self._next_hand(c, out)
         return c
+
+    def _shown(self, record: CountRecord) -> Shown:
+        """The event of a count: the cards' own words when they are known."""
+        breakdown = None if record.breakdown is None else json.loads(record.breakdown)
+        if breakdown is not None and record.points == record.true_total:
+            said = breakdown["say"] if record.points else "nineteen, nothing"
+        elif record.true_total is not None:
+            said = f"{record.points} counted (the cards make {record.true_total})"
+        else:
+            said = f"{record.points}" if record.points else "19 (nothing)"
+        return Shown(record.kind, record.player, record.side, record.label, record.points,
+                     record.cards, record.true_total, breakdown, record.notes,
+                     f"{record.label}: {said}.")
+
+    @staticmethod
+    def _count_parts(shown: Shown) -> Parts:
+        b = shown.breakdown
+        if b is None or shown.points != shown.true_total:
+            return ((shown.count, shown.points),)
+        return tuple((k, b[k]) for k in ("fifteens", "pairs", "runs", "flush", "nobs") if b[k])
 
     def _count_cards(self, c: Core, act: Count, kind: str, player: int, side: int,
                      label: str) -> CountRecord:
@@ -1048,7 +1164,7 @@ class Keeper:
                               f"{who} played the {missing[0].pretty}, so it is in {label}.")
         return cards
 
-    def _do_muggins(self, c: Core, act: Muggins) -> Core:
+    def _do_muggins(self, c: Core, act: Muggins, out: list[Event]) -> Core:
         lc = c.last_count
         assert lc is not None
         side = self._check_side(act, act.side)
@@ -1084,9 +1200,13 @@ class Keeper:
                     f"{counted + points}, and {_say_impossible(counted + points, lc.kind, totals)}")
         c = replace(c, last_count=replace(lc, claimed=lc.claimed + points))
         members = self.sides[side]
-        return self._score(c, side, points, "muggins", members[0] if len(members) == 1 else None)
+        name = self.side_name(side)
+        out.append(MugginsClaimed(side, points, lc.label, f"Muggins! {name} takes {points} "
+                                  f"missed in {lc.label}."))
+        return self._score(c, side, points, "muggins", members[0] if len(members) == 1 else None,
+                           out, (("muggins", points),), f"{name} pegs {points} for muggins")
 
-    def _do_next_game(self, c: Core, act: NextGame) -> Core:
+    def _do_next_game(self, c: Core, act: NextGame, out: list[Event]) -> Core:
         result = c.result
         assert result is not None and c.dealer is not None
         n = self.players
@@ -1095,30 +1215,42 @@ class Keeper:
         fresh = Core(phase=Phase.PLAY, dealer=None, fronts=(0,) * len(self.sides),
                      backs=(0,) * len(self.sides), game_number=c.game_number + 1,
                      games_won=c.games_won, match_points=c.match_points, records=c.records)
-        return self._start_game(fresh, dealer)
+        out.append(GameBegun(fresh.game_number, dealer, f"Game {fresh.game_number}: "
+                             f"{self.config.names[dealer]} deals first."))
+        return self._start_game(fresh, dealer, out)
 
     # --- helpers --------------------------------------------------------------------------
 
-    def _start_game(self, c: Core, dealer: int) -> Core:
+    def _start_game(self, c: Core, dealer: int, out: list[Event]) -> Core:
         phase = Phase.DEAL if self.config.mode == "dealt" else Phase.PLAY
         c = replace(c, phase=phase, dealer=dealer, hand_number=1, show_index=0)
+        out.append(self._hand_begun(c))
         if self.rules.non_dealer_start:
             # Five-card: the first non-dealer pegs three for last at the start of each game.
             pone = self.rules.left_of(dealer)
-            c = self._score(c, self.rules.side_of(pone), self.rules.non_dealer_start, "start",
-                            pone)
+            n = self.rules.non_dealer_start
+            c = self._score(c, self.rules.side_of(pone), n, "start", pone, out, (("start", n),),
+                            f"{self.config.names[pone]} pegs {n} to start: "
+                            f"{self.config.names[dealer]} has the first crib")
         return c
 
-    def _next_hand(self, c: Core) -> Core:
+    def _hand_begun(self, c: Core) -> HandBegun:
+        assert c.dealer is not None
+        return HandBegun(c.game_number, c.hand_number, c.dealer,
+                         f"Hand {c.hand_number}: {self.config.names[c.dealer]} deals.")
+
+    def _next_hand(self, c: Core, out: list[Event]) -> Core:
         assert c.dealer is not None
         phase = Phase.DEAL if self.config.mode == "dealt" else Phase.PLAY
-        return replace(c, phase=phase, dealer=self.rules.left_of(c.dealer),
-                       hand_number=c.hand_number + 1, show_index=0, play_started=False,
-                       heels_done=False, starter=None, play=None, play_notes=(), shown=(),
-                       hands=(), discarded=(), crib=(), stock=())
+        c = replace(c, phase=phase, dealer=self.rules.left_of(c.dealer),
+                    hand_number=c.hand_number + 1, show_index=0, play_started=False,
+                    heels_done=False, starter=None, play=None, play_notes=(), shown=(),
+                    hands=(), discarded=(), crib=(), stock=())
+        out.append(self._hand_begun(c))
+        return c
 
-    def _score(self, c: Core, side: int, points: int, kind: str,
-               player: int | None = None) -> Core:
+    def _score(self, c: Core, side: int, points: int, kind: str, player: int | None,
+               out: list[Event], parts: Parts = (), say: str = "") -> Core:
         """Peg points to a side and record them; the game ends the moment a side reaches the
         target, with the front peg in the game hole (a board has no hole past it)."""
         if points <= 0:
@@ -1132,9 +1264,14 @@ class Keeper:
                           front - c.fronts[side])
         c = replace(c, fronts=set_at(c.fronts, side, front),
                     backs=set_at(c.backs, side, c.fronts[side]), records=c.records + (rec,))
+        if rec.points < points:
+            say += f" (to the game hole, {rec.points} of {points})"
+        out.append(Scored(side, player, rec.points, kind, parts, front, c.backs[side],
+                          c.game_number, c.hand_number, say + "."))
         if front >= target:
             result = self.rules.result(c.fronts)
             assert result is not None
+            out.append(self._game_won(c, result))
             c = replace(
                 c, phase=Phase.OVER, result=result,
                 games_won=set_at(c.games_won, result.winner, c.games_won[result.winner] + 1),
@@ -1142,6 +1279,35 @@ class Keeper:
                                   c.match_points[result.winner] + result.game_points),
             )
         return c
+
+    def _game_won(self, c: Core, result: Result) -> GameWon:
+        """The game-over event: the result in words, and each losing side under a line."""
+        lines = self.rules.lines
+        named = tuple((n, v) for n, v in (("skunk", lines.skunk),
+                                          ("double_skunk", lines.double_skunk),
+                                          ("lurch", lines.lurch)) if v is not None)
+        caught = []
+        for side, score in enumerate(c.fronts):
+            if side == result.winner:
+                continue
+            under = [(n, v) for n, v in named if score < v]
+            if under:
+                n, v = min(under, key=lambda x: x[1])  # the deepest line the side is under
+                caught.append(Caught(side, self.side_name(side), n, v))
+        winner = self.side_name(result.winner)
+        others = " and ".join(str(s) for i, s in enumerate(c.fronts) if i != result.winner)
+        verb = "win" if len(self.sides[result.winner]) > 1 else "wins"
+        say = f"{winner} {verb} {c.fronts[result.winner]} to {others}"
+        words = {"skunk": "skunked", "double_skunk": "double skunked", "lurch": "lurched"}
+        if caught and len(self.sides) > 2:
+            say += ": " + ", ".join(f"{x.name} is {words[x.line]} (under {x.under})"
+                                    for x in caught)
+        elif caught:
+            say += {"skunk": ", a skunk", "double_skunk": ", a double skunk",
+                    "lurch": ", lurched"}[caught[0].line]
+        if result.game_points > 1:
+            say += f" ({result.game_points} games)"
+        return GameWon(c.game_number, result, winner, named, tuple(caught), say + ".")
 
     def _totals(self, kind: str) -> frozenset[int]:
         size = self.rules.crib_size if kind == "crib" else self.rules.hand_size
@@ -1325,6 +1491,10 @@ class Keeper:
         return IllegalPlayError(self._message(act, reason), say=say)
 
 
+def _number(n: int) -> str:
+    return {1: "one", 2: "two", 3: "three"}.get(n, str(n))
+
+
 def _is_index(value: Any, n: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
 
@@ -1335,7 +1505,7 @@ __all__ = [
     "CountRecord",
     "GameTally",
     "HandTally",
-    "Keeper",
+    "Game",
     "MAX_PEG",
     "MODES",
     "Pegs",
