@@ -416,8 +416,8 @@ def test_a_lost_answer_is_sent_again_and_applied_once(
     page.route("**/api/games/*/actions", drop_first_answer)
     try:
         page.click('.side[data-side="1"] .pad button[aria-label="Peg 1 for Bob"]')
-        # The answer of the resent tap is the first answer: "+1 for Bob" with its undo.
-        wait_text(page, "toast", "\\+1 for Bob")
+        # The answer of the resent tap is the first answer: "Bob pegs 1." with its undo.
+        wait_text(page, "toast", "^Bob pegs 1\\.")
         assert ann.state()["game"]["version"] == before["version"] + 1
     finally:
         page.unroute("**/api/games/*/actions")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from cribbage.keeper import Keeper
+from cribbage.game import Game
 from cribbage.simulate import random_action
 from tests.firmware_host.page_helpers import BROWSER, Phone, current, in_view
 
@@ -34,7 +34,7 @@ def script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
     """A whole game as the engine plays it: per hand, the pegs ("peg", side, points) in order
     and the counts ("count", side, points) in show order."""
     rng = random.Random(seed)
-    game = Keeper.new(variant=variant, names=names, dealer=0, mode="dealt")
+    game = Game.new(variant=variant, names=names, dealer=0, mode="dealt")
     hands: list[dict[str, Any]] = []
     while game.view()["result"] is None:
         view = game.view()
@@ -113,7 +113,7 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
                             page.click(f'.side[data-side="{side}"] button.more')
                             taps += 1
                         tap(f'.side[data-side="{side}"] .pad button[aria-label="Peg {p} for '
-                            f'{side_names[side]}"]', f"{p} for {side_names[side]}")
+                            f'{side_names[side]}"]', f"{side_names[side]} peg")
                 else:
                     label = current(daemon)["next_count"]["label"]
                     words = "nineteen, nothing" if points == 0 else str(points)
@@ -183,7 +183,7 @@ def cards_script(seed: int) -> list[dict[str, Any]]:
     """A two-player game in dealt mode: per hand the starter, the play (plays and gos, each
     with the count it made) and the crib's cards."""
     rng = random.Random(seed)
-    game = Keeper.new(names=["Ann", "Bob"], dealer=0, mode="dealt")
+    game = Game.new(names=["Ann", "Bob"], dealer=0, mode="dealt")
     hands: list[dict[str, Any]] = []
     while game.view()["result"] is None:
         view = game.view()

@@ -1,53 +1,38 @@
 // A tap sent to the game: the version seen, an operation id, retries, the toast with Undo.
 import { pretty } from "./cards.js";
-import { resultText, sideOfPlayer } from "./game.js";
+import { resultText } from "./game.js";
 import { api, opId, sayOf, whenLive } from "./net.js";
-import { speak, speakAll, spokenAction } from "./speech.js";
+import { speak, speakAll, spokenEvents } from "./speech.js";
 import { publish, state } from "./store.js";
 import { capital, toast } from "./toast.js";
 import { openPairing } from "../screens/pairing.js";
 
-// What the play engine pegged since `before` (cards mode), in words: "Ann pegs 2: fifteen two".
-export function peggedSince(before, game) {
-  const old = (before && before.play && before.play.say) || [];
-  const now = (game && game.play && game.play.say) || [];
-  if (!before || !game || before.id !== game.id || now.length < old.length) return "";
-  const notes = now.slice(old.length);
-  if (notes.length > 1 && notes.every((n) => n.player === notes[0].player)) {
-    // One player's points together: "Ann pegs 4: twenty-four, a run of three for three; one for last".
-    const total = notes.reduce((t, n) => t + n.points, 0);
-    return `${game.names[notes[0].player]} pegs ${total}: ${notes.map((n) => n.say).join("; ")}`;
+// What a tap did, in the engine's own words: the `say` of each event of its step, in order,
+// once each ("Ann plays the 5♠: 15. Ann pegs 2: fifteen two."). No game views are compared.
+export function eventWords(events) {
+  const says = [];
+  for (const e of events || []) {
+    const say = String((e && e.say) || "").trim();
+    if (say && !says.includes(say)) says.push(say);
   }
-  return notes.map((n) => `${game.names[n.player]} pegs ${n.points}: ${n.say}`).join("; ");
+  return says.join(" ");
 }
 
-// A starter the engine pegged his heels for (cards mode): " — two for his heels to Ann".
-export function heelsPegged(game, before) {
-  if (!game || !before || before.id !== game.id || game.dealer === null || game.dealer === undefined) return "";
-  const side = sideOfPlayer(game, game.dealer);
-  const gained = game.sides[side] && before.sides[side] ? game.sides[side].front - before.sides[side].front : 0;
-  return gained > 0 ? ` — two for his heels to ${game.names[game.dealer]}` : "";
-}
-
-export function describeAction(a, game, before = null) {
-  const side = (i) => game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`;
+// A tap in words before the engine has answered it (a tap waiting to be sent, or refused
+// because the game moved on): what the person asked for, not what it did.
+export function tapWords(a, game) {
+  const side = (i) => (game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`);
   const player = (p) => (game && game.names && game.names[p]) || "";
-  const pegged = peggedSince(before, game);
-  // The count that was due when the tap was made: "Ann's hand: 19 (nothing)".
-  const due = before && before.next_count ? before.next_count.label : (game && game.last_count ? game.last_count.label : "count");
-  const counted = game && game.last_count && before && game.version > before.version ? game.last_count.points : a.points;
+  const due = game && game.next_count ? game.next_count.label : "the count";
   switch (a.type) {
-    case "play": return `${pretty(a.card)} played` + (pegged ? ` — ${pegged}` : "");
-    case "go": return (player(a.player) ? `${player(a.player)} says go` : "go") + (pegged ? ` — ${pegged}` : "");
+    case "play": return `${player(a.player)} plays the ${pretty(a.card)}`;
+    case "go": return `${player(a.player)} says go`;
     case "peg": return `+${a.points} for ${side(a.side)}`;
     case "late_peg": return `late peg: +${a.points} for ${side(a.side)}`;
-    case "count": {
-      const n = a.cards ? counted : a.points;
-      return n === 19 || (n === 0 && a.points === 19) ? `${due}: 19 (nothing)` : n === 0 ? `${due}: 0 (nothing)` : `${due}: ${n}`;
-    }
-    case "heels": return `two for his heels to ${game && game.dealer !== null && game.dealer !== undefined ? player(game.dealer) : "the dealer"}`;
+    case "count": return a.cards ? `${due}: ${a.cards.map(pretty).join(" ")}` : `${due}: ${a.points === 0 || a.points === 19 ? "19 (nothing)" : a.points}`;
+    case "heels": return "two for his heels";
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
-    case "starter": return `starter ${pretty(a.card)}${heelsPegged(game, before)}`;
+    case "starter": return `starter ${pretty(a.card)}`;
     default: return a.type;
   }
 }
@@ -58,7 +43,7 @@ export function describeAction(a, game, before = null) {
 let actQueue = Promise.resolve();
 export function act(action, opts = {}) {
   const seen = state.game ? state.game.version : null;
-  const entry = { words: describeAction(action, state.game), waiting: false };
+  const entry = { words: tapWords(action, state.game), waiting: false };
   state.outbox.push(entry);
   publish("outbox");
   const run = actQueue.then(() => actNow(action, opts, seen, entry)).finally(() => {
@@ -70,7 +55,7 @@ export function act(action, opts = {}) {
   return run;
 }
 
-async function actNow(action, { quiet = false, unspoken = false, prefix = "" } = {}, seen = null, entry = { waiting: false }) {
+async function actNow(action, { quiet = false, unspoken = false, prefix = "", onWords = null, skip = [] } = {}, seen = null, entry = { waiting: false }) {
   const game = state.game;
   if (!game) return null;
   if (!state.token) { openPairing(); return null; }
@@ -82,18 +67,23 @@ async function actNow(action, { quiet = false, unspoken = false, prefix = "" } =
       const out = await api("POST", `/api/games/${game.id}/actions`, body);
       state.ownVersion = out.game.version;
       setGame(out.game);
+      // `skip`: kinds of event not worth saying for this tap (nobody says go for the last card).
+      const events = (Array.isArray(out.events) ? out.events : []).filter((e) => !skip.includes(e.kind));
+      const words = eventWords(events) || tapWords(action, out.game);
+      if (onWords) onWords(events);
       if (!quiet && !["undo", "redo", "next_game"].includes(action.type)) {
         const at = out.game.version;
-        // The toast covers the top of the screen for five seconds, where the result and the
-        // next count are written: it says them itself.
-        const then = afterTap(out.game, game);
-        // `prefix`: what an earlier request of the same tap pegged (one for last, then the lead).
-        toast(`${prefix ? `${capital(prefix)}. ` : ""}${capital(describeAction(action, out.game, game))}${then}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
-        if (speakAll() && !unspoken) speak((prefix ? `${prefix}. ` : "") + spokenAction(action, out.game, game) + (out.game.result && !game.result ? `. ${resultText(out.game)}` : ""));
+        // The toast says the count the pad moved on to, and the result when the engine's words
+        // have not said it.
+        const then = afterTap(out.game, game, events);
+        // `prefix`: what an earlier request of the same tap did (one for last, then the lead).
+        toast(`${prefix ? `${prefix} ` : ""}${words}${then}`, { label: "Undo", run: () => undoIfStill(at) }, 5);
+        // Spoken: what happened, and the result if the engine's words did not say it.
+        const result = out.game.result && !game.result && !events.some((e) => e.kind === "game_over") ? ` ${resultText(out.game)}.` : "";
+        if (speakAll() && !unspoken) speak((prefix ? `${prefix} ` : "") + spokenEvents(events, out.game) + result);
       } else if (action.type === "undo" || action.type === "redo") {
         // The toast of the tap just taken back (with its own Undo) would be out of date.
-        const moved = scoreChanges(game, out.game);
-        toast(`${action.type === "undo" ? "Undone" : "Redone"}${moved ? `: ${moved}` : ""}.`, null, 3);
+        toast(words, null, 3);
       }
       return out.game;
     } catch (err) {
@@ -108,7 +98,7 @@ async function actNow(action, { quiet = false, unspoken = false, prefix = "" } =
       }
       if (err.status === 409 && err.data && err.data.game) {
         setGame(err.data.game);
-        toast(`Not applied: the game changed on another phone first (${describeAction(action, err.data.game)}). Check the scores and tap again if it still applies.`,
+        toast(`Not applied: the game changed on another phone first (${tapWords(action, err.data.game)}). Check the scores and tap again if it still applies.`,
           { label: "Apply now", run: () => act(action) }, 8);
       } else if (err.status === 401) {
         openPairing();
@@ -122,19 +112,14 @@ async function actNow(action, { quiet = false, unspoken = false, prefix = "" } =
 }
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// What a tap led to that the toast hides: the result, or the count the pad moved on to.
-export function afterTap(game, before) {
-  if (game.result && !(before && before.result)) return `. ${resultText(game)}`;
+// What a tap led to that the toast hides: the result (unless the events said it), or the
+// count the pad moved on to.
+export function afterTap(game, before, events = []) {
+  if (game.result && !(before && before.result)) return events.some((e) => e.kind === "game_over") ? "" : ` ${resultText(game)}.`;
   const next = game.next_count;
   const was = before && before.next_count;
-  if (next && was && next.label !== was.label && game.phase === "show") return `. Next: ${next.label}`;
+  if (next && was && next.label !== was.label && game.phase === "show") return ` Next: ${next.label}.`;
   return "";
-}
-// "Ann 12 → 8": each side whose score an undo or redo moved.
-export function scoreChanges(before, game) {
-  if (!before || !game || before.id !== game.id) return "";
-  return game.sides.map((s, i) => (before.sides[i] && before.sides[i].front !== s.front ? `${s.name} ${before.sides[i].front} → ${s.front}` : ""))
-    .filter(Boolean).join(", ");
 }
 
 export function undoIfStill(version) {

@@ -1,6 +1,5 @@
 // What the page says aloud, with the phone's own voices (speechSynthesis, offline).
-import { describeAction, heelsPegged, peggedSince } from "./actions.js";
-import { pips, spoken } from "./cards.js";
+import { spoken } from "./cards.js";
 import { $ } from "./dom.js";
 import { state } from "./store.js";
 
@@ -14,27 +13,23 @@ export function speak(text) {
   u.lang = document.documentElement.lang || "en";
   window.speechSynthesis.speak(u);
 }
-// What the table says after a tap: the engine's words for pegs and counts.
-export function spokenAction(a, game, before) {
-  const pegged = peggedSince(before, game);
-  switch (a.type) {
-    case "play": {
-      // The count the card made: at 31 or the last card the engine has already started the
-      // next series at 0, so it is the count before the card and the card's own pips.
-      const reached = before && before.play && before.id === game.id ? (before.play.count ?? 0) + pips(a.card) : game.play && game.play.count;
-      return `${spoken(a.card)}${reached === null || reached === undefined ? "" : `, ${reached}`}` + (pegged ? `. ${pegged}` : "");
-    }
-    case "go": return describeAction(a, game, before);
-    case "peg": case "late_peg": return `${a.points} for ${game.sides[a.side] ? game.sides[a.side].name : ""}`;
-    case "heels": return describeAction(a, game, before);
-    case "starter": return `starter, ${spoken(a.card)}${heelsPegged(game, before)}`;
-    case "count": {
-      const last = game.last_count;
-      const say = last && last.breakdown && last.breakdown.say;
-      return say ? `${last.label}: ${say}` : describeAction(a, game, before).replace(/: (19|0) \(nothing\)$/, ": nineteen, nothing");
-    }
-    default: return describeAction(a, game, before);
+// What the table says after a tap, from the engine's events: a card played as "six of clubs,
+// 31" (the event's count is the count the card made, 31 and the last card included), a
+// shown hand as its breakdown ("Bob's hand: fifteen two and a pair is four"), the rest in
+// the events' own words.
+export function spokenEvents(events, game) {
+  const out = [];
+  for (const e of events || []) {
+    let words = String(e.say || "").trim();
+    if (e.kind === "play" && e.card) words = `${spoken(e.card)}, ${e.count}.`;
+    else if (e.kind === "starter" && e.card) words = `Starter, ${spoken(e.card)}.`;
+    else if (e.kind === "show") {
+      const say = e.breakdown && e.breakdown.say;
+      words = say ? `${e.label}: ${say}.` : words.replace(/: (19|0) \(nothing\)\.?$/, ": nineteen, nothing.");
+    } else if (e.kind === "score" && ["hand", "crib"].includes(e.reason)) continue; // said by the show
+    if (words && !out.includes(words)) out.push(words);
   }
+  return out.join(" ");
 }
 
 // The screen's controls, wired once the page has loaded.

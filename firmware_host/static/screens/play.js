@@ -1,5 +1,5 @@
 // The play of cards mode on the Score tab: the running count, the card picker, the hint.
-import { act, peggedSince } from "../js/actions.js";
+import { act, eventWords } from "../js/actions.js";
 import { isRed, pips, pretty, spoken } from "../js/cards.js";
 import { $, $$, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
@@ -47,7 +47,7 @@ export function renderPlay(game, legal) {
   $("#go-btn").disabled = !canGo;
   $("#go-btn").textContent = alone ? "One for last" : "Go";
   $("#go-btn").setAttribute("aria-label", alone ? `${name} cannot play on: one for last` : canGo ? `Go: ${name} cannot play` : fits.length ? `Go refused: ${fits.map(spoken).join(" and ")} fits` : "Go");
-  $("#go-btn").onclick = () => act({ type: "go", player: who });
+  $("#go-btn").onclick = () => act({ type: "go", player: who }, alone ? { skip: ["go"] } : {});
   $("#play-hint-btn").hidden = needStarter || who === null;
   renderPlayHint(game, needStarter ? null : who);
 }
@@ -55,15 +55,16 @@ export function renderPlay(game, legal) {
 // One tap for "no more from me, one for last" and the next series' lead: the engine takes the
 // last point with the go and says who leads, who then plays the card.
 async function lastAndLead(who, card) {
-  const before = state.game;
-  const after = await act({ type: "go", player: who }, { quiet: true });
+  let said = "";
+  // Nobody said go: the words are the last point's ("Bob pegs 1: one for last.").
+  const after = await act({ type: "go", player: who }, { quiet: true, skip: ["go"], onWords: (events) => { said = eventWords(events); } });
   if (!after) return;
   const lead = after.play ? after.play.next_player : null;
   if (!(after.legal || []).includes("play") || lead === null || lead === undefined) {
     toast(`One for last to ${after.names[who]}; the play is over, so the ${pretty(card)} is not played.`);
     return;
   }
-  act({ type: "play", player: lead, card }, { prefix: peggedSince(before, after) });
+  act({ type: "play", player: lead, card }, { prefix: said });
 }
 
 // Each player's cards still in hand, as tapped on this phone for the hint; forgotten with the hand.

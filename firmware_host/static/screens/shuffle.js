@@ -45,7 +45,7 @@ export function renderShuffler() {
   }
   // Once the shuffle goes on again, the jam's words (still in the status) are out of date.
   const busy = st.state === "busy";
-  if (st.fault && !busy) {
+  if (st.fault && st.state === "fault") {
     parts.push(el("div", { class: "fault", role: "alert" }, el("strong", { text: "Stopped. " }), st.fault));
   } else if (st.prompt && !busy) {
     parts.push(el("div", { class: "prompt", text: st.prompt }));
