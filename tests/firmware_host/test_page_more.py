@@ -203,7 +203,7 @@ def test_cards_mode_play_with_the_running_count_pegging_a_go_and_the_hint(
     wait_until(lambda: current(daemon)["version"] == v + 1, 3, "5S played")
     wait_text(page, "play-count", "^15$")
     wait_text(page, "play-say", "Ann pegs 2: fifteen two")
-    wait_text(page, "toast", "5♠ played — Ann pegs 2: fifteen two")
+    wait_text(page, "toast", "^Ann plays the 5♠: 15\\. Ann pegs 2: fifteen two\\.")
     assert fronts(daemon) == [2, 0]
 
     tap_in(ann, "play-picker", "QD")
@@ -230,8 +230,8 @@ def test_cards_mode_play_with_the_running_count_pegging_a_go_and_the_hint(
     tap_in(ann, "play-picker", "7S")
     # A run of three, and one for the last card of the play.
     wait_until(lambda: fronts(daemon) == [6, 1], 3, "the run and last pegged")
-    wait_text(page, "toast", "7♠ played — Ann pegs 4: twenty-four, a run of three for three; "
-              "one for last")
+    wait_text(page, "toast", "^Ann plays the 7♠: 24\\. Ann pegs 3: twenty-four, a run of three "
+              "for three\\. Ann pegs 1: one for last\\.")
     page.wait_for_selector("#play-cards", state="hidden")
     notes = [(n["player"], n["points"], n["say"]) for n in current(daemon)["play"]["say"]]
     assert notes == [(0, 2, "fifteen two"), (1, 1, "one for last"),

@@ -1,0 +1,164 @@
+// The play of cards mode on the Score tab: the running count, the card picker, the hint.
+import { act, eventWords } from "../js/actions.js";
+import { isRed, pips, pretty, spoken } from "../js/cards.js";
+import { $, $$, el } from "../js/dom.js";
+import { api, sayOf } from "../js/net.js";
+import { buildPicker } from "../js/picker.js";
+import { cardsIn, playLimit } from "../js/rules.js";
+import { publish, state } from "../js/store.js";
+import { toast } from "../js/toast.js";
+
+export function renderPlay(game, legal) {
+  const play = game.play || {};
+  const count = play.count ?? 0;
+  $("#play-count").textContent = String(count);
+  $("#play-seq").textContent = (play.cards || []).map(pretty).join(" ");
+  const who = play.next_player ?? null;
+  const name = who !== null && game.names ? game.names[who] : "";
+  const needStarter = legal.has("starter");
+  const limit = playLimit(game);
+  // Bug 6: a go is against the rules while a card this phone knows is in the hand fits.
+  const known = who === null ? [] : knownHand(game, who);
+  const fits = limit === null ? [] : known.filter((c) => pips(c) <= limit - count);
+  const canGo = legal.has("go") && !fits.length;
+  // Everyone else is out of this series (they said go): the one who laid the last card plays on
+  // or takes one for last. A card too big for the count is then the next series' lead, so one
+  // tap takes the last point and leads; nobody says go for the last card.
+  const series = play.cards || [];
+  const lastIn = (play.played || []).at(-1);
+  const alone = !needStarter && canGo && series.length > 0 && !!lastIn && lastIn.player === who;
+  $("#play-who").textContent = needStarter ? "Cut the starter and tap it." :
+    !name ? "" : fits.length && legal.has("go") ?
+      `${name} to play: no go, ${fits.map(pretty).join(" and ")} ${fits.length > 1 ? "fit" : "fits"} (count ${count}, up to ${limit}).` :
+      `${name} to play${canGo ? ` (a go if no card fits${limit === null ? "" : ` up to ${limit}`})` : ""}.`;
+  // What the engine pegged this hand, the latest first.
+  const said = (play.say || []).slice(-3).reverse();
+  $("#play-say").replaceChildren(...said.map((n, i) => el("li", { class: i === 0 ? "latest" : "", "data-player": String(n.player),
+    text: `${game.names[n.player]} pegs ${n.points}: ${n.say}` })));
+  const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
+  const suggested = !needStarter && state.hint.open && state.hint.result && state.hint.result.card && state.hint.for === who ? state.hint.result.card : null;
+  buildPicker($("#play-picker"), (card) => {
+    if (needStarter) act({ type: "starter", card });
+    else if (alone && limit !== null && pips(card) > limit - count) lastAndLead(who, card);
+    else act({ type: "play", player: who, card });
+  }, (card) => used.has(card) || (!needStarter && !alone && limit !== null && pips(card) > limit - count), () => false,
+  (card) => (card === suggested ? "suggest" : ""));
+  $("#go-btn").hidden = needStarter;
+  $("#go-btn").disabled = !canGo;
+  $("#go-btn").textContent = alone ? "One for last" : "Go";
+  $("#go-btn").setAttribute("aria-label", alone ? `${name} cannot play on: one for last` : canGo ? `Go: ${name} cannot play` : fits.length ? `Go refused: ${fits.map(spoken).join(" and ")} fits` : "Go");
+  $("#go-btn").onclick = () => act({ type: "go", player: who }, alone ? { skip: ["go"] } : {});
+  $("#play-hint-btn").hidden = needStarter || who === null;
+  renderPlayHint(game, needStarter ? null : who);
+}
+
+// One tap for "no more from me, one for last" and the next series' lead: the engine takes the
+// last point with the go and says who leads, who then plays the card.
+async function lastAndLead(who, card) {
+  let said = "";
+  // Nobody said go: the words are the last point's ("Bob pegs 1: one for last.").
+  const after = await act({ type: "go", player: who }, { quiet: true, skip: ["go"], onWords: (events) => { said = eventWords(events); } });
+  if (!after) return;
+  const lead = after.play ? after.play.next_player : null;
+  if (!(after.legal || []).includes("play") || lead === null || lead === undefined) {
+    toast(`One for last to ${after.names[who]}; the play is over, so the ${pretty(card)} is not played.`);
+    return;
+  }
+  act({ type: "play", player: lead, card }, { prefix: said });
+}
+
+// Each player's cards still in hand, as tapped on this phone for the hint; forgotten with the hand.
+export function hintHandSize(game, player) {
+  const played = ((game.play && game.play.played) || []).filter((p) => p.player === player).length;
+  const size = cardsIn(game.variant, "hand");
+  return size === null ? null : Math.max(0, size - played);
+}
+// The cards this phone knows are still in a player's hand (tapped for the hint), less those
+// played or cut since.
+export function knownHand(game, player) {
+  const play = game.play || {};
+  const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
+  return (state.hint.hands[player] || []).filter((c) => !used.has(c));
+}
+export function renderPlayHint(game, who) {
+  const box = $("#play-hint");
+  const btn = $("#play-hint-btn");
+  const handKey = `${game.id}/${game.game_number}/${game.hand_number}`;
+  if (state.hint.handKey !== handKey) { state.hint.hands = {}; state.hint.handKey = handKey; state.hint.key = ""; state.hint.result = null; }
+  btn.setAttribute("aria-expanded", String(state.hint.open && who !== null));
+  btn.setAttribute("aria-pressed", String(state.hint.open && who !== null));
+  box.hidden = !state.hint.open || who === null;
+  if (box.hidden) return;
+  const play = game.play || {};
+  const playedCards = (play.played || []).map((p) => p.card);
+  const used = new Set([...playedCards, ...(game.starter ? [game.starter] : [])]);
+  // Cards played since they were tapped have left the hand.
+  const hand = (state.hint.hands[who] || []).filter((c) => !used.has(c));
+  state.hint.hands[who] = hand;
+  state.hint.for = who;
+  const size = hintHandSize(game, who);
+  const name = game.names[who];
+  $("#play-hint-ask").textContent = hand.length < size ?
+    `Tap the ${size === 1 ? "card" : `${size} cards`} ${name} still holds (${size - hand.length} more).` :
+    `${name} holds ${hand.map(pretty).join(" ")}.`;
+  buildPicker($("#hint-picker"), (card) => {
+    const mine = state.hint.hands[who] || [];
+    if (!mine.includes(card) && mine.length >= size) { toast(`${name} holds ${size} cards: tap one of them to take it back.`); return; }
+    state.hint.hands[who] = mine.includes(card) ? mine.filter((c) => c !== card) : [...mine, card];
+    publish("game"); // the Go button depends on the cards known in hand
+  }, (card) => used.has(card), (card) => hand.includes(card));
+  const out = $("#hint-out");
+  if (!hand.length) { out.replaceChildren(); state.hint.key = ""; state.hint.result = null; return; }
+  const series = play.cards || [];
+  const body = { hand, played: series, count: play.count ?? 0,
+    known: [...playedCards.filter((c) => !series.includes(c)), ...(game.starter ? [game.starter] : [])] };
+  const key = JSON.stringify(body);
+  if (key !== state.hint.key) {
+    state.hint.key = key; state.hint.result = null; state.hint.error = "";
+    out.replaceChildren(el("p", { class: "hint", text: "Thinking…" }));
+    api("POST", "/api/advise/play", body).then((r) => {
+      if (state.hint.key !== key) return;
+      state.hint.result = r;
+      showHint(r, who);
+      renderPlayPickerSuggestion();
+    }).catch((err) => {
+      if (state.hint.key !== key) return;
+      state.hint.error = sayOf(err);
+      out.replaceChildren(el("p", { class: "error", text: state.hint.error }));
+    });
+    return;
+  }
+  if (state.hint.result) showHint(state.hint.result, who);
+  else if (state.hint.error) out.replaceChildren(el("p", { class: "error", text: state.hint.error }));
+}
+export function showHint(r, who) {
+  const out = $("#hint-out");
+  const game = state.game;
+  if (!r.card) {
+    out.replaceChildren(el("p", { class: "hint-card", "data-card": "", text: "Say go" }),
+      el("p", { class: "hint-reason", text: r.reason }));
+    return;
+  }
+  // "play 5H: makes fifteen for 2; ..." → the reason after the card.
+  const why = (r.options[0] && r.options[0].reason) || r.reason;
+  const others = r.options.slice(1).map((o) => `${pretty(o.card)} ${o.net >= 0 ? "+" : ""}${o.net.toFixed(2)}`);
+  out.replaceChildren(
+    el("p", { class: "hint-card", "data-card": r.card }, "Play ", el("span", { class: isRed(r.card) ? "red" : "", text: pretty(r.card) }),
+      el("span", { class: "hint-net", text: ` ${r.options[0].net >= 0 ? "+" : ""}${r.options[0].net.toFixed(2)}` })),
+    el("p", { class: "hint-reason", text: why.charAt(0).toUpperCase() + why.slice(1) + "." }),
+    others.length ? el("p", { class: "hint", text: `Others: ${others.join(" · ")} (points now less the expected reply).` }) : null,
+    game && game.legal.includes("play") && game.play && game.play.next_player === who ?
+      el("button", { type: "button", class: "primary", id: "hint-play", text: `Play ${pretty(r.card)}`,
+        onclick: () => act({ type: "play", player: who, card: r.card }) }) : null);
+}
+export function renderPlayPickerSuggestion() {
+  const card = state.hint.open && state.hint.result && state.hint.result.card ? state.hint.result.card : null;
+  for (const b of $$("#play-picker button")) b.classList.toggle("suggest", b.dataset.card === card);
+}
+
+// The screen's controls, wired once the page has loaded.
+export function mount() {
+  $("#play-hint-btn").addEventListener("click", () => { state.hint.open = !state.hint.open; publish("game"); });
+}
+
+export { renderPlay as render };

@@ -1,0 +1,244 @@
+// The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo.
+import { act, setGame } from "../js/actions.js";
+import { isRed, pretty, spoken } from "../js/cards.js";
+import { $, el } from "../js/dom.js";
+import { gamesWon, resultText, sideOfPlayer } from "../js/game.js";
+import { sayOf } from "../js/net.js";
+import { possibleCounts, variantRules } from "../js/rules.js";
+import { publish, state, subscribe } from "../js/store.js";
+import { toast } from "../js/toast.js";
+import { openAdvisor, renderAdvisor } from "./advise.js";
+import { openCardsCount } from "./count.js";
+import { cutForDeal, renderNameFields } from "./new-game.js";
+import { openPairing } from "./pairing.js";
+import { renderPlay } from "./play.js";
+
+// One row a side (every peg of the play but the rare ones), and behind More: 12 and a number.
+export const PAD = [1, 2, 3, 4, 5, 6];
+export const MORE = [12];
+export function sideColour(i) { return `var(--p${i % 4})`; }
+
+export function renderGame() {
+  const game = state.game;
+  $("#no-game").hidden = !!game && !game.ended_by_user;
+  $("#game").hidden = !game;
+  if (!game) { renderNameFields(); return; }
+  $("#no-game").hidden = true;
+  const over = game.phase === "over" || !!game.result;
+  const legal = new Set(game.legal || []);
+
+  const result = $("#result");
+  if (game.result) { result.textContent = resultText(game); result.hidden = false; } else result.hidden = true;
+
+  // One panel per side, with its pad (bug 7: once counting starts the engine closes pegging;
+  // the panel says why and how to fix a forgotten peg instead of showing dead buttons).
+  const showing = game.phase === "show";
+  const pegOpen = !over && legal.has("peg");
+  // In the show a peg forgotten in the play goes in as a late peg (the engine records it so),
+  // behind one button so that the count pad stays on top.
+  const lateKey = `${game.id}/${game.game_number}/${game.hand_number}`;
+  if (state.lateKey !== lateKey) { state.lateKey = lateKey; state.lateShown = false; }
+  const lateOpen = !over && showing && !pegOpen && legal.has("late_peg");
+  const padOpen = pegOpen || (lateOpen && state.lateShown);
+  const pegType = pegOpen ? "peg" : "late_peg";
+  const sides = $("#sides");
+  sides.replaceChildren();
+  game.sides.forEach((side, i) => {
+    const tags = [];
+    const dealerSide = game.dealer !== null && game.dealer !== undefined ? sideOfPlayer(game, game.dealer) : null;
+    if (dealerSide === i) tags.push("deals");
+    const cribSide = game.crib_owner !== null && game.crib_owner !== undefined ? sideOfPlayer(game, game.crib_owner) : dealerSide;
+    if (cribSide === i) tags.push("crib");
+    const numId = `peg-n-${i}`;
+    const num = el("input", { id: numId, inputmode: "numeric", maxlength: 2, "aria-label": `Points to peg for ${side.name}`, placeholder: "pts",
+      onkeydown: (ev) => { if (ev.key === "Enter") { ev.preventDefault(); pegNumber(i, num); } } });
+    const pegButton = (p) => el("button", {
+      type: "button", text: `+${p}`, "aria-label": `${pegOpen ? "Peg" : "Late peg"} ${p} for ${side.name}`, disabled: !padOpen,
+      onclick: () => act({ type: pegType, side: i, points: p }),
+    });
+    const more = !!(state.padMore && state.padMore[i]);
+    const pad = el("div", { class: "pad write" }, ...PAD.map(pegButton),
+      more ? el("div", { class: "num" }, ...MORE.map(pegButton), num, el("button", {
+        type: "button", text: "Peg", "aria-label": `Peg the number for ${side.name}`, disabled: !padOpen,
+        onclick: () => pegNumber(i, num),
+      })) : null);
+    const hasPad = !(game.mode === "cards" || (!padOpen && showing));
+    const moreBtn = hasPad ? el("button", { type: "button", class: "more write", text: more ? "Less" : "More",
+      "aria-expanded": String(more), "aria-label": more ? `Fewer pegs for ${side.name}` : `More pegs for ${side.name}: 12 or a number`,
+      onclick: () => { state.padMore = { ...(state.padMore || {}), [i]: !more }; renderGame(); } }) : null;
+    const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
+      el("header", {},
+        el("span", { class: "who" }, el("span", { class: "name", text: side.name }),
+          el("span", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) })),
+        el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
+        el("span", { class: "score", text: String(side.front), "data-front": String(side.front) }), moreBtn),
+      hasPad ? pad : null);
+    sides.append(panel);
+  });
+  const closed = $("#peg-closed");
+  closed.hidden = !(showing && !pegOpen && game.mode !== "cards" && !over);
+  if (closed.hidden) closed.replaceChildren();
+  else if (lateOpen) {
+    closed.replaceChildren(el("button", { type: "button", class: "secondary write", id: "late-peg-btn", "aria-expanded": String(!!state.lateShown),
+      text: state.lateShown ? "Done with late pegs" : "Forgot a peg in the play? Peg it late",
+      onclick: () => { state.lateShown = !state.lateShown; renderGame(); } }));
+  } else {
+    closed.textContent = "Pegging closed when the counting began. A forgotten peg: Undo the counts back to the play, peg it, and count again.";
+  }
+
+  // The next count due, in show order, and the starter once it is cut.
+  const due = $("#due");
+  const order = (game.show_order || []).filter((x) => !x.done).map((x) => x.label);
+  const dealerName = game.dealer !== null && game.dealer !== undefined ? game.names[game.dealer] : null;
+  // The five-card game gives the pone points before the first deal (the engine's non_dealer_start):
+  // said on the first hand, or a score of 3 out of nowhere puzzles the table.
+  const rules = variantRules(game.variant);
+  const start = rules && rules.non_dealer_start && game.hand_number === 1 && dealerName && game.phase === "play" ?
+    ` ${game.names[(game.dealer + 1) % game.names.length]} starts with ${rules.non_dealer_start}.` : "";
+  const hand = dealerName ? `Hand ${game.hand_number}: ${dealerName} deals.${start} ` : "";
+  if (over) due.textContent = "";
+  else if (order.length) due.textContent = `${hand}${game.phase === "play" ? "After the play: " : "Now: "}${order.join(", then ")}.`;
+  else due.textContent = game.phase === "cut" ? "Cut for deal." : hand;
+  const starter = $("#starter");
+  starter.hidden = !game.starter || over;
+  starter.replaceChildren(...(game.starter ? ["Starter ", el("span", { class: isRed(game.starter) ? "red" : "", "aria-label": spoken(game.starter), text: pretty(game.starter) })] : []));
+
+  $("#cut-now").hidden = over || !legal.has("cut");
+
+  const next = game.next_count;
+  $("#count-label").textContent = next ? `Count for ${next.label}` : "Count";
+  $("#count-input").setAttribute("aria-label", next ? `Count for ${next.label}` : "Count");
+  $("#count-19").setAttribute("aria-label", next ? `19, nothing: ${next.label} is a zero hand` : "19, nothing: a zero hand");
+  $("#show-entry").hidden = over || !next || !legal.has("count");
+  if (game.mode === "cards") {
+    $("#count-input").hidden = true; $("#count-19").hidden = true; $("#count-pad").hidden = true;
+    $("#count-send").textContent = next ? `Count ${next.label} on the Count tab` : "Count";
+  } else {
+    $("#count-input").hidden = false; $("#count-19").hidden = false; $("#count-send").textContent = "Count";
+    renderCountPad(game, next);
+  }
+  // Bug 14: in the show the count comes first, above the panels; in the play the pegging pads do.
+  const box = $("#game");
+  if (showing) box.insertBefore($("#show-entry"), $("#sides"));
+  else box.insertBefore($("#show-entry"), $("#peg-closed").nextSibling);
+  // The muggins box follows the count it is about, so with muggins on the next count's pad
+  // stays in view instead of scrolling off above a box at the foot of the screen.
+  box.insertBefore($("#muggins-box"), $("#show-entry").nextSibling);
+
+  // Pegging by playing cards.
+  const playBox = $("#play-cards");
+  const showPlay = game.mode === "cards" && !over && (legal.has("play") || legal.has("go") || legal.has("starter"));
+  playBox.hidden = !showPlay;
+  if (showPlay) renderPlay(game, legal);
+
+  // In the play of cards mode the play box has its own hint; otherwise the hint is the discard.
+  $("#hint-btn").hidden = showPlay && !legal.has("starter");
+  $("#hint-btn").textContent = "Hint";
+  $("#hint-btn").setAttribute("aria-label", "Hint: which two to throw");
+  $("#heels-btn").hidden = game.mode === "cards";
+  $("#heels-btn").disabled = over || !legal.has("heels");
+  $("#undo-btn").disabled = !game.can_undo;
+  $("#redo-btn").disabled = !game.can_redo;
+  $("#next-game").hidden = !over || !legal.has("next_game");
+  renderMuggins(game, legal);
+  if (!$("#advise-panel").hidden && !$("#tab-count").hidden) renderAdvisor();
+}
+
+export function pegNumber(side, input) {
+  const v = Number(input.value);
+  if (input.value.trim() === "" || !Number.isInteger(v) || v <= 0) { toast("Type the points to peg, then tap Peg."); return; }
+  act({ type: "peg", side, points: v });
+}
+
+// The count pad: one button per total the engine says this hand (or crib) can make, so a
+// count is one tap and an impossible total is not there to tap. Without the engine's list
+// the pad stays empty and the number field does the work.
+export function renderCountPad(game, next) {
+  const pad = $("#count-pad");
+  const counts = next ? possibleCounts(game.variant, next.kind) : null;
+  pad.hidden = !counts;
+  const key = counts ? `${next.label}/${counts.join(",")}` : "";
+  if (pad.dataset.key === key) return;
+  pad.dataset.key = key;
+  if (!counts) { pad.replaceChildren(); return; }
+  pad.replaceChildren(...counts.map((n) => el("button", {
+    type: "button", class: "count-n", "data-points": String(n), text: String(n),
+    "aria-label": `${n} for ${next.label}`, onclick: () => sendCount(n),
+  })));
+}
+
+export function renderMuggins(game, legal) {
+  const box = $("#muggins-box");
+  const last = game.last_count;
+  if (!game.muggins || !last || !legal.has("muggins")) { box.hidden = true; box.replaceChildren(); box.dataset.key = ""; return; }
+  // Rebuilt only when the count changes, so a number being typed survives live updates.
+  const key = `${game.id}/${game.hand_number}/${last.label}/${last.points}/${last.claimed}`;
+  const opening = box.hidden;
+  box.hidden = false;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  // Bug 11: the muggins box opens in view, not below the fold.
+  if (opening) requestAnimationFrame(() => box.scrollIntoView({ block: "nearest" }));
+  const claimers = game.sides.map((s, i) => i).filter((i) => i !== last.side);
+  const missed = last.missed ?? null;
+  const input = el("input", { inputmode: "numeric", maxlength: 2, "aria-label": "Points missed", value: missed ?? "", placeholder: "pts" });
+  const counted = last.points + (last.claimed || 0);
+  // A zero hand is "19 (nothing)", as the toast said it.
+  const was = last.points === 0 ? "19 (nothing)" : String(last.points);
+  const text = missed !== null ?
+    `${last.label} was counted ${was} but makes ${counted + missed}: ${missed} missed. Muggins!` :
+    `${last.label} was counted ${was}${last.claimed ? ` (+${last.claimed} claimed)` : ""}. Missed points? Call muggins:`;
+  box.replaceChildren(el("p", { class: "muggins-text", text }),
+    el("div", { class: "row write" }, input, ...claimers.map((i) => el("button", {
+      type: "button", class: "secondary", "data-side": String(i), text: `Muggins for ${game.sides[i].name}`,
+      onclick: () => {
+        const v = Number(input.value);
+        if (!Number.isInteger(v) || v <= 0) { toast("Type the points the count missed, then tap Muggins."); return; }
+        act({ type: "muggins", side: i, points: v });
+      },
+    }))));
+}
+
+export function sendCount(points) {
+  const game = state.game;
+  if (!game || !game.next_count) return;
+  if (game.mode === "cards") { openCardsCount(); return; }
+  if (!Number.isInteger(points) || points < 0) { toast("Type the count, then tap Count."); return; }
+  act({ type: "count", points });
+  $("#count-input").value = "";
+}
+
+// The screen's controls, wired once the page has loaded.
+export function mount() {
+  subscribe(["game"], renderGame);
+  // Bug 9: a form, so Enter on the phone's keyboard sends the count as the button does.
+  $("#count-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (state.game && state.game.mode === "cards") { openCardsCount(); return; }
+    const v = $("#count-input").value.trim();
+    sendCount(v === "" ? NaN : Number(v));
+  });
+  $("#count-19").addEventListener("click", () => sendCount(19));
+  // A game started without a dealer (on another phone, or by the API) is cut for here.
+  $("#cut-now").addEventListener("click", async () => {
+    if (!state.game) return;
+    if (!state.token) { openPairing(); return; }
+    try { setGame(await cutForDeal(state.game)); } catch (err) { toast(sayOf(err), null, 6); }
+  });
+  $("#heels-btn").addEventListener("click", () => act({ type: "heels" }));
+  $("#undo-btn").addEventListener("click", () => act({ type: "undo" }, { quiet: true }));
+  $("#redo-btn").addEventListener("click", () => act({ type: "redo" }, { quiet: true }));
+  $("#next-game").addEventListener("click", () => act({ type: "next_game" }, { quiet: true }));
+  // The Score tab's hint: during the play in cards mode, the pegging hint; else which two to throw.
+  $("#hint-btn").addEventListener("click", () => {
+    const game = state.game;
+    if (game && game.mode === "cards" && (game.legal || []).includes("play")) { state.hint.open = true; renderGame(); $("#play-hint").scrollIntoView({ block: "nearest" }); return; }
+    openAdvisor();
+  });
+  $("#end-game").addEventListener("click", () => {
+    if (state.game && !state.game.result && !confirm("Leave this game and start a new one?")) return;
+    state.leftGameId = state.game ? state.game.id : null; state.game = null; publish("game");
+  });
+}
+
+export { renderGame as render };

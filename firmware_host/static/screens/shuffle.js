@@ -1,0 +1,86 @@
+// The Shuffle screen: the plan and its quality, the prompts pass by pass, jams.
+import { $, el } from "../js/dom.js";
+import { api, sayOf } from "../js/net.js";
+import { state, subscribe } from "../js/store.js";
+import { toast } from "../js/toast.js";
+import { openPairing } from "./pairing.js";
+
+export async function loadPlans() {
+  const deck = Number($("#shuffle-form").deck.value);
+  if (!state.plans[deck]) {
+    try { state.plans[deck] = (await api("GET", `/api/shuffler/plans?deck=${deck}`)).plans; } catch { state.plans[deck] = null; }
+  }
+  renderPlanQuality();
+  renderShuffler();
+}
+export function renderPlanQuality() {
+  const form = $("#shuffle-form");
+  const plans = state.plans[Number(form.deck.value)] || [];
+  const p = plans.find((x) => x.plan === form.plan.value);
+  const box = $("#plan-quality");
+  if (!p) { box.replaceChildren(); return; }
+  box.replaceChildren(
+    el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: `${p.passes} passes · distance ${Number(p.tv_distance).toFixed(3)}` }),
+    el("span", { text: ` ${p.quality}` }));
+}
+export async function shufflerCall(path, body) {
+  // The answer is the status when the request was handled; live updates sent after it win.
+  const seen = state.shufflerSeen;
+  try {
+    const status = await api("POST", path, body);
+    if (state.shufflerSeen === seen) { state.shuffler = status; renderShuffler(); }
+  } catch (err) { toast(sayOf(err), null, 8); }
+}
+export function renderShuffler() {
+  const st = state.shuffler;
+  const box = $("#shuffle-status");
+  const cont = $("#shuffle-continue");
+  const stop = $("#shuffle-abort");
+  if (!st) { box.replaceChildren(); cont.hidden = true; stop.hidden = true; return; }
+  const running = ["busy", "waiting", "fault"].includes(st.state);
+  const parts = [];
+  if (st.passes_total && (st.state === "busy" || st.state === "fault")) {
+    const pass = Math.min(st.passes_done + (st.state === "waiting" ? 0 : 1), st.passes_total);
+    parts.push(el("div", { class: "pass", text: `Pass ${pass} of ${st.passes_total}` + (st.state === "busy" && st.deck_size ? ` · ${st.cards_this_pass} of ${st.deck_size} cards` : "") }));
+  }
+  // Once the shuffle goes on again, the jam's words (still in the status) are out of date.
+  const busy = st.state === "busy";
+  if (st.fault && st.state === "fault") {
+    parts.push(el("div", { class: "fault", role: "alert" }, el("strong", { text: "Stopped. " }), st.fault));
+  } else if (st.prompt && !busy) {
+    parts.push(el("div", { class: "prompt", text: st.prompt }));
+  } else if (st.state === "busy") {
+    parts.push(el("div", { class: "prompt", text: "Shuffling… keep your hands clear." }));
+  }
+  if (st.passes_total) {
+    const frac = (st.passes_done + (st.state === "busy" && st.deck_size ? st.cards_this_pass / st.deck_size : 0)) / st.passes_total;
+    const pct = Math.round(Math.min(1, frac) * 100);
+    parts.push(el("div", { class: "progress", role: "progressbar", "aria-label": "Shuffle progress", "aria-valuenow": String(pct), "aria-valuemin": "0", "aria-valuemax": "100" },
+      el("div", { style: `width:${pct}%` })));
+  }
+  const stateText = { idle: "ready", busy: "shuffling", waiting: "waiting for you", fault: "stopped by a fault", absent: "not connected", lost: "lost", stopped: "stopped" }[st.state] || st.state;
+  parts.push(el("div", { class: "hint", "data-state": st.state, text: `Shuffler: ${stateText}` + (st.state === "absent" && st.fault ? ` (${st.fault})` : "") }));
+  box.replaceChildren(...parts);
+  box.dataset.state = st.state;
+  cont.hidden = !(st.state === "waiting" || st.state === "fault");
+  cont.textContent = st.state === "fault" ? "Done, go on" : "Stacked, next pass";
+  stop.hidden = !running;
+  $("#shuffle-start").disabled = running;
+}
+
+
+// The screen's controls, wired once the page has loaded.
+export function mount() {
+  subscribe(["shuffler"], renderShuffler);
+  $("#shuffle-form").addEventListener("change", (ev) => { if (ev.target.name === "deck") loadPlans(); else renderPlanQuality(); });
+  $("#shuffle-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (!state.token) { openPairing(); return; }
+    const form = ev.target;
+    shufflerCall("/api/shuffler/shuffle", { deck: Number(form.deck.value), plan: form.plan.value });
+  });
+  $("#shuffle-continue").addEventListener("click", () => shufflerCall("/api/shuffler/continue", {}));
+  $("#shuffle-abort").addEventListener("click", () => shufflerCall("/api/shuffler/abort", {}));
+}
+
+export { renderShuffler as render };
