@@ -35,6 +35,7 @@ from pydantic_settings import (
 
 from cribbage.rules import RULES, SkunkRule
 from firmware_host.errors import ConfigError
+from hardware import pins as pin_table
 
 if TYPE_CHECKING:
     from hardware.shuffler.controller import Timing
@@ -154,14 +155,7 @@ class ShufflerSettings(_Section):
 
     mode: DeviceMode = DeviceMode.AUTO
     pins: dict[str, int | float | bool | str] = Field(
-        default_factory=lambda: {
-            "motor": 17,
-            "router": 18,
-            "left_sensor": 23,
-            "right_sensor": 24,
-            "tray_sensor": 25,
-            "led": 26,
-        }
+        default_factory=lambda: dict(pin_table.shuffler_defaults())  # the one pin table
     )
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
@@ -222,15 +216,14 @@ class InputSettings(_Section):
     mode: DeviceMode = DeviceMode.AUTO
     tracks: list[TrackPinSettings] = Field(
         default_factory=lambda: [
-            TrackPinSettings(a=12, b=13, button=16),
-            TrackPinSettings(a=19, b=20, button=21),
+            TrackPinSettings(**t) for t in pin_table.track_defaults()  # the one pin table
         ],
         min_length=1,
         max_length=3,
     )
-    undo: GpioPin = 5
+    undo: GpioPin = pin_table.gpio("inputs.undo")
     # The one touch sensor (TTP223 class): a touch starts or continues the shuffle.
-    touch: GpioPin | None = 6
+    touch: GpioPin | None = pin_table.gpio("inputs.touch")
     touch_active_high: bool = True  # TTP223 modules drive their output high when touched
     bounce_ms: float = Field(20.0, ge=0, le=500)  # buttons bounce for 1 to 20 ms
 
