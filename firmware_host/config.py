@@ -109,9 +109,14 @@ class BoardSettings(_Section):
     # Per track, the LED index of each hole (start hole, the holes, game hole); absent: the
     # default serpentine strip. Checked against tracks and holes by the board's geometry.
     led_map: list[list[int]] | None = None
+    # Or the file `crib board map` wrote (the map the drilling template and `crib board
+    # flash --map` use too); a relative path is beside this configuration file.
+    led_map_file: Path | None = None
 
     @model_validator(mode="after")
     def _led_map(self) -> BoardSettings:
+        if self.led_map_file is not None:
+            self._read_led_map_file()
         if self.led_map is not None:
             from hardware.board.render import Geometry
             from hardware.errors import ConfigurationError as DeviceConfigError
@@ -121,6 +126,27 @@ class BoardSettings(_Section):
             except DeviceConfigError as exc:
                 raise ValueError(f"led_map: {exc}") from None
         return self
+
+    def _read_led_map_file(self) -> None:
+        from hardware.board.layout import read_map
+        from hardware.errors import ConfigurationError as DeviceConfigError
+
+        if self.led_map is not None:
+            raise ValueError("led_map and led_map_file both given: keep one")
+        path = self.led_map_file
+        assert path is not None
+        config = _config_file.get()
+        if not path.is_absolute() and config is not None:
+            path = config.parent / path
+        try:
+            doc = read_map(path)
+        except DeviceConfigError as exc:
+            raise ValueError(str(exc)) from None
+        if (doc["tracks"], doc["holes"]) != (self.tracks, self.holes):
+            raise ValueError(
+                f"LED map {path} is for {doc['tracks']} tracks of {doc['holes']} holes; "
+                f"[board] says {self.tracks} tracks of {self.holes} holes")
+        self.led_map = doc["led_map"]
 
     @property
     def led_map_tuple(self) -> tuple[tuple[int, ...], ...] | None:

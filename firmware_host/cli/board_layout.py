@@ -16,10 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from hardware.board.layout import read_map
 from hardware.errors import HardwareError
 
-MAP_FORMAT = "cribbage-table led map"
-MAP_VERSION = 1
 MAP_NAME = "led-map.json"
 
 
@@ -98,44 +97,6 @@ def plan_from(args: argparse.Namespace) -> Any:
                      track_spacing=args.track_spacing, leg_gap=args.leg_gap, margin=args.margin)
 
 
-def map_document(plan: Any) -> dict[str, Any]:
-    """What `crib board map` writes: the plan, the map, the LED count and the strip's pieces."""
-    return {
-        "format": MAP_FORMAT, "version": MAP_VERSION, "plan": plan.to_json(),
-        "tracks": plan.tracks, "holes": plan.holes, "led_count": plan.led_count(),
-        "pitch_mm": round(plan.pitch, 4), "board_mm": [round(v, 2) for v in plan.size()],
-        "led_map": [list(row) for row in plan.led_map()],
-        "segments": [{"track": s.track, "leg": s.leg, "first": s.first, "count": s.count,
-                      "x_mm": round(s.x, 4), "y_mm": round(s.y, 4), "step": s.step}
-                     for s in plan.segments()],
-    }
-
-
-def read_map(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A file of `crib board map`. Raises ValueError naming the file and what is wrong."""
-    from hardware.board.render import Geometry
-    from hardware.errors import ConfigurationError
-
-    try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise ValueError(f"LED map {path}: cannot be read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"LED map {path}: not JSON: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != MAP_FORMAT:
-        raise ValueError(f"LED map {path}: not a file of crib board map")
-    if doc.get("version") != MAP_VERSION:
-        raise ValueError(f"LED map {path}: version {doc.get('version')!r}, this crib reads "
-                         f"{MAP_VERSION}: write it again with crib board map")
-    try:
-        Geometry(doc["tracks"], doc["holes"], doc["led_map"], doc["led_count"])
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"LED map {path}: {exc} is missing or wrong") from None
-    except ConfigurationError as exc:
-        raise ValueError(f"LED map {path}: {exc}") from None
-    return doc
-
-
 def plan_of_map(doc: dict[str, Any]) -> Any:
     """The `StripPlan` a map file was made from. Raises ConfigurationError."""
     from hardware.board.layout import StripPlan
@@ -166,7 +127,7 @@ def _map(args: argparse.Namespace) -> int:
         print(f"crib board map: {exc}\nsee crib board map --help", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else default_map_path(args.config)
-    doc = map_document(plan)
+    doc = plan.map_document()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.name + ".tmp")
@@ -190,7 +151,7 @@ def _template(args: argparse.Namespace) -> int:
 
     try:
         if args.map:
-            plan = plan_of_map(read_map(args.map))
+            plan = plan_of_map(read_map(args.map))  # ValueError naming the file
         else:
             plan = plan_from(args)
         rules = get_rules(args.variant, skunk=args.skunk)
@@ -267,7 +228,7 @@ def with_led_map(files: list[tuple[Path, str]], map_file: str | None) -> list[tu
     None: the files as they are. Raises ValueError naming a bad map file."""
     if map_file is None:
         return files
-    doc = read_map(map_file)
+    doc = read_map(map_file)  # ValueError naming the file
     out = []
     for src, dest in files:
         if dest.endswith("firmware/config.py"):

@@ -8,8 +8,12 @@ The layout computes no skunk line: it draws the `lines` the state gives (the eng
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from hardware.board.render import (
     BACK_PEG_DIVISOR,
@@ -145,6 +149,7 @@ class BoardLayout:
 
 # Strip densities on sale (LEDs a metre); the pitch is 1000 mm / density.
 DENSITIES = (144, 100, 96, 60)
+MIN_TRACK_SPACING = 10.0  # the narrowest strips are 10 mm wide (many 144/m are 12 mm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,10 +220,10 @@ class StripPlan:
                 f"groups of {self.group} holes do not fill a leg of {per_leg} holes")
         if not 0 <= self.skip <= 10 or not 0 <= self.end_skip <= 10:
             raise ConfigurationError("skip and end_skip are 0 to 10 dark LEDs")
-        if self.track_spacing < self.pitch or self.leg_gap < 0 or self.margin < 0:
+        if self.track_spacing < MIN_TRACK_SPACING or self.leg_gap < 0 or self.margin < 0:
             raise ConfigurationError(
-                f"track spacing {self.track_spacing} mm is under the strip's pitch "
-                f"{self.pitch:.3f} mm, or a gap or margin is negative")
+                f"track spacing {self.track_spacing} mm is under {MIN_TRACK_SPACING} mm (two "
+                "strips side by side), or a gap or margin is negative")
 
     @property
     def pitch(self) -> float:
@@ -313,3 +318,46 @@ class StripPlan:
                 "group": self.group, "skip": self.skip, "end_skip": self.end_skip,
                 "legs": self.legs, "track_spacing_mm": self.track_spacing,
                 "leg_gap_mm": self.leg_gap, "margin_mm": self.margin}
+
+    def map_document(self) -> dict[str, Any]:
+        """The LED map file (`crib board map`): the plan, the map, the LED count, the pieces."""
+        return {
+            "format": MAP_FORMAT, "version": MAP_VERSION, "plan": self.to_json(),
+            "tracks": self.tracks, "holes": self.holes, "led_count": self.led_count(),
+            "pitch_mm": round(self.pitch, 4), "board_mm": [round(v, 2) for v in self.size()],
+            "led_map": [list(row) for row in self.led_map()],
+            "segments": [{"track": s.track, "leg": s.leg, "first": s.first, "count": s.count,
+                          "x_mm": round(s.x, 4), "y_mm": round(s.y, 4), "step": s.step}
+                         for s in self.segments()],
+        }
+
+
+MAP_FORMAT = "cribbage-table led map"
+MAP_VERSION = 1
+
+
+def read_map(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """An LED map file of `crib board map`, checked against the board's geometry.
+
+    Raises ConfigurationError (a ValueError) naming the file and what is wrong with it.
+    """
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigurationError(f"LED map {path}: cannot be read: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"LED map {path}: not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != MAP_FORMAT:
+        raise ConfigurationError(f"LED map {path}: not a file of crib board map")
+    if doc.get("version") != MAP_VERSION:
+        raise ConfigurationError(
+            f"LED map {path}: version {doc.get('version')!r}; this version reads "
+            f"{MAP_VERSION}: write it again with crib board map")
+    try:
+        geometry = Geometry(doc["tracks"], doc["holes"], doc["led_map"], doc["led_count"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigurationError(f"LED map {path}: {exc}") from None
+    if geometry.led_count != 1 + max(i for row in geometry.index for i in row):
+        raise ConfigurationError(f"LED map {path}: led_count {geometry.led_count} is not one "
+                                 "more than its last LED (the strip ends in a hole)")
+    return doc
