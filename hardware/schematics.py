@@ -135,7 +135,7 @@ def spi(d: Any, elm: Any) -> None:
     d += pi
     d += elm.Ground().at(pi.GND)
     d += elm.Line().right().at(pi.GPIO10).length(7.0).label(
-        net("SPI0 MOSI", p.gpio, p.header()), loc="top", fontsize=10)
+        net("SPI0_MOSI", p.gpio, p.header()), loc="top", fontsize=10)
     _strip_chain(d, elm, d.here, "the Pi")
 
 
