@@ -225,9 +225,15 @@ def firmware_config(source: str, doc: dict[str, Any]) -> str:
 def with_led_map(files: list[tuple[Path, str]], map_file: str | None) -> list[tuple[Path, str]]:
     """The firmware's files with config.py swapped for one holding the map of `map_file`
     (the file is written into a new temporary folder, kept for a look after --dry-run).
-    None: the files as they are. Raises ValueError naming a bad map file."""
+    None: the map beside the configuration when `crib board map` wrote one there, else the
+    files as they are. Raises ValueError naming a bad map file."""
     if map_file is None:
-        return files
+        found = default_map_path(None)
+        if not found.is_file():
+            return files
+        print(f"LED map: {found} (written by crib board map; --map to choose another)",
+              flush=True)
+        map_file = str(found)
     doc = read_map(map_file)  # ValueError naming the file
     out = []
     for src, dest in files:

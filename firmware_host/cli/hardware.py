@@ -307,7 +307,8 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
     f.add_argument("--dry-run", action="store_true", help="print the commands, run none")
     # The LED map file of `crib board map`, written into the config.py flashed (board_layout).
     f.add_argument("--map", default=None, help="the LED map file of crib board map: flash a "
-                   "config.py with its TRACKS, HOLES, LED_COUNT and LED_MAP")
+                   "config.py with its TRACKS, HOLES, LED_COUNT and LED_MAP (default: "
+                   "led-map.json beside the configuration, when there is one)")
     f.set_defaults(func=_board_flash)
 
 

@@ -171,3 +171,22 @@ def test_template_without_fpdf2_says_what_to_install(tmp_path):
 def test_template_refuses_an_unknown_variant(tmp_path, capsys):
     assert main(["board", "template", "--out", str(tmp_path), "--variant", "seven-card"]) == 2
     assert "seven-card" in capsys.readouterr().err
+
+
+def test_flash_takes_the_map_beside_the_configuration_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CRIB_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["board", "map", "--tracks", "1"]) == 0  # beside the configuration
+    written = tmp_path / "led-map.json"
+    assert written.is_file()
+    port = tmp_path / "ttyACM0"
+    port.touch()
+    capsys.readouterr()
+    assert main(["board", "flash", "--dry-run", "--port", str(port)]) == 0
+    out = capsys.readouterr().out
+    assert f"LED map: {written}" in out
+    folder = re.search(r"(\S*crib-flash-[^/\s]+)/", out)
+    assert folder and "TRACKS = 1  #" in (Path(folder.group(1)) / "config.py").read_text()
+    written.unlink()  # none there: the repository's config.py as it is
+    assert main(["board", "flash", "--dry-run", "--port", str(port)]) == 0
+    out = capsys.readouterr().out
+    assert "LED map" not in out and "crib-flash-" not in out
