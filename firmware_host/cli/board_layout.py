@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hardware.board.layout import read_map
+from hardware.board.layout import plan_of_map, read_map
 from hardware.errors import HardwareError
 
 MAP_NAME = "led-map.json"
@@ -95,17 +95,6 @@ def plan_from(args: argparse.Namespace) -> Any:
     return StripPlan(tracks=args.tracks, holes=args.holes, per_metre=args.per_metre,
                      group=args.group, skip=args.skip, end_skip=args.end_skip, legs=args.legs,
                      track_spacing=args.track_spacing, leg_gap=args.leg_gap, margin=args.margin)
-
-
-def plan_of_map(doc: dict[str, Any]) -> Any:
-    """The `StripPlan` a map file was made from. Raises ConfigurationError."""
-    from hardware.board.layout import StripPlan
-
-    p = doc["plan"]
-    return StripPlan(tracks=p["tracks"], holes=p["holes"], per_metre=p["per_metre"],
-                     group=p["group"], skip=p["skip"], end_skip=p["end_skip"], legs=p["legs"],
-                     track_spacing=p["track_spacing_mm"], leg_gap=p["leg_gap_mm"],
-                     margin=p["margin_mm"])
 
 
 def default_map_path(config: str | None) -> Path:

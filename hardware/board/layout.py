@@ -361,3 +361,15 @@ def read_map(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigurationError(f"LED map {path}: led_count {geometry.led_count} is not one "
                                  "more than its last LED (the strip ends in a hole)")
     return doc
+
+
+def plan_of_map(doc: dict[str, Any]) -> StripPlan:
+    """The `StripPlan` an LED map file (`read_map`) was made from. Raises ConfigurationError."""
+    try:
+        p = doc["plan"]
+        return StripPlan(tracks=p["tracks"], holes=p["holes"], per_metre=p["per_metre"],
+                         group=p["group"], skip=p["skip"], end_skip=p["end_skip"],
+                         legs=p["legs"], track_spacing=p["track_spacing_mm"],
+                         leg_gap=p["leg_gap_mm"], margin=p["margin_mm"])
+    except (KeyError, TypeError) as exc:
+        raise ConfigurationError(f"the LED map's plan has no {exc}") from None
