@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape
 
 from hardware.board.layout import StripPlan
@@ -237,61 +238,61 @@ def svg(plan: StripPlan, lines: Sequence[Line], drill: float = 5.0, title: str =
             f'viewBox="0 0 {_f(width)} {_f(h)}">\n' + "\n".join(pen.out) + "\n</svg>\n")
 
 
-def _fpdf() -> type:
+def _fpdf() -> Any:
     try:
         from fpdf import FPDF
     except ImportError:
         raise ConfigurationError(
             "the PDF template needs fpdf2: pip install 'fpdf2==2.8.9' (in the docs and dev "
             "extras); the SVG template needs nothing") from None
-    return FPDF  # type: ignore[no-any-return]
+    return FPDF
 
 
 _PDF_GREY = {"#000": (0, 0, 0), "#9ab": (150, 165, 180), "#c60": (204, 102, 0)}
 
 
 class _PdfPen(_Pen):
-    def __init__(self, pdf: object, dx: float, dy: float) -> None:
-        self.pdf: object = pdf
+    def __init__(self, pdf: Any, dx: float, dy: float) -> None:
+        self.pdf = pdf
         self.dx, self.dy = dx, dy
 
     def _stroke(self, kind: str) -> None:
         pdf = self.pdf
         colour, width, dash = _STROKE[kind]
-        pdf.set_draw_color(*_PDF_GREY[colour])  # type: ignore[attr-defined]
-        pdf.set_line_width(width)  # type: ignore[attr-defined]
+        pdf.set_draw_color(*_PDF_GREY[colour])
+        pdf.set_line_width(width)
         if dash:
             on, off = (float(v) for v in dash.split())
-            pdf.set_dash_pattern(dash=on, gap=off)  # type: ignore[attr-defined]
+            pdf.set_dash_pattern(dash=on, gap=off)
         else:
-            pdf.set_dash_pattern()  # type: ignore[attr-defined]
+            pdf.set_dash_pattern()
 
     def rect(self, x: float, y: float, w: float, h: float, kind: str) -> None:
         self._stroke(kind)
-        self.pdf.rect(x + self.dx, y + self.dy, w, h)  # type: ignore[attr-defined]
+        self.pdf.rect(x + self.dx, y + self.dy, w, h)
 
     def line(self, x0: float, y0: float, x1: float, y1: float, kind: str) -> None:
         self._stroke(kind)
-        self.pdf.line(x0 + self.dx, y0 + self.dy, x1 + self.dx, y1 + self.dy)  # type: ignore[attr-defined]
+        self.pdf.line(x0 + self.dx, y0 + self.dy, x1 + self.dx, y1 + self.dy)
 
     def dot(self, x: float, y: float, r: float, kind: str) -> None:
-        self.pdf.set_fill_color(*_PDF_GREY["#9ab"])  # type: ignore[attr-defined]
-        self.pdf.circle(x + self.dx, y + self.dy, r, style="F")  # type: ignore[attr-defined]
+        self.pdf.set_fill_color(*_PDF_GREY["#9ab"])
+        self.pdf.circle(x + self.dx, y + self.dy, r, style="F")
 
     def hole(self, x: float, y: float, r: float, kind: str, track: int, hole: int,
              led: int) -> None:
         self._stroke("outline")
-        self.pdf.circle(x + self.dx, y + self.dy, r, style="D")  # type: ignore[attr-defined]
+        self.pdf.circle(x + self.dx, y + self.dy, r, style="D")
         c = r * 0.6
         self.line(x - c, y, x + c, y, "cross")
         self.line(x, y - c, x, y + c, "cross")
 
     def text(self, x: float, y: float, size: float, words: str, anchor: str) -> None:
         pdf = self.pdf
-        pdf.set_font("helvetica", size=size * 72 / 25.4 * 1.4)  # type: ignore[attr-defined]
-        w = pdf.get_string_width(words)  # type: ignore[attr-defined]
+        pdf.set_font("helvetica", size=size * 72 / 25.4 * 1.4)
+        w = pdf.get_string_width(words)
         shift = {"start": 0.0, "middle": w / 2, "end": w}[anchor]
-        pdf.text(x + self.dx - shift, y + self.dy, words)  # type: ignore[attr-defined]
+        pdf.text(x + self.dx - shift, y + self.dy, words)
 
 
 def pdf(plan: StripPlan, lines: Sequence[Line], paper: str, drill: float = 5.0,
