@@ -8,24 +8,26 @@ from pathlib import Path
 from build123d import Compound, ExportSVG, LineType, export_step, export_stl
 
 from hardware.shuffler.cad import parts
-from hardware.shuffler.cad.assembly import assembly, printed
-from hardware.shuffler.cad.measure import laid_flat
+from hardware.shuffler.cad.assembly import assembly
 from hardware.shuffler.cad.params import DEFAULT, Geometry
 
 # The picture: from the feeding end, the servo side and above (tray, router and bays show).
 VIEW_FROM = (-1.0, 1.6, 1.1)
+SIDE = (0.0, -1.0, 0.0)  # the side elevation, feed to the right; hidden lines show the path
 
 
-def export_parts(out: Path, g: Geometry = DEFAULT) -> list[Path]:
-    """Write ``NAME.stl`` and ``NAME.step`` for each printed part (with the width shims)."""
+def export_parts(out: Path, g: Geometry = DEFAULT,
+                 names: tuple[str, ...] | None = None) -> list[Path]:
+    """Write ``NAME.stl`` and ``NAME.step`` for each printed part (all, or ``names``).
+
+    The width shims are always exported (for a bridge deck, whatever ``g``'s deck is).
+    Raises KeyError for a name that is not a printed part.
+    """
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    solids = printed(g)
-    if "width_shims" not in solids:
-        solids["width_shims"] = parts.width_shims(g)
-    for name, part in solids.items():
-        o = parts.PRINT_ORIENTATION[name]
-        flat = laid_flat(part, o.about_x, o.about_y)
+    wanted = tuple(parts.PRINTED) if names is None else names
+    for name in wanted:
+        flat = parts.printable(name, g)
         stl, step = out / f"{name}.stl", out / f"{name}.step"
         export_stl(flat, str(stl))
         export_step(flat, str(step))
@@ -33,16 +35,20 @@ def export_parts(out: Path, g: Geometry = DEFAULT) -> list[Path]:
     return written
 
 
-def assembly_svg(path: Path, g: Geometry = DEFAULT, hidden: bool = False) -> Path:
-    """Draw the assembly (printed and bought parts) as an SVG projection, visible lines."""
+def assembly_svg(path: Path, g: Geometry = DEFAULT, hidden: bool = False,
+                 view_from: tuple[float, float, float] = VIEW_FROM) -> Path:
+    """Draw the assembly (printed and bought parts) as an SVG projection, visible lines.
+
+    ``hidden`` adds the hidden lines, dotted (for the side view, where the path is inside).
+    """
     model = Compound(children=list(assembly(g).values()))
     centre = model.bounding_box().center()
-    norm = math.sqrt(sum(c * c for c in VIEW_FROM))
-    origin = tuple(tuple(centre)[i] + 1000 * VIEW_FROM[i] / norm for i in range(3))
+    norm = math.sqrt(sum(c * c for c in view_from))
+    origin = tuple(tuple(centre)[i] + 1000 * view_from[i] / norm for i in range(3))
     visible, concealed = model.project_to_viewport(origin, viewport_up=(0, 0, 1),
                                                    look_at=tuple(centre))
     size = max(*tuple(model.bounding_box().size))
-    svg = ExportSVG(scale=120 / size, margin=4, line_weight=0.18)
+    svg = ExportSVG(scale=170 / size, margin=4, line_weight=0.18)
     svg.add_layer("visible", line_weight=0.18)
     svg.add_shape(visible, layer="visible")
     if hidden:
@@ -60,4 +66,5 @@ def export_all(out: Path, g: Geometry = DEFAULT) -> list[Path]:
     export_step(whole, str(out / "assembly.step"))
     files.append(out / "assembly.step")
     files.append(assembly_svg(out / "assembly.svg", g))
+    files.append(assembly_svg(out / "assembly-side.svg", g, hidden=True, view_from=SIDE))
     return files

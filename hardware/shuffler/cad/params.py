@@ -155,6 +155,11 @@ class Geometry:
         return (self.widest_card - self.card_width) / 2
 
     @property
+    def bridge_shim(self) -> float:
+        """The shims' thickness as printed: for this deck, or for bridge cards if it is poker."""
+        return self.shim_thickness or (self.widest_card - design.BRIDGE_WIDTH_MM) / 2
+
+    @property
     def guide_gap(self) -> float:
         """Across the deck between the guides (the walls, or the shims when fitted)."""
         return self.tray_inner[1] - 2 * self.shim_thickness

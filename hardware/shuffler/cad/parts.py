@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from build123d import (
     Align,
     Box,
+    Cone,
     Cylinder,
     Part,
     Pos,
@@ -91,7 +92,17 @@ def tray(g: Geometry) -> Part:
     for sx in (-1, 1):  # the motor clamp's two screws
         body -= _z_cylinder(sx * 11.0, -g.hub_width / 2 - g.motor_gap - g.gearbox_len / 2,
                             3.4, zf - g.floor - 1, zf + 1)
+    for x, y in tray_screw_points(g):  # countersunk M3 into the base, flush under the deck
+        body -= _z_cylinder(x, y, 3.4, zf - g.floor - 1, zf + 1)
+        body -= Pos(x, y, zf - 1.7) * Cone(1.7, 3.4, 1.7 + 0.01, align=LOW)
     return body
+
+
+def tray_screw_points(g: Geometry) -> list[tuple[float, float]]:
+    """(x, y) of the four M3 screws that hold the tray down on the base."""
+    x0 = g.tray_x[0] + g.wall + 8.0
+    y = g.tray_inner[1] / 2 - 6.0
+    return [(x, sy * y) for x in (x0, -25.0) for sy in (-1, 1)]
 
 
 def gate_screw_points(g: Geometry) -> list[tuple[float, float, float]]:
@@ -122,11 +133,15 @@ def gate_blade(g: Geometry) -> Part:
 
 
 def width_shims(g: Geometry) -> Part:
-    """Two shims that hang on the tray's side walls and centre a narrower (bridge) deck."""
+    """Two shims that hang on the tray's side walls and centre a narrower (bridge) deck.
+
+    Each is ``(widest - deck width) / 2`` thick (3.15 mm for bridge cards in a poker tray).
+    """
     length, width = g.tray_inner
     x0 = g.tray_x[0] + g.wall + 0.5
     x1 = g.gate_setback - 0.5
-    t = g.shim_thickness if g.shim_thickness > 0 else (g.tray_inner[1] - 57.2 - 2 * 1.0) / 2
+    # For a poker deck the tray needs none: the part is then drawn for a bridge deck.
+    t = g.bridge_shim
     top = g.tray_wall_top
     out = None
     for side in (-1, 1):
@@ -241,12 +256,12 @@ def _vane_swing(g: Geometry) -> Part:
     return out
 
 
-def vane(g: Geometry, pile: str = "left") -> Part:
-    """The router flap with its axle; ``pile`` is the position it is drawn in."""
+def vane(g: Geometry, pile: str | None = "left") -> Part:
+    """The router flap with its axle; ``pile`` is the position it is drawn in (None: flat)."""
     px, pz = g.vane_pivot
     outer = g.channel_width / 2 + g.wall
     axle = _y_cylinder(px, pz, g.axle_d, -outer - 1.0, outer + g.servo_horn_gap - 1.5)
-    return _vane_at(g, pile) + axle
+    return _vane_at(g, 0.0 if pile is None else pile) + axle
 
 
 def servo_frame(g: Geometry) -> tuple[float, float, float, float, float]:
@@ -277,21 +292,17 @@ def servo_mount(g: Geometry) -> Part:
 
 
 def base(g: Geometry) -> Part:
-    """The enclosure under the tray: the Pi, the driver and the wiring; touch pad and LED."""
+    """The enclosure under the tray: the Pi, the driver and the wiring. Open at the top."""
     bx0, bx1 = g.base_x
     hw = g.base_width / 2
     w = g.wall
-    top = g.base_top
-    shell = _box(bx0, bx1, -hw, hw, 0, top)
-    shell -= _box(bx0 + w, bx1 - w, -hw + w, hw - w, g.floor, top - w)
-    # The roller, its hub and the motor clamp hang through the top.
-    shell -= _box(-15, 15, -22, 13, top - w - 1, top + 1)
-    shell -= _box(-50, -40, -8, 8, top - w - 1, top + 1)  # the tray sensor looks up here
-    # Touch pad (TTP223, senses through the skin) and the status LED, right of the tray.
-    tx, ty = g.touch_pad
-    shell -= _box(-60 - tx / 2, -60 + tx / 2, 44 - ty / 2, 44 + ty / 2, top - w - 1,
-                  top - g.touch_skin)
-    shell -= _z_cylinder(-30, 44, g.led_hole_d, top - w - 1, top + 1)
+    rim = g.base_top - w  # the lid sits on the walls
+    shell = _box(bx0, bx1, -hw, hw, 0, rim)
+    shell -= _box(bx0 + w, bx1 - w, -hw + w, hw - w, g.floor, rim + 1)
+    for x, y in lid_screw_points(g):  # corner posts for the lid's screws
+        post = _box(x - 3, x + 3, y - 3, y + 3, g.floor, rim)
+        post -= _z_cylinder(x, y, 2.5, g.floor + 4, rim + 1)
+        shell += post
     # Standoffs for the Pi (M2.5) and the driver breakout.
     for x, y in pi_holes(g) + driver_holes(g):
         post = _z_cylinder(x, y, 6.0, g.floor, g.floor + g.standoff_h)
@@ -303,14 +314,43 @@ def base(g: Geometry) -> Part:
     shell -= _box(bx0 - 1, bx0 + w + 1, 10, 30, 12, 20)
     # Front wall: the router's screws and a hole for its wires (servo, beams).
     for y in (-20.0, 20.0):
-        shell -= Pos(bx1 - w - 1, y, top - 10) * Rot(0, 90, 0) * Cylinder(1.25, w + 2,
-                                                                         align=LOW)
+        shell -= Pos(bx1 - w - 1, y, g.base_top - 10) * Rot(0, 90, 0) * Cylinder(
+            1.25, w + 2, align=LOW)
     shell -= _box(bx1 - w - 1, bx1 + 1, 40, 50, 55, 63)
     return shell
 
 
+def lid_screw_points(g: Geometry) -> list[tuple[float, float]]:
+    """(x, y) of the lid's four M3 screws, in the base's inside corners."""
+    bx0, bx1 = g.base_x
+    hw = g.base_width / 2 - g.wall - 3.0
+    return [(x, y) for x in (bx0 + g.wall + 3.0, bx1 - g.wall - 3.0) for y in (-hw, hw)]
+
+
+def lid(g: Geometry) -> Part:
+    """The base's top: carries the tray, the touch pad (from below) and the status LED."""
+    bx0, bx1 = g.base_x
+    hw = g.base_width / 2
+    w = g.wall
+    top = g.base_top
+    plate = _box(bx0, bx1, -hw, hw, top - w, top)
+    # The roller, its hub and the motor clamp hang through; the tray sensor looks up.
+    plate -= _box(-15, 15, -22, 13, top - w - 1, top + 1)
+    plate -= _box(-50, -40, -8, 8, top - w - 1, top + 1)
+    # Touch pad (TTP223, senses through the skin) and the status LED, right of the tray.
+    tx, ty = g.touch_pad
+    plate -= _box(-60 - tx / 2, -60 + tx / 2, 44 - ty / 2, 44 + ty / 2, top - w - 1,
+                  top - g.touch_skin)
+    plate -= _z_cylinder(-30, 44, g.led_hole_d, top - w - 1, top + 1)
+    for x, y in tray_screw_points(g):  # M3 thread-forming into the plate
+        plate -= _z_cylinder(x, y, 2.5, top - w - 1, top + 1)
+    for x, y in lid_screw_points(g):
+        plate -= _z_cylinder(x, y, 3.4, top - w - 1, top + 1)
+    return plate
+
+
 def pi_origin(g: Geometry) -> tuple[float, float]:
-    return g.base_x[0] + g.wall + 3.0, -g.base_width / 2 + g.wall + 3.0
+    return g.base_x[0] + g.wall + 8.0, -g.base_width / 2 + g.wall + 8.0
 
 
 def pi_holes(g: Geometry) -> list[tuple[float, float]]:
@@ -320,7 +360,7 @@ def pi_holes(g: Geometry) -> list[tuple[float, float]]:
 
 
 def driver_origin(g: Geometry) -> tuple[float, float]:
-    return g.base_x[0] + g.wall + 3.0 + g.pi_board[0] - g.driver_board[0], 20.0
+    return pi_origin(g)[0] + g.pi_board[0] - g.driver_board[0], 20.0
 
 
 def driver_holes(g: Geometry) -> list[tuple[float, float]]:
@@ -406,6 +446,22 @@ def driver_board(g: Geometry) -> Part:
         x0 + 6, x0 + dx - 6, y0 + 2, y0 + dy - 2, z + 1.6, z + 10)
 
 
+def printable(name: str, g: Geometry, built: Part | None = None) -> Part:
+    """Printed part ``name`` as it goes on the bed: turned, resting on z = 0.
+
+    ``built`` is the part already built in place (not for the flap, which prints flat).
+    Raises KeyError for a name that is not a printed part.
+    """
+    from hardware.shuffler.cad.measure import laid_flat
+
+    if name == "vane":
+        part = vane(g, None)
+    else:
+        part = PRINTED[name](g) if built is None else built
+    o = PRINT_ORIENTATION[name]
+    return laid_flat(part, o.about_x, o.about_y)
+
+
 @dataclass(frozen=True)
 class Orientation:
     """How a printed part lies on the bed: rotations (degrees) about x then y."""
@@ -417,19 +473,21 @@ class Orientation:
 
 PRINT_ORIENTATION = {
     "base": Orientation(note="open side up"),
+    "lid": Orientation(about_x=180, note="top face down, the touch pad's pocket up"),
     "tray": Orientation(note="floor down"),
     "gate_blade": Orientation(about_y=90, note="flat on its face"),
     "width_shims": Orientation(about_x=180, note="hooks down"),
     "roller_hub": Orientation(about_x=90, note="on its end face, bore up"),
     "motor_clamp": Orientation(about_x=90, note="on its end face, pocket vertical"),
     "router": Orientation(about_x=90, note="on its side wall: floors and roofs are walls"),
-    "vane": Orientation(about_x=90, note="on its end, axle vertical"),
+    "vane": Orientation(note="flat, axle along the bed (its underside 0.3 mm proud)"),
     "servo_mount": Orientation(about_x=90, note="plate down"),
     "bays": Orientation(note="floor down"),
 }
 
 PRINTED = {
     "base": base,
+    "lid": lid,
     "tray": tray,
     "gate_blade": gate_blade,
     "width_shims": width_shims,

@@ -98,3 +98,22 @@ def test_the_params_need_no_cad_kernel_and_nothing_outside_cad_imports_one():
         text = py.read_text()
         assert "import build123d" not in text and "from build123d" not in text, py
         assert "from OCP" not in text, py
+
+
+def test_the_build_docs_key_dimensions_are_the_params():
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = text.split("## Key dimensions", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in section.splitlines()
+            if ln.startswith("| ") and "`" in ln]
+    assert len(rows) >= 12
+    for label, value, name in rows:
+        expr = name.strip("`")
+        assert expr.replace("_", "").replace("(", "").replace(")", "").replace(
+            "'", "").replace(",", "").replace(" ", "").isalnum(), expr
+        got = eval("g." + expr, {}, {"g": DEFAULT})  # a name or a call from the table
+        shown = [float(v) for v in value.replace("mm", "").replace("×", "-").split("-")]
+        want = [v for v in (got if isinstance(got, tuple) else (got,))]
+        assert len(shown) == len(want), label
+        for s, w in zip(shown, want, strict=True):
+            decimals = len(str(s).split(".")[1]) if "." in str(s) else 0
+            assert s == pytest.approx(w, abs=0.51 * 10 ** -max(decimals, 1)), (label, s, w)
