@@ -406,6 +406,10 @@ def check_config(setup: Setup) -> Check:
             f"correct it (sudoedit {path}); the keys are in config.example.toml beside it",
         )
     if path is None:
+        if pi_model(setup) is None:  # a laptop: the defaults simulate every device
+            return Check("config", Status.OK,
+                         "no configuration file: the defaults (every device simulated) are in "
+                         "use; --config FILE or CRIB_CONFIG gives one")
         return Check("config", Status.WARN, "no configuration file given: defaults in use",
                      f"pass --config {DEFAULT_CONFIG} or set CRIB_CONFIG")
     return Check("config", Status.OK, f"{path} is valid", details={"path": str(path)})
@@ -460,8 +464,25 @@ def check_user_groups(setup: Setup) -> Check:
     return Check("groups", Status.OK, f"{user} is in gpio and dialout", details=details)
 
 
+# gpiozero's factories by the names GPIOZERO_PIN_FACTORY takes: the Debian package that brings
+# each on Raspberry Pi OS, and the boards it drives (RPi.GPIO predates the Pi 5's RP1 chip).
+PIN_FACTORIES: dict[str, tuple[str, str]] = {
+    "lgpio": ("python3-lgpio", "every Pi, the Pi 5 included (the default)"),
+    "rpigpio": ("python3-rpi.gpio", "Pi Zero 2 W, 3 and 4 (not the Pi 5)"),
+    "pigpio": ("python3-pigpio pigpiod", "Pi Zero 2 W, 3 and 4, through the pigpiod daemon"),
+    "native": ("", "experimental, no PWM: not for the servo or the motor's speed"),
+}
+_FACTORY_CLASSES = {"LGPIOFactory": "lgpio", "RPiGPIOFactory": "rpigpio",
+                    "PiGPIOFactory": "pigpio", "NativeFactory": "native"}
+
+
 def check_pin_factory(setup: Setup) -> Check:
     named = setup.environ.get("GPIOZERO_PIN_FACTORY")
+    asked = (named or "").strip().lower()
+    if asked and asked not in PIN_FACTORIES and asked != "mock":
+        return Check("gpio", Status.FAIL,
+                     f"GPIOZERO_PIN_FACTORY={named} names no gpiozero factory",
+                     f"use one of {', '.join(PIN_FACTORIES)}, or unset it", {"env": named})
     try:
         name, reasons = setup.pin_factory()
     except ImportError as exc:
@@ -482,6 +503,12 @@ def check_pin_factory(setup: Setup) -> Check:
             return Check("gpio", Status.SKIP,
                          "mock/none: no pin factory loads (not a Pi); crib serve --simulate "
                          "simulates the GPIO devices", details=details)
+        if asked in PIN_FACTORIES:  # the one asked for is missing: say what brings it
+            package, boards = PIN_FACTORIES[asked]
+            return Check("gpio", Status.FAIL,
+                         f"GPIOZERO_PIN_FACTORY={named} does not load ({reasons[-1]})",
+                         (f"sudo apt install {package}" if package else "unset it")
+                         + f" ({asked}: {boards})", details)
         return Check("gpio", Status.FAIL,
                      f"no gpiozero pin factory loads ({'; '.join(reasons[:2])})",
                      "sudo apt install python3-lgpio, and a venv with --system-site-packages "
@@ -494,7 +521,10 @@ def check_pin_factory(setup: Setup) -> Check:
         return Check("gpio", Status.WARN,
                      "gpiozero falls back to its NativeFactory (no PWM, experimental)",
                      "sudo apt install python3-lgpio", details)
-    return Check("gpio", Status.OK, f"gpiozero will use {name}", details=details)
+    short = _FACTORY_CLASSES.get(name)
+    how = f" ({short}, asked for by GPIOZERO_PIN_FACTORY)" if named else (
+        f" ({short}, gpiozero's first choice that loads)" if short else "")
+    return Check("gpio", Status.OK, f"gpiozero will use {name}{how}", details=details)
 
 
 def _by_id_links(setup: Setup) -> dict[str, str]:
@@ -700,10 +730,20 @@ def check_state_dir(setup: Setup) -> Check:
     problem = _dir_writable(path, uid, setup.euid)
     if problem is None:
         return Check("state", Status.OK, f"{path} is writable", details={"path": str(path)})
+    on_pi = pi_model(setup) is not None
     if problem == "does not exist":
+        if not on_pi:
+            return Check("state", Status.OK,
+                         f"state directory {path} is made by the first crib serve",
+                         details={"path": str(path)})
         return Check("state", Status.WARN,
                      f"state directory {path} does not exist yet",
                      f"sudo systemctl start {SERVICE} creates it (StateDirectory=)")
+    if not on_pi:  # the laptop's own user runs crib serve, not the service user
+        return Check("state", Status.FAIL,
+                     f"state directory {path} {problem}: games cannot be saved",
+                     f"make it yours: chown -R \"$USER\" {path} && chmod u+rwx {path}",
+                     {"path": str(path)})
     owner = setup.user
     return Check(
         "state",

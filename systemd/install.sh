@@ -25,9 +25,14 @@ UNIT=/etc/systemd/system/$SERVICE.service
 DROPIN_DIR=/etc/systemd/system/$SERVICE.service.d
 UDEV_RULE=/etc/udev/rules.d/99-cribbage-board.rules
 AVAHI_FILE=/etc/avahi/services/cribbage.service
+# What this installer added to the system beyond its own files, for `uninstall.sh --purge`.
+RECORD=$CONFIG_DIR/installed-by-crib.txt
+ADDED=()
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "==> $*"; }
+WARNINGS=()
+warn() { echo "   warning: $*" >&2; WARNINGS+=("$*"); }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -65,6 +70,16 @@ run() {
 run_sh() {
     if [ "$DRY" = 1 ]; then printf '+ %s\n' "$1"; else bash -c "$1"; fi
 }
+# A step a real system may refuse (no D-Bus answer, no udev in a container): warn with what to
+# run later and go on, rather than stop half-way through.  try_run "LATER" CMD...
+try_run() {
+    local later="$1"; shift
+    if [ "$DRY" = 1 ]; then printf '+ %s\n' "$*"; return 0; fi
+    local err
+    if ! err="$("$@" 2>&1)"; then
+        warn "'$*' failed${err:+: ${err//$'\n'/ }}; later, run: $later"
+    fi
+}
 # Files go to $ROOT$path (or nowhere in a plain dry run); "= " lines say what happened.
 target() { printf '%s%s' "$ROOT" "$1"; }
 writes_files() { [ "$DRY" = 0 ] || [ -n "$ROOT" ]; }
@@ -79,6 +94,15 @@ render() {  # render TEMPLATE > stdout, with the placeholders of this install
     sed -e "s#@PREFIX@#$PREFIX#g" -e "s#@VENV@#$VENV#g" -e "s#@CONFIG@#$CONFIG#g" \
         -e "s#@VERSION@#$VERSION#g" -e "s#@PORT@#$PORT#g" "$1"
 }
+
+# The boards that work, checked before anything is changed: pydantic-core (the web API's
+# validator) has no wheel for armv6l, so pip would try a Rust build on 512 MB for hours.
+ARCH="$(uname -m)"
+case "$ARCH" in
+    aarch64|arm64|armv7l|armv8l|x86_64|amd64) ;;
+    armv6l|armv6*) die "this $ARCH board (a Pi Zero W, Zero or Pi 1) cannot run it: the web API's pydantic has no build for armv6l; use a Pi Zero 2 W, Pi 3, 4 or 5 (Raspberry Pi OS Bookworm, 64-bit best)" ;;
+    *) die "this machine's architecture '$ARCH' is not one the installer knows; it works on a Pi Zero 2 W, 3, 4 or 5 (aarch64 or armv7l) and on x86_64" ;;
+esac
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
@@ -116,6 +140,7 @@ else
     if [ "${#missing[@]}" -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        for p in "${missing[@]}"; do ADDED+=("package $p"); done
     else
         echo "   all present"
     fi
@@ -123,8 +148,13 @@ fi
 
 # 2. The service user, in the groups that open the GPIO chips, the serial port and SPI.
 say "user $USER_NAME"
-run_sh "getent group gpio >/dev/null || groupadd --system gpio"
-run_sh "getent group spi >/dev/null || groupadd --system spi"
+for g in gpio spi; do
+    if [ "$DRY" = 1 ]; then
+        run_sh "getent group $g >/dev/null || groupadd --system $g"
+    elif ! getent group "$g" >/dev/null; then
+        groupadd --system "$g" && ADDED+=("group $g")
+    fi
+done
 run_sh "id -u $USER_NAME >/dev/null 2>&1 || useradd --system --user-group --home-dir /var/lib/$SERVICE --no-create-home --shell /usr/sbin/nologin --comment 'Cribbage table daemon' $USER_NAME"
 run usermod -a -G gpio,dialout,spi "$USER_NAME"
 
@@ -134,7 +164,9 @@ if ! "$(target "$VENV")/bin/python" -c 'import sys; sys.exit(sys.version_info < 
     run python3 -m venv --system-site-packages --clear "$VENV"
 fi
 # The `board` extra brings mpremote, which `crib board flash` runs to copy the Pico's firmware.
-run "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC[board]"
+# pip prints a line per package: on a Pi 3 this step takes minutes and must not look stuck.
+echo "   pip: a line per package (a few minutes on a Pi 3)"
+run "$VENV/bin/pip" install --progress-bar off --disable-pip-version-check --upgrade "$SRC[board]"
 if [ "$DRY" = 0 ]; then
     VERSION="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("cribbage-table"))')"
 fi
@@ -157,11 +189,16 @@ if [ "$CURRENT_HOST" = "$WANT_HOST" ]; then
     echo "   already $WANT_HOST"
 elif [ "$HOST_MODE" = force ] || { [ "$HOST_MODE" = auto ] && [ "$CURRENT_HOST" = raspberrypi ]; }; then
     echo "   renaming $CURRENT_HOST to $WANT_HOST (ssh $CURRENT_HOST.local becomes ssh $WANT_HOST.local)"
-    run hostnamectl set-hostname "$WANT_HOST"
-    run sed -i "s/^127\\.0\\.1\\.1[[:space:]].*/127.0.1.1\\t$WANT_HOST/" /etc/hosts
-    run_sh "grep -q '^127\\.0\\.1\\.1' /etc/hosts || printf '127.0.1.1\\t$WANT_HOST\\n' >> /etc/hosts"
-    run systemctl try-restart avahi-daemon
-    MDNS_HOST="$WANT_HOST"
+    try_run "sudo hostnamectl set-hostname $WANT_HOST, then rerun this installer" \
+        hostnamectl set-hostname "$WANT_HOST"
+    if [ "$DRY" = 1 ] || [ "$(hostname 2>/dev/null)" = "$WANT_HOST" ]; then
+        run sed -i "s/^127\\.0\\.1\\.1[[:space:]].*/127.0.1.1\\t$WANT_HOST/" /etc/hosts
+        run_sh "grep -q '^127\\.0\\.1\\.1' /etc/hosts || printf '127.0.1.1\\t$WANT_HOST\\n' >> /etc/hosts"
+        run systemctl try-restart avahi-daemon
+        MDNS_HOST="$WANT_HOST"
+    else
+        echo "   still '$CURRENT_HOST': it answers as $CURRENT_HOST.local until renamed"
+    fi
 else
     echo "   keeping this machine's name '$CURRENT_HOST': it answers as $CURRENT_HOST.local"
     echo "   (rerun with --hostname $WANT_HOST to answer as $WANT_HOST.local)"
@@ -203,9 +240,14 @@ put "$HERE/$SERVICE.service.d/README.conf" "$DROPIN_DIR/README.conf" 0644
 put "$HERE/99-cribbage-board.rules" "$UDEV_RULE" 0644
 render "$HERE/cribbage.avahi.service" > "$TMP/cribbage.avahi.service"
 put "$TMP/cribbage.avahi.service" "$AVAHI_FILE" 0644
-run udevadm control --reload-rules
-run udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
+try_run "sudo udevadm control --reload-rules && sudo udevadm trigger (or reboot)" \
+    udevadm control --reload-rules
+try_run "sudo udevadm trigger --subsystem-match=tty (or reboot)" \
+    udevadm trigger --subsystem-match=tty --subsystem-match=gpio --subsystem-match=spidev
 run systemctl daemon-reload
+if [ "$DRY" = 0 ] && ! systemctl is-enabled --quiet avahi-daemon 2>/dev/null; then
+    ADDED+=("enabled avahi-daemon")
+fi
 run systemctl enable avahi-daemon
 run systemctl restart avahi-daemon
 
@@ -223,9 +265,20 @@ if [ "$START" = 1 ]; then
     fi
 fi
 
+# What was added, kept across upgrades (a second run adds nothing it did not add).
+if [ "$DRY" = 0 ] && [ "${#ADDED[@]}" -gt 0 ]; then
+    printf '%s\n' "${ADDED[@]}" >> "$RECORD"
+    sort -u -o "$RECORD" "$RECORD"
+fi
+
 # 8. Where to point the phone.
 suffix=""
 [ "$PORT" = 80 ] || suffix=":$PORT"
+if [ "$DRY" = 1 ]; then
+    say "dry run: nothing was installed, started or renamed"
+    echo "After a real run, open on the phone:  http://$MDNS_HOST.local$suffix/"
+    exit 0
+fi
 say "cribbage-table $VERSION installed"
 echo "Open on the phone:  http://$MDNS_HOST.local$suffix/"
 for ip in $(hostname -I 2>/dev/null || true); do
@@ -233,3 +286,7 @@ for ip in $(hostname -I 2>/dev/null || true); do
 done
 echo "Check the Pi:       sudo crib doctor --config $CONFIG"
 echo "Logs:               journalctl -u $SERVICE -f"
+if [ "${#WARNINGS[@]}" -gt 0 ]; then
+    echo "Left to do (${#WARNINGS[@]}):"
+    for w in "${WARNINGS[@]}"; do echo "  - $w"; done
+fi

@@ -2,7 +2,8 @@
 # Remove the cribbage table service. The configuration, the games and the user stay unless --purge.
 #
 #   sudo ./systemd/uninstall.sh                  remove the service, the application and its files
-#   sudo ./systemd/uninstall.sh --purge          also the configuration, the games and the user
+#   sudo ./systemd/uninstall.sh --purge          also the configuration, the games, the user, and
+#                                                what install.sh added: packages, groups, avahi
 #   ./systemd/uninstall.sh --dry-run [--root DIR]  print what it would do (files under DIR)
 #
 # Options: --prefix DIR (default /opt/cribbage-table). DESTDIR=DIR is --root DIR.
@@ -81,17 +82,42 @@ remove "$PREFIX/venv"
 remove "$PREFIX/README.md"
 if [ -d "$(target "$PREFIX")" ] && [ -z "$(ls -A "$(target "$PREFIX")")" ]; then remove "$PREFIX"; fi
 run systemctl daemon-reload
-run systemctl reset-failed "$SERVICE"
-run udevadm control --reload-rules
+run_sh "systemctl reset-failed $SERVICE 2>/dev/null || true"
+# A container or a system without udev refuses the reload: the rule file is gone either way.
+run_sh "udevadm control --reload-rules 2>/dev/null || echo '   warning: udev did not reload; the board rule goes at the next boot'"
+
+# What install.sh added to the system (packages, groups, avahi enabled), as it recorded it.
+RECORD="$CONFIG_DIR/installed-by-crib.txt"
+ADDED_PKGS=()
+ADDED_GROUPS=()
+AVAHI_ADDED=0
+if [ -r "$(target "$RECORD")" ]; then
+    while read -r kind name; do
+        case "$kind" in
+            package) ADDED_PKGS+=("$name") ;;
+            group) ADDED_GROUPS+=("$name") ;;
+            enabled) [ "$name" = avahi-daemon ] && AVAHI_ADDED=1 ;;
+        esac
+    done < "$(target "$RECORD")"
+fi
 
 if [ "$PURGE" = 1 ]; then
-    say "purge: configuration, games and user"
+    say "purge: configuration, games, user, and what install.sh added"
+    run_sh "id -u $USER_NAME >/dev/null 2>&1 && userdel $USER_NAME || true"
+    for g in "${ADDED_GROUPS[@]}"; do run_sh "getent group $g >/dev/null && groupdel $g || true"; done
+    if [ "$AVAHI_ADDED" = 1 ]; then run_sh "systemctl disable --now avahi-daemon 2>/dev/null || true"; fi
+    if [ "${#ADDED_PKGS[@]}" -gt 0 ]; then
+        run_sh "DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq ${ADDED_PKGS[*]}"
+    fi
     remove "$CONFIG_DIR"
     remove "$STATE_DIR"
-    run_sh "id -u $USER_NAME >/dev/null 2>&1 && userdel $USER_NAME || true"
 else
     keep "$CONFIG_DIR" "configuration; --purge removes it"
     keep "$STATE_DIR" "games and history; --purge removes it"
-    echo "   user $USER_NAME kept; --purge removes it"
+    echo "   kept: user $USER_NAME; --purge removes it"
+    [ "${#ADDED_GROUPS[@]}" -eq 0 ] || echo "   kept: groups ${ADDED_GROUPS[*]} (install.sh made them); --purge removes them"
+    [ "$AVAHI_ADDED" = 0 ] || echo "   kept: avahi-daemon enabled (install.sh enabled it); --purge disables it"
+    [ "${#ADDED_PKGS[@]}" -eq 0 ] || echo "   kept: packages ${ADDED_PKGS[*]} (install.sh installed them); --purge removes them"
 fi
-say "done"
+echo "   kept: this machine's host name ($(hostname 2>/dev/null || echo unknown)); rename it with hostnamectl if you wish"
+if [ "$DRY" = 1 ]; then say "dry run: nothing was removed"; else say "done"; fi

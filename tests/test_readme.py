@@ -18,17 +18,20 @@ from hardware.shuffler.audit import expected_adjacent
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+INSTALL_PI = (ROOT / "docs" / "install-pi.md").read_text()
+CLI = (ROOT / "docs" / "cli.md").read_text()
 SHUFFLING = (ROOT / "docs" / "shuffling.md").read_text()
 
 
-def _command_lines() -> list[str]:
-    block = README.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+def _command_lines(text: str) -> list[str]:
+    block = text.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     return [line.split("#")[0].strip() for line in block.strip().splitlines()]
 
 
-def test_every_command_the_readme_lists_exists() -> None:
+@pytest.mark.parametrize("text", [README, CLI], ids=["README.md", "docs/cli.md"])
+def test_every_command_the_readme_lists_exists(text: str) -> None:
     progs = {p.prog for p in parsers(build_parser())}
-    for line in _command_lines():
+    for line in _command_lines(text):
         words = [w for w in line.split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         # the longest run of plain words that names a parser: `crib board test`, `crib token`
         names = [" ".join(words[:i]) for i in range(len(words), 0, -1)]
@@ -46,8 +49,9 @@ def test_the_readme_says_where_crib_is() -> None:
 def test_no_placeholders_for_getting_the_code() -> None:
     assert "<this repository>" not in README
     assert not re.search(r"git clone <[^>]*>", README)
-    pi = README.split("## On the Raspberry Pi", 1)[1]
+    pi = INSTALL_PI.split("## On the Raspberry Pi", 1)[1]
     assert "scp" in pi and "tar xzf" in pi
+    assert "docs/install-pi.md" in README
 
 
 def test_no_pointer_to_a_missing_shuffle_math_file() -> None:
@@ -140,8 +144,8 @@ def test_the_pi_installer_brings_mpremote_for_crib_board_flash() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     assert [d for d in extras["board"] if d.startswith("mpremote==")]
-    assert "the Pi's installer puts in its venv" in README
-    assert "pip install mpremote" not in README
+    assert "the Pi's installer puts in its venv" in INSTALL_PI
+    assert "pip install mpremote" not in README + INSTALL_PI
 
 
 def test_the_pi_commands_run_as_who_may_read_the_installed_configuration() -> None:
@@ -158,6 +162,32 @@ def test_the_pi_commands_run_as_who_may_read_the_installed_configuration() -> No
     installed = Path("/etc/cribbage-table/config.toml")
     assert daemon.INSTALLED_CONFIG == doctor.DEFAULT_CONFIG == installed
     assert '"$CONFIG" 0640' in install
-    pi = README.split("## On the Raspberry Pi", 1)[1]
+    pi = INSTALL_PI.split("## On the Raspberry Pi", 1)[1]
     assert "sudo crib doctor" in pi
-    assert f"sudo -u {daemon.SERVICE_USER} crib token create laptop" in README
+    assert f"sudo -u {daemon.SERVICE_USER} crib token create laptop" in CLI
+
+
+def test_the_readme_opens_like_the_projects_people_like() -> None:
+    # What it is, the two commands, pictures, the cost, then links: the long parts live in docs.
+    lines = README.splitlines()
+    assert lines[0] == "# cribbage-table"
+    first_block = README.index("```sh")
+    assert README[first_block:].split("\n")[1].startswith("make run")
+    assert README[first_block:].split("\n")[2].startswith("make test")
+    assert "@" + "PICTURES@" not in README and "@" + "COSTS@" not in README
+    assert re.search(r"!\[[^]]+\]\(docs/[^)]+\.(svg|png)\)", README)
+    assert "## What it costs to build" in README and "$" in README.split(
+        "## What it costs to build", 1)[1].split("##", 1)[0]
+    assert len(lines) <= 120, len(lines)
+    for link in re.findall(r"\]\(((?:docs/|LICENSE)[^)#]*)\)", README):
+        assert (ROOT / link).exists(), link
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    import tomllib
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"] == "MIT"
+
+
+def test_one_copy_of_the_pi_install() -> None:
+    # The Pi's install lives in docs/install-pi.md; README and systemd/README.md link to it.
+    systemd_readme = (ROOT / "systemd" / "README.md").read_text()
+    assert "docs/install-pi.md" in systemd_readme and "docs/install-pi.md" in README
+    assert "3. **Install**" not in README + systemd_readme

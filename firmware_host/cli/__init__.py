@@ -49,6 +49,13 @@ class CribParser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
 
+def fail(args: argparse.Namespace, message: object, code: int = 2) -> int:
+    """Print one error line in the one style of every command, `crib COMMAND: message`, and
+    return the exit code `code`."""
+    print(f"{args._parser.prog}: {message}", file=sys.stderr)
+    return code
+
+
 def version() -> str:
     """The installed version of the product."""
     from importlib.metadata import PackageNotFoundError

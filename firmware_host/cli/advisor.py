@@ -22,6 +22,7 @@ from cribbage.advisor import (
 )
 from cribbage.cards import parse_cards
 from cribbage.errors import CribbageError
+from firmware_host.cli import fail
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,11 +76,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=_advise_table)
 
 
-def _fail(command: str, message: object) -> int:
-    print(f"crib {command}: error: {message}", file=sys.stderr)
-    return 2
-
-
 def _advise(args: argparse.Namespace) -> int:
     try:
         advice = advise(
@@ -90,7 +86,7 @@ def _advise(args: argparse.Namespace) -> int:
             known=list(args.known),
         )
     except (CribbageError, FileNotFoundError) as exc:
-        return _fail("advise", exc)
+        return fail(args, exc)
     if args.json:
         data = advice.to_json()
         if args.top > 0:
@@ -131,7 +127,7 @@ def _advise_play(args: argparse.Namespace) -> int:
             list(args.cards), played, sum(c.pips for c in played), known=list(args.known)
         )
     except CribbageError as exc:
-        return _fail("advise-play", exc)
+        return fail(args, exc)
     if args.json:
         print(json.dumps(hint.to_json(), indent=2))
     else:
@@ -153,11 +149,11 @@ def format_hint(hint: PlayHint) -> str:
 def _advise_table(args: argparse.Namespace) -> int:
     out: Path = args.out or Path(str(TABLE_FILE))
     if args.samples < 1:
-        return _fail("advise-table", f"--samples must be at least 1, not {args.samples}")
+        return fail(args, f"--samples must be at least 1, not {args.samples}")
     try:
         data = json.loads(out.read_text("utf-8")) if out.exists() else {}
     except (OSError, ValueError) as exc:
-        return _fail("advise-table", f"cannot read {out}: {exc}")
+        return fail(args, f"cannot read {out}: {exc}")
     tables = data.get("tables", {})
     runs = data.get("runs", {})
     for variant in args.variant or list(DEALS):
@@ -180,6 +176,6 @@ def _advise_table(args: argparse.Namespace) -> int:
     try:
         out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")
     except OSError as exc:
-        return _fail("advise-table", f"cannot write {out}: {exc}")
+        return fail(args, f"cannot write {out}: {exc}")
     print(f"wrote {out}", file=sys.stderr)
     return 0

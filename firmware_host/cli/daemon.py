@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from firmware_host.cli import fail
 from firmware_host.errors import DaemonError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings | None:
     try:
         return load_settings(getattr(args, "config", None), **overrides)
     except DaemonError as exc:
-        print(f"crib: {exc}", file=sys.stderr)
+        fail(args, exc)
         return None
 
 
@@ -68,7 +69,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         return serve(settings)
     except DaemonError as exc:
-        print(f"crib: {exc}", file=sys.stderr)
+        fail(args, exc)
         return 2
 
 
@@ -142,7 +143,7 @@ def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
                  *(["--config", str(path)] if args.config else [])]
         problem = unreadable(path, f"sudo -u {SERVICE_USER} crib {shlex.join(words)}")
         if problem is not None:
-            print(f"crib: {problem}", file=sys.stderr)
+            fail(args, problem)
             yield None
             return
     if not args.config and not os.environ.get("CRIB_CONFIG"):  # (the loader names CRIB_CONFIG)
@@ -155,7 +156,7 @@ def _tokens(args: argparse.Namespace) -> Iterator[Tokens | None]:
     try:
         store.start()
     except DaemonError as exc:  # a state directory that can't be used: one line
-        print(f"crib: {exc}", file=sys.stderr)
+        fail(args, exc)
         yield None
         return
     try:
@@ -173,12 +174,10 @@ def cmd_token_create(args: argparse.Namespace) -> int:
         try:
             print(tokens.create(args.name, replace=args.replace))
         except NameTakenError:
-            print(f"crib token create: a token named {args.name.strip()!r} exists already: "
-                  "give another name, or add --replace to revoke it and make a new one",
-                  file=sys.stderr)
-            return 1
+            return fail(args, f"a token named {args.name.strip()!r} exists already: give "
+                        "another name, or add --replace to revoke it and make a new one", 1)
         except DaemonError as exc:
-            print(f"crib: {exc}", file=sys.stderr)
+            fail(args, exc)
             return 2
     return 0
 
@@ -205,10 +204,10 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
         try:
             revoked = tokens.revoke(args.name)
         except DaemonError as exc:  # the storage refused the write
-            print(f"crib: {exc}", file=sys.stderr)
+            fail(args, exc)
             return 2
         if not revoked:
-            print(f"crib: no token named {args.name!r}", file=sys.stderr)
+            fail(args, f"no token named {args.name!r}")
             return 1
     print(f"revoked {args.name}")
     return 0

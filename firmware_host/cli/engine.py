@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from cribbage.cards import Card, Rank, Suit, parse_cards
 from cribbage.errors import CribbageError, DuplicateCardError, InvalidCardError
-from cribbage.pegscore import score_pegging
+from cribbage.pegscore import MAX_COUNT, score_pegging
 from cribbage.scoring import SHOW_SIZES, score_hand
 from cribbage.stats import CENSUS_GAMES, census, deals_keeping_28, explain_29
+from firmware_host.cli import fail
 
 _SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 _RANK_TEXT = {r.symbol: r for r in Rank} | {"T": Rank.TEN}
@@ -40,11 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=_stats)
 
 
-def _fail(message: str) -> int:
-    print(f"crib: {message}", file=sys.stderr)
-    return 2
-
-
 def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -55,7 +50,7 @@ def _score(args: argparse.Namespace) -> int:
             parse_cards(list(args.cards)), args.starter, crib=args.crib, variant=args.variant
         )
     except CribbageError as exc:
-        return _fail(str(exc))
+        return fail(args, exc)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -125,9 +120,12 @@ def _peg_cards(texts: Sequence[str]) -> tuple[list[Card], list[str]]:
 def _peg(args: argparse.Namespace) -> int:
     try:
         cards, shown = _peg_cards(args.cards)
+        count = sum(card.rank.pips for card in cards)
+        if count > MAX_COUNT:  # worded with the cards as typed: no stand-in suits
+            return fail(args, f"the count of {' '.join(shown)} is {count}, past {MAX_COUNT}")
         result = score_pegging(cards)
     except CribbageError as exc:
-        return _fail(str(exc))
+        return fail(args, exc)
     if args.json:
         _print_json(result.to_json() | {"cards": shown})
         return 0
@@ -144,7 +142,7 @@ def _stats(args: argparse.Namespace) -> int:
     try:
         table = census(crib=args.crib, game=args.game)
     except CribbageError as exc:
-        return _fail(str(exc))
+        return fail(args, exc)
     hands = census(game=args.game) if args.game == "six-card" else None
     if args.json:
         data = table.to_json()

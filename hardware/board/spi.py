@@ -205,7 +205,7 @@ class SpiPegBoard(WorkerDevice):
             spi.mode = 0
         except ImportError as exc:
             self._status.set(DeviceState.ABSENT, f"the spidev package is not installed ({exc}): "
-                             "pip install 'cribbage-table[pi]'")
+                             "sudo apt install python3-spidev (install.sh does it)")
             return
         except FileNotFoundError:
             self._status.set(DeviceState.ABSENT, f"{self.device} does not exist: turn SPI on "

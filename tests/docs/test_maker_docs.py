@@ -16,7 +16,8 @@ from firmware_host.config import load_settings
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "hardware" / "board" / "firmware"
 MAKER_DOCS = ("README.md", "docs/hardware.md", "hardware/board/firmware/README.md",
-              "systemd/README.md", "systemd/config.example.toml")
+              "systemd/README.md", "docs/install-pi.md", "docs/cli.md",
+              "systemd/config.example.toml")
 
 
 def _text(name: str) -> str:
@@ -148,7 +149,7 @@ def test_spi_mosi_is_gpio10_on_header_pin_19_everywhere():
     from firmware_host.config import BoardSettings
 
     assert BoardSettings().spi_device == "/dev/spidev0.0"  # SPI0: MOSI is BCM 10, pin 19
-    for doc in ("README.md", "docs/hardware.md", "systemd/README.md"):
+    for doc in ("docs/hardware.md", "docs/install-pi.md"):
         text = _text(doc)
         assert re.search(r"GPIO ?10", text), doc
         for m in re.finditer(r"GPIO ?10\b[^.]{0,40}?pin (\d+)", text):
@@ -212,7 +213,7 @@ def test_both_install_guides_name_the_groups_and_packages_install_sh_gives():
     groups = re.search(r"usermod -a -G ([\w,]+)", script).group(1).split(",")  # type: ignore[union-attr]
     packages = sorted(set(re.findall(r"python3-\w+|avahi-daemon", script))
                       - {"python3-pip"})  # pip comes with the venv; not worth a word
-    for doc in ("README.md", "systemd/README.md"):
+    for doc in ("docs/install-pi.md",):
         text = _text(doc).split("## On the Raspberry Pi", 1)[1]
         step = text.split("3. **Install**", 1)[1].split("4. **Check**", 1)[0]
         said = re.search(r"in the (.+?) groups", step.replace("\n   ", " "))

@@ -64,7 +64,8 @@ def test_bad_input_exits_non_zero_with_one_clear_line(capsys, argv, needle):
     captured = capsys.readouterr()
     assert rc == 2 and captured.out == ""
     err = captured.err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"crib {argv[0]}: error:") and needle in err[0]
+    assert len(err) == 1 and err[0].startswith(f"crib {argv[0]}: ") and needle in err[0]
+    assert ": error:" not in err[0]  # one style for every command: `crib COMMAND: message`
 
 
 def test_advise_needs_a_side():

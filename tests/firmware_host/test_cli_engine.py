@@ -103,7 +103,8 @@ def test_real_process_exits_nonzero_without_traceback() -> None:
         timeout=60,
     )
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines() == ["crib: a six-card hand has 4 cards, not 1 (5H)"]
+    assert proc.stderr.strip().splitlines() == [
+        "crib score: a six-card hand has 4 cards, not 1 (5H)"]
 
 
 @pytest.mark.parametrize(
@@ -131,14 +132,14 @@ def test_usage_mistakes_are_one_line(
 @pytest.mark.parametrize(
     ("argv", "line"),
     [
-        (("peg", "7", "8", ""), "crib: an empty card (item 3): '' names no card"),
-        (("peg", "7", " ", "8"), "crib: an empty card (item 2): ' ' names no card"),
-        (("peg", "7,,8"), "crib: an empty card between commas in '7,,8' (item 1)"),
-        (("peg", ""), "crib: an empty card (item 1): '' names no card"),
+        (("peg", "7", "8", ""), "crib peg: an empty card (item 3): '' names no card"),
+        (("peg", "7", " ", "8"), "crib peg: an empty card (item 2): ' ' names no card"),
+        (("peg", "7,,8"), "crib peg: an empty card between commas in '7,,8' (item 1)"),
+        (("peg", ""), "crib peg: an empty card (item 1): '' names no card"),
         (("score", "5H", "", "5S", "JD", "--starter", "5D"),
-         "crib: an empty card (item 2): '' names no card"),
+         "crib score: an empty card (item 2): '' names no card"),
         (("score", "5H", "5C", "5S", "JD", "--starter", ""),
-         "crib: not a card: '' is empty (write rank then suit, like 5H)"),
+         "crib score: not a card: '' is empty (write rank then suit, like 5H)"),
     ],
 )
 def test_an_empty_card_is_refused_not_dropped(crib, argv: tuple[str, ...], line: str) -> None:  # type: ignore[no-untyped-def]
@@ -155,4 +156,8 @@ def test_peg_shows_the_cards_as_typed_in_text_and_in_errors(crib) -> None:  # ty
     # A card given twice is named among the cards as typed: the bare 5 gets no suit.
     done = crib("peg", "5H", "5", "5H")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.splitlines() == ["crib: card 5H is given twice in 5H 5 5H"]
+    assert done.stderr.splitlines() == ["crib peg: card 5H is given twice in 5H 5 5H"]
+    # Past 31, the count is worded with the cards as typed: no suit is invented.
+    done = crib("peg", "K", "Q", "J", "5")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == ["crib peg: the count of K Q J 5 is 35, past 31"]

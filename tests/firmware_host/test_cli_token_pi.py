@@ -81,5 +81,6 @@ def test_a_user_who_cannot_read_the_configuration_is_told_how_in_one_line(
                           env=env | {"HOME": str(tmp_path / "home")})
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines() == [
-        f"crib: config {config}: this user cannot read it (Permission denied): run "
+        f"crib {' '.join(argv[:2])}: config {config}: this user cannot read it "
+        "(Permission denied): run "
         f"`{command} --config {config}`"]

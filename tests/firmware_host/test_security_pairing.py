@@ -150,7 +150,7 @@ def test_guessing_is_hopeless_and_the_readme_says_how_long(tmp_path: Path) -> No
     per_hour = attack(pairing, clock, hours=24) / 24
     years = 10 ** pairing.digits / per_hour / (24 * 365)
     assert per_hour < 60, per_hour
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "page.md").read_text()
     assert "guesses an hour" in readme and f"{int(years)} years" in readme, (per_hour, years)
     # Every limiter stays bounded however many addresses the attacker used.
     assert len(pairing._starts) <= Pairing.CLIENTS and len(pairing._guesses) <= Pairing.CLIENTS

@@ -571,3 +571,50 @@ def test_motor_check_is_skipped_without_a_gpio_shuffler(tmp_path: Path) -> None:
     cfg = tmp_path / "config.toml"
     cfg.write_text('[shuffler]\nmode = "absent"\n')
     assert Setup.from_config(cfg).shuffler_mode == "absent"
+
+
+# --- which GPIO library, and hints that fit the machine ---------------------------------------
+
+
+@pytest.mark.parametrize(("asked", "package"), [("lgpio", "python3-lgpio"),
+                                                ("rpigpio", "python3-rpi.gpio"),
+                                                ("pigpio", "python3-pigpio pigpiod")])
+def test_a_named_factory_that_does_not_load_says_what_to_install(
+        tmp_path: Path, asked: str, package: str) -> None:
+    setup = healthy(tmp_path, "/dev/null", environ={"GPIOZERO_PIN_FACTORY": asked},
+                    pin_factory=lambda: ("none", [f"Unable to load {asked}: No module named x"]))
+    check = doctor.check_pin_factory(setup)
+    assert check.status is Status.FAIL
+    assert f"GPIOZERO_PIN_FACTORY={asked} does not load" in check.message
+    assert check.fix.startswith(f"sudo apt install {package} ({asked}: ")
+
+
+def test_the_factory_in_use_is_named_with_why(tmp_path: Path) -> None:
+    setup = healthy(tmp_path, "/dev/null", pin_factory=lambda: ("RPiGPIOFactory", []),
+                    environ={"GPIOZERO_PIN_FACTORY": "rpigpio"})
+    check = doctor.check_pin_factory(setup)
+    assert (check.status, check.message) == (
+        Status.OK, "gpiozero will use RPiGPIOFactory (rpigpio, asked for by GPIOZERO_PIN_FACTORY)")
+    setup = healthy(tmp_path, "/dev/null")
+    assert doctor.check_pin_factory(setup).message == (
+        "gpiozero will use LGPIOFactory (lgpio, gpiozero's first choice that loads)")
+
+
+def test_a_misspelt_factory_is_refused_by_name(tmp_path: Path) -> None:
+    setup = healthy(tmp_path, "/dev/null", environ={"GPIOZERO_PIN_FACTORY": "rpi-gpio"})
+    check = doctor.check_pin_factory(setup)
+    assert check.status is Status.FAIL and "rpi-gpio" in check.message
+    assert "lgpio" in check.fix and "rpigpio" in check.fix
+
+
+def test_on_a_laptop_the_hints_are_the_laptops(tmp_path: Path) -> None:
+    (tmp_path / "sysroot").mkdir()  # no device tree: not a Pi
+    setup = healthy(tmp_path, "/dev/null", config_path=None, state_dir=tmp_path / "none")
+    config, state = doctor.check_config(setup), doctor.check_state_dir(setup)
+    assert config.status is Status.OK and "/etc/cribbage-table" not in (config.fix or "")
+    assert state.status is Status.OK and "systemctl" not in (state.fix or "")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a directory")
+    state = doctor.check_state_dir(healthy(tmp_path, "/dev/null", state_dir=blocked))
+    assert state.status is Status.FAIL and "cribbage:cribbage" not in state.fix
+    assert '"$USER"' in state.fix

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from tests.systemd.helpers import (
     INSTALL,
@@ -42,7 +46,10 @@ def test_first_install_writes_every_file(tmp_path: Path) -> None:
     assert (root / "etc/systemd/system" / (UNIT_NAME + ".d") / "README.conf").exists()
     assert (root / "usr/local/bin/crib").readlink() == prefix / "venv/bin/crib"
     assert "= write /etc/cribbage-table/config.toml (new)" in out
-    assert "Open on the phone:  http://cribbage.local/" in out
+    # A dry run says so at the end: nothing installed, and where the phone would go after.
+    assert out.splitlines()[-2] == "==> dry run: nothing was installed, started or renamed"
+    assert "After a real run, open on the phone:  http://cribbage.local/" in out
+    assert "installed\n" not in out and "Open on the phone:" not in out
 
 
 def test_install_prints_but_does_not_run_the_system_commands(tmp_path: Path) -> None:
@@ -57,8 +64,9 @@ def test_install_prints_but_does_not_run_the_system_commands(tmp_path: Path) -> 
     assert "getent group spi >/dev/null || groupadd --system spi" in cmds
     assert f"python3 -m venv --system-site-packages --clear {prefix}/venv" in cmds
     # The `board` extra: mpremote, for `crib board flash`.
-    assert (f"{prefix}/venv/bin/pip install --quiet --disable-pip-version-check --upgrade "
-            f"{REPO}[board]") in cmds
+    # Not --quiet: pip's line per package shows the long step is moving.
+    assert (f"{prefix}/venv/bin/pip install --progress-bar off --disable-pip-version-check "
+            f"--upgrade {REPO}[board]") in cmds
     order = [c for c in cmds if c.startswith("systemctl")]
     assert order.index("systemctl daemon-reload") < order.index("systemctl enable cribbage-table")
     assert order[-1] == "systemctl restart cribbage-table"
@@ -144,3 +152,63 @@ def test_uninstall_purge_removes_everything(tmp_path: Path) -> None:
     assert not (root / "etc/cribbage-table").exists()
     assert not (root / "var/lib/cribbage-table").exists()
     assert any("userdel cribbage" in c for c in commands(done.stdout))
+
+
+def fake_uname(tmp_path: Path, machine: str) -> dict[str, str]:
+    """An environment whose `uname -m` says `machine`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    uname = bin_dir / "uname"
+    uname.write_text(f'#!/bin/sh\n[ "$1" = -m ] && echo {machine} || exec /bin/uname "$@"\n')
+    uname.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+@pytest.mark.parametrize("machine", ["armv6l"])
+def test_armv6l_is_refused_first_naming_the_boards_that_work(tmp_path: Path, machine: str) -> None:
+    root, prefix = paths(tmp_path)
+    done = subprocess.run(
+        ["bash", str(INSTALL), "--dry-run", "--root", str(root), "--prefix", str(prefix)],
+        capture_output=True, text=True, timeout=60, env=fake_uname(tmp_path, machine),
+        check=False)
+    assert done.returncode == 1
+    assert done.stdout == ""  # refused before any step, not half-way through
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert "Pi Zero W" in line and "armv6l" in line
+    for board in ("Pi Zero 2 W", "3", "4", "5"):
+        assert board in line
+    assert not (root / "etc/systemd").exists()
+
+
+@pytest.mark.parametrize("machine", ["aarch64", "armv7l", "x86_64"])
+def test_the_boards_that_work_are_not_refused(tmp_path: Path, machine: str) -> None:
+    root, prefix = paths(tmp_path)
+    done = subprocess.run(
+        ["bash", str(INSTALL), "--dry-run", "--root", str(root), "--prefix", str(prefix)],
+        capture_output=True, text=True, timeout=60, env=fake_uname(tmp_path, machine),
+        check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_uninstall_says_what_it_leaves_and_purge_removes_what_install_added(
+        tmp_path: Path) -> None:
+    root, prefix = paths(tmp_path)
+    install(root, prefix)
+    record = root / "etc/cribbage-table/installed-by-crib.txt"
+    record.write_text("enabled avahi-daemon\ngroup spi\npackage avahi-daemon\n"
+                      "package python3-spidev\n")
+    kept = run_script(UNINSTALL, "--dry-run", "--root", root, "--prefix", prefix).stdout
+    assert "kept: groups spi (install.sh made them); --purge removes them" in kept
+    assert "kept: avahi-daemon enabled" in kept
+    assert "kept: packages avahi-daemon python3-spidev" in kept
+    assert "host name" in kept
+    assert kept.splitlines()[-1] == "==> dry run: nothing was removed"
+    install(root, prefix)
+    record.write_text("enabled avahi-daemon\ngroup spi\npackage avahi-daemon\n")
+    purge = commands(run_script(UNINSTALL, "--dry-run", "--purge", "--root", root,
+                                "--prefix", prefix).stdout)
+    assert "getent group spi >/dev/null && groupdel spi || true" in purge
+    assert not any("groupdel gpio" in c for c in purge)  # install.sh did not make it here
+    assert "systemctl disable --now avahi-daemon 2>/dev/null || true" in purge
+    assert "DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq avahi-daemon" in purge

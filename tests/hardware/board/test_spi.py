@@ -162,7 +162,7 @@ def test_a_frame_larger_than_the_spidev_buffer_is_a_fault_with_the_fix() -> None
 @pytest.mark.parametrize(("error", "state", "words"), [
     (FileNotFoundError(2, "No such file"), DeviceState.ABSENT, "dtparam=spi=on"),
     (PermissionError(13, "Permission denied"), DeviceState.FAULT, "spi group"),
-    (ImportError("No module named 'spidev'"), DeviceState.ABSENT, "cribbage-table[pi]"),
+    (ImportError("No module named 'spidev'"), DeviceState.ABSENT, "apt install python3-spidev"),
 ])
 def test_open_failures_are_states_with_the_fix_never_raised(error, state, words) -> None:
     board = SpiPegBoard(BoardLayout(), FakeClock(),
