@@ -237,12 +237,21 @@ def _simulated_person(settings: Settings, factory: MockFactory, clock: FakeClock
     press(inp.undo, seconds=settings.undo_hold_s + 0.5)
     if inp.touch is not None:
         press(inp.touch, active_low=not inp.touch_active_high)
+    from hardware.shuffler.gpio import PIN_OPTIONS
+
+    low_is_card = bool(settings.shuffler.pins.get("sensor_pull_up",
+                                                  PIN_OPTIONS["sensor_pull_up"]))
     for name in ("left_sensor", "right_sensor"):
         p = factory.pin(settings.shuffler.pins[name])
-        p.drive_high()
+        card, clear = (p.drive_low, p.drive_high) if low_is_card else (p.drive_high,
+                                                                       p.drive_low)
+        clear()  # the beam as it stands, then a card through it
+        sh.mechanism.update(clock.monotonic())
+        clock.advance(0.05)
+        card()
         clock.advance(0.05)
         sh.mechanism.update(clock.monotonic())
-        p.drive_low()
+        clear()
         clock.advance(0.05)
         sh.mechanism.update(clock.monotonic())
 
