@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hardware.inputs import BOUNCE_MS
 from hardware.interfaces import Clock
 from hardware.shuffler.gpio import PIN_OPTIONS, GpioShuffler
 from hardware.shuffler.plan import Pile
@@ -85,5 +86,9 @@ class MockRig:
         on, off = self.touch_pin.drive_high, self.touch_pin.drive_low
         if not self.touch_active_high:
             on, off = off, on
+        # a touch lasts past the debounce window (the touch is debounced by its steady level)
+        hold = BOUNCE_MS / 1000.0 + 0.001
         on()
+        self.clock.sleep(hold)
         off()
+        self.clock.sleep(hold)

@@ -43,9 +43,10 @@ def test_inputs_watch_uses_the_configured_hold_time(tmp_path, capsys):
     cfg.write_text("undo_hold_s = 5.0\n")
     assert main(["inputs", "watch", "--simulate", "--json", "--config", str(cfg)]) == 0
     lines = _json_lines(capsys.readouterr().out)
-    # the simulated person holds undo hold_s + 0.5 s: a hold at 5 s, not at 3 s
+    # the simulated person holds undo hold_s + 0.5 s: a hold at 5 s (reported while still
+    # held), not at 3 s
     held = [d for d in lines if d["kind"] == "undo_held"]
-    assert len(held) == 1 and held[0]["seconds"] == 5.5
+    assert len(held) == 1 and held[0]["seconds"] == 5.0
 
 
 def test_shuffler_test_feeds_one_card_to_each_pile_and_reports_timings(capsys):
