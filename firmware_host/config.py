@@ -246,6 +246,16 @@ class ShufflerSettings(_Section):
         )
 
 
+def shuffler_pace(shuffler: ShufflerSettings) -> Any:
+    """The pace (hardware.shuffler.design.Pace) of the configured machine: its card speed,
+    its router's settle and its sensors' filter, as the controller will time them."""
+    from hardware.shuffler import design
+
+    timing = shuffler.timing()
+    return design.pace(feed_speed_mm_s=timing.feed_speed_mm_s,
+                       router_settle_s=timing.router_move, filter_s=timing.sensor_filter)
+
+
 class TrackPinSettings(_Section):
     """One track's encoder (A, B) and push button, as BCM numbers."""
 

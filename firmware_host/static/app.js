@@ -1151,7 +1151,8 @@ function renderPlanQuality() {
   if (!p) { box.replaceChildren(); return; }
   box.replaceChildren(
     el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: `${p.passes} passes · distance ${Number(p.tv_distance).toFixed(3)}` }),
-    el("span", { text: ` ${p.quality}` }));
+    el("span", { text: ` ${p.quality}` }),
+    el("span", { class: "plan-time", text: p.time ? ` · ${p.time}` : "" }));
 }
 $("#shuffle-form").addEventListener("change", (ev) => { if (ev.target.name === "deck") loadPlans(); else renderPlanQuality(); });
 async function shufflerCall(path, body) {

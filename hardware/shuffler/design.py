@@ -164,15 +164,18 @@ class Pace:
 
 
 def pace(drive: DriveBuild = DEFAULT_DRIVE, router: RouterBuild = DEFAULT_ROUTER,
-         feed_speed_mm_s: float | None = None) -> Pace:
-    """The pace of a build (or of a machine whose card speed was measured)."""
+         feed_speed_mm_s: float | None = None, router_settle_s: float | None = None,
+         filter_s: float | None = None) -> Pace:
+    """The pace of a build (or of a machine whose card speed was measured, with its router's
+    settle time and its sensors' filter, when they are set)."""
     v = drive.surface_speed_mm_s if feed_speed_mm_s is None else feed_speed_mm_s
+    settle = router.settle_s if router_settle_s is None else router_settle_s
     return Pace(
         feed_speed_mm_s=v,
         transit_s=card_transit_s(v),
         flight_s=flight_s(v, drive.motor_start_s),
-        filter_s=sensor_filter_s(v),
-        router_wait_s=router_wait_s(router.settle_s, v),
+        filter_s=sensor_filter_s(v) if filter_s is None else filter_s,
+        router_wait_s=router_wait_s(settle, v),
         router_moves=0.5,
     )
 
@@ -189,8 +192,9 @@ def pace_line(cards: int, plan: str, passes: int, p: Pace | None = None,
     """One line for a player: what a pass and the whole shuffle of a plan take."""
     p = p or pace()
     whole = p.shuffle_s(cards, passes, restack_s)
-    return (f"{passes} passes of {cards} cards: about {p.pass_s(cards):.0f} s a pass, "
-            f"{_minutes(whole)} in all with {restack_s:.0f} s to restack each pass")
+    return (f"{plan}: {passes} passes of {cards} cards, about {p.pass_s(cards):.0f} s a pass, "
+            f"{_minutes(whole)} in all with {restack_s:.0f} s to restack each pass "
+            f"(cards at {p.feed_speed_mm_s / 1000:.2f} m/s)")
 
 
 def _minutes(seconds: float) -> str:
