@@ -73,8 +73,8 @@ def _shuffle_audit(args: argparse.Namespace) -> int:
             "shuffle_s": round(pace.shuffle_s(args.deck, report.passes), 1),
             "restack_s": design.RESTACK_S, "line": time_line}}, indent=2))
     else:
-        print(format_report(report))
-        print(time_line)
+        text = format_report(report).splitlines()
+        print("\n".join(text[:-1] + [f"  {time_line}", text[-1]]))  # the verdict stays last
     return 0 if report.ok else 1
 
 

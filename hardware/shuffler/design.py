@@ -192,7 +192,8 @@ def pace_line(cards: int, plan: str, passes: int, p: Pace | None = None,
     """One line for a player: what a pass and the whole shuffle of a plan take."""
     p = p or pace()
     whole = p.shuffle_s(cards, passes, restack_s)
-    return (f"{plan}: {passes} passes of {cards} cards, about {p.pass_s(cards):.0f} s a pass, "
+    word = "pass" if passes == 1 else "passes"
+    return (f"{plan}: {passes} {word} of {cards} cards, about {p.pass_s(cards):.0f} s a pass, "
             f"{_minutes(whole)} in all with {restack_s:.0f} s to restack each pass "
             f"(cards at {p.feed_speed_mm_s / 1000:.2f} m/s)")
 
