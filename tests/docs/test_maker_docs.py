@@ -241,27 +241,12 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
     sh.open()
     try:
         mech = sh.mechanism
-        assert shown["router_kind"] == '"solenoid"'
-        assert type(mech.router).__name__ == "PWMOutputDevice"
-        mech.set_router(Pile.RIGHT)
-        assert mech.router.value == 1.0  # pulled in at full power
-        sh.step()  # nothing due yet
-        sh._clock.sleep(float(shown["solenoid_pull_in_ms"]) / 1000)  # type: ignore[attr-defined]
-        mech.update(sh._clock.monotonic())  # type: ignore[attr-defined]
-        assert mech.router.value == float(shown["solenoid_hold"])
+        assert shown["router_kind"] == '"servo"' and type(mech.router).__name__ == "AngularServo"
         # sensor_pull_up = true: a pull-up, and low means a card
         assert shown["sensor_pull_up"] == "true"
         assert mech.tray.pull_up is True and mech.tray.is_active is False
         factory.pin(pins["tray_sensor"]).drive_low()
         assert mech.tray.is_active is True
-    finally:
-        sh.stop()
-    servo_pins = {**pins, "router_kind": "servo"}
-    factory = MockFactory(pin_class=MockPWMPin)
-    sh = GpioShuffler(servo_pins, FakeClock(), pin_factory=factory)
-    sh.open()
-    try:
-        mech = sh.mechanism
         mech.set_router(Pile.RIGHT)
         assert mech.router.angle == pytest.approx(float(shown["right_angle"]))
         lo, hi = float(shown["min_pulse_ms"]), float(shown["max_pulse_ms"])
@@ -270,5 +255,20 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
         assert pulse_ms == pytest.approx(lo + (angle + 90) / 180 * (hi - lo))
         mech.set_router(Pile.LEFT)
         assert mech.router.angle == pytest.approx(float(shown["left_angle"]))
+    finally:
+        sh.stop()
+    solenoid = {**pins, "router_kind": "solenoid"}
+    factory = MockFactory(pin_class=MockPWMPin)
+    clock = FakeClock()
+    sh = GpioShuffler(solenoid, clock, pin_factory=factory)
+    sh.open()
+    try:
+        mech = sh.mechanism
+        assert type(mech.router).__name__ == "PWMOutputDevice"
+        mech.set_router(Pile.RIGHT)
+        assert mech.router.value == 1.0  # pulled in at full power
+        clock.advance(float(shown["solenoid_pull_in_ms"]) / 1000)
+        mech.update(clock.monotonic())
+        assert mech.router.value == float(shown["solenoid_hold"])
     finally:
         sh.stop()
