@@ -59,7 +59,11 @@ def test_the_doc_has_what_a_maker_needs():
                  "solenoid", "break-beam", "TTP223", "encoder", "Pico", "2.0 A"):
         assert part in text, part
     steps = re.findall(r"^\d\. \*\*(\w+)", text.split("## Bring-up checklist")[1], re.M)
-    assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "A"]
+    assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "Calibrate", "A"]
+    bring_up = text.split("## Bring-up checklist")[1]
+    # calibrate runs before the first full pass, and the wrong polarity's real symptom is named
+    assert bring_up.index("crib shuffler calibrate") < bring_up.index("**A full pass.**")
+    assert "Nothing printed at all" in bring_up and "sensor_pull_up = false" in bring_up
     assert "hardware/board/firmware/README.md" in text.split("## The LED board")[1]
     assert "](shuffler.svg)" in text
     # Raspberry Pi OS keeps a released output driving: the doc must not promise that a killed
@@ -101,3 +105,59 @@ def test_the_power_table_is_the_firmwares_current_model():
     assert "capped at 2.0 A" in DOC.read_text() and power.BUDGET_MA == 2000
     assert _amps("Everything at full white") == [round(amps((255, 255, 255), n))
                                                  for n in counts]
+
+
+def _bom() -> tuple[list[dict[str, str]], str]:
+    section = DOC.read_text().split("## Bill of materials", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+    return rows, section
+
+
+def test_every_bom_row_has_a_quantity_a_description_and_a_price_and_they_add_up():
+    rows, section = _bom()
+    assert len(rows) >= 30
+    totals = {"Pico": 0.0, "SPI": 0.0}
+    for r in rows:
+        qty, each, line = float(r["Qty"]), float(r["Each (USD)"]), float(r["Line (USD)"])
+        assert qty > 0 and each > 0 and r["Part number or exact description"], r["Part"]
+        assert line == round(qty * each, 2), r["Part"]
+        assert r["Build"] in ("both", "Pico", "SPI"), r["Part"]
+        for build in totals:
+            if r["Build"] in ("both", build):
+                totals[build] += line
+    stated = dict(re.findall(r"Total, Pi \+ (Pico|direct SPI) build: about \$(\d+\.\d\d)", section))
+    assert float(stated["Pico"]) == round(totals["Pico"], 2)
+    assert float(stated["direct SPI"]) == round(totals["SPI"], 2)
+
+
+def test_the_bom_has_every_part_a_build_needs():
+    rows, _ = _bom()
+    text = " ".join(f"{r['Part']} {r['Part number or exact description']}" for r in rows).lower()
+    for part in ("fuse holder", "5 a", "10 kω", "330 ω", "dc jack", "rocker switch",
+                 "jst-xh", "screws", "filament", "o-ring", "break-beam", "sg90", "n20",
+                 "drv8833", "74ahct125", "ws2812b", "pico", "1000 µf", "ttp223", "ec11",
+                 "3 mm steel rod"):
+        assert part in text, part
+    # the motor the pace is figured for, and the sensor the default polarity is for
+    from hardware.shuffler.design import DEFAULT_DRIVE
+
+    assert "1000 rpm" in text and DEFAULT_DRIVE.motor_rpm_loaded < 1000
+    assert "open-collector" in text
+
+
+def test_the_pace_table_is_the_design_arithmetic():
+    from hardware.shuffler.design import DEFAULT_DRIVE, pace, plan_passes
+
+    text = DOC.read_text().split("### The pace: what a pass takes", 1)[1].split("\n## ", 1)[0]
+    p = pace()
+    assert f"{DEFAULT_DRIVE.surface_speed_mm_s:.0f} mm/s" in text
+    assert f"{p.transit_s * 1000:.1f} ms" in text and f"{p.card_s * 1000:.1f} ms" in text
+    assert f"**{p.pass_s(52):.1f} s / {p.pass_s(104):.1f} s**" in text
+    for cards in (52, 104):
+        for plan, passes in plan_passes(cards).items():
+            row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{plan}`"))
+            cell = row.split("|")[2 if cards == 52 else 3]
+            assert f"{passes} passes: **{p.shuffle_s(cards, passes):.0f} s**" in cell, (plan, cards)
