@@ -97,7 +97,7 @@ class GpioHarness(Harness):
     kind = "gpio"
 
     def __init__(self, router_kind: str = "servo", timing: Timing | None = None,
-                 **kw: Any) -> None:
+                 pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         from hardware.shuffler import design
@@ -108,7 +108,7 @@ class GpioHarness(Harness):
         super().__init__()
         self.clock = FakeClock()
         self.factory = MockFactory(pin_class=MockPWMPin)
-        pins = {**PINS, "router_kind": router_kind}
+        pins = {**(PINS if pins is None else pins), "router_kind": router_kind}
         model = MachineModel(**{k: kw.pop(k) for k in ("p", "q", "misroute", "double_feed")
                                 if k in kw})
         speed = kw.pop("speed", 1.0)

@@ -151,3 +151,23 @@ def test_real_pi_opens_the_shuffler() -> None:  # pragma: no cover - needs a Pi
         assert sh.state is DeviceState.IDLE
     finally:
         sh.stop()
+
+
+def test_default_sensors_pull_up_and_read_low_for_a_card() -> None:
+    # The BOM's break-beam receivers are open collector: they can only pull the pin low. The
+    # default polarity suits them: a pull-up, and low is a card.
+    h = GpioHarness(router_kind="solenoid",
+                    pins={k: v for k, v in PINS.items() if k != "sensor_pull_up"})
+    left = h.factory.pin(PINS["left_sensor"])
+    assert left.pull == "up" and left.state is True  # clear beam: pulled high
+    h.load(52)
+    h.shuffler.shuffle(52, "light")
+    h.run()
+    assert h.shuffler.state is DeviceState.WAITING and h.shuffler.fault is None
+    n = _piles_from_progress(h).count("left")
+    # power-on low, pulled up, then low (blocked) and high (clear) for each card
+    assert [bool(s.state) for s in left.states] == [False, True] + [False, True] * n
+    assert len(left.states) == 2 + 2 * n
+    tray = h.factory.pin(PINS["tray_sensor"])
+    assert [bool(s.state) for s in tray.states] == [False, True, False, True]  # loaded, empty
+    h.shuffler.stop()
