@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench schematics clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ lint: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -s -p no:cacheprovider -o addopts=""
+
+# The schematics in docs/ are drawn from hardware/pins.py; a test says when they are stale.
+schematics: $(DEV_STAMP)
+	$(BIN)/python -m hardware.schematics docs
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -35,6 +35,7 @@ from pydantic_settings import (
 
 from cribbage.rules import RULES, SkunkRule
 from firmware_host.errors import ConfigError
+from hardware import pins as pin_table
 
 if TYPE_CHECKING:
     from hardware.shuffler.controller import Timing
@@ -108,9 +109,14 @@ class BoardSettings(_Section):
     # Per track, the LED index of each hole (start hole, the holes, game hole); absent: the
     # default serpentine strip. Checked against tracks and holes by the board's geometry.
     led_map: list[list[int]] | None = None
+    # Or the file `crib board map` wrote (the map the drilling template and `crib board
+    # flash --map` use too); a relative path is beside this configuration file.
+    led_map_file: Path | None = None
 
     @model_validator(mode="after")
     def _led_map(self) -> BoardSettings:
+        if self.led_map_file is not None:
+            self._read_led_map_file()
         if self.led_map is not None:
             from hardware.board.render import Geometry
             from hardware.errors import ConfigurationError as DeviceConfigError
@@ -120,6 +126,27 @@ class BoardSettings(_Section):
             except DeviceConfigError as exc:
                 raise ValueError(f"led_map: {exc}") from None
         return self
+
+    def _read_led_map_file(self) -> None:
+        from hardware.board.layout import read_map
+        from hardware.errors import ConfigurationError as DeviceConfigError
+
+        if self.led_map is not None:
+            raise ValueError("led_map and led_map_file both given: keep one")
+        path = self.led_map_file
+        assert path is not None
+        config = _config_file.get()
+        if not path.is_absolute() and config is not None:
+            path = config.parent / path
+        try:
+            doc = read_map(path)
+        except DeviceConfigError as exc:
+            raise ValueError(str(exc)) from None
+        if (doc["tracks"], doc["holes"]) != (self.tracks, self.holes):
+            raise ValueError(
+                f"LED map {path} is for {doc['tracks']} tracks of {doc['holes']} holes; "
+                f"[board] says {self.tracks} tracks of {self.holes} holes")
+        self.led_map = doc["led_map"]
 
     @property
     def led_map_tuple(self) -> tuple[tuple[int, ...], ...] | None:
@@ -154,14 +181,7 @@ class ShufflerSettings(_Section):
 
     mode: DeviceMode = DeviceMode.AUTO
     pins: dict[str, int | float | bool | str] = Field(
-        default_factory=lambda: {
-            "motor": 17,
-            "router": 18,
-            "left_sensor": 23,
-            "right_sensor": 24,
-            "tray_sensor": 25,
-            "led": 26,
-        }
+        default_factory=lambda: dict(pin_table.shuffler_defaults())  # the one pin table
     )
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
@@ -270,15 +290,14 @@ class InputSettings(_Section):
     mode: DeviceMode = DeviceMode.AUTO
     tracks: list[TrackPinSettings] = Field(
         default_factory=lambda: [
-            TrackPinSettings(a=12, b=13, button=16),
-            TrackPinSettings(a=19, b=20, button=21),
+            TrackPinSettings(**t) for t in pin_table.track_defaults()  # the one pin table
         ],
         min_length=1,
         max_length=3,
     )
-    undo: GpioPin = 5
+    undo: GpioPin = pin_table.gpio("inputs.undo")
     # The one touch sensor (TTP223 class): a touch starts or continues the shuffle.
-    touch: GpioPin | None = 6
+    touch: GpioPin | None = pin_table.gpio("inputs.touch")
     touch_active_high: bool = True  # TTP223 modules drive their output high when touched
     bounce_ms: float = Field(20.0, ge=0, le=500)  # buttons bounce for 1 to 20 ms
 

@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "engine": ("score", "peg", "stats"),
     "advisor": ("advise", "advise-play", "advise-table"),
     "hardware": ("shuffle-audit", "board-sim", "board"),
+    "board_layout": ("board",),  # adds `board map` and `board template` to hardware's `board`
     "bringup": ("inputs", "shuffler"),
     "daemon": ("serve", "token"),
     "doctor": ("doctor",),

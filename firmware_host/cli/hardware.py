@@ -315,6 +315,10 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
                    help="the Pico's port (default: the one MicroPython board in "
                    "/dev/serial/by-id, USB id 2e8a:0005)")
     f.add_argument("--dry-run", action="store_true", help="print the commands, run none")
+    # The LED map file of `crib board map`, written into the config.py flashed (board_layout).
+    f.add_argument("--map", default=None, help="the LED map file of crib board map: flash a "
+                   "config.py with its TRACKS, HOLES, LED_COUNT and LED_MAP (default: "
+                   "led-map.json beside the configuration, when there is one)")
     f.set_defaults(func=_board_flash)
 
 
@@ -481,6 +485,15 @@ def _board_flash(args: argparse.Namespace) -> int:
         print(f"crib board flash: the firmware is not in this installation ({exc})",
               file=sys.stderr)
         return 1
+    # --- the LED map: config.py swapped for one with the map file's (board_layout) ---
+    from firmware_host.cli.board_layout import with_led_map
+
+    try:
+        files = with_led_map(files, args.map)
+    except ValueError as exc:
+        print(f"crib board flash: {exc}", file=sys.stderr)
+        return 1
+    # --- end of the LED map ---
     port = args.port
     if port is None:
         found = doctor.micropython_ports(doctor.BY_ID_DIR, doctor.SYS_ROOT)

@@ -19,7 +19,7 @@ HEADER = {2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 0: 27
 
 def _rows() -> list[dict[str, str]]:
     text = DOC.read_text()
-    section = text.split("## Wiring table", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## Wiring table", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     lines = [ln for ln in section.splitlines() if ln.startswith("|")]
     head = [c.strip() for c in lines[0].strip("|").split("|")]
     return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
@@ -40,6 +40,73 @@ def test_wiring_table_and_example_config_agree():
     table = {r["Config key"]: int(r["BCM"]) for r in rows}
     assert len(table) == len(rows)  # one row per pin
     assert table == _configured()
+
+
+def test_the_pin_table_is_the_configurations_defaults_and_the_docs():
+    from firmware_host.config import Settings
+    from hardware import pins
+
+    assert pins.pi_pins() == _configured()  # the example file says the table's pins
+    defaults = Settings(_env_file=None)
+    assert {f"shuffler.pins.{k}": v for k, v in defaults.shuffler.gpio.items()} | {
+        f"inputs.{k}": v for k, v in defaults.inputs.pins.items()} == pins.pi_pins()
+    assert pins.PI_HEADER == HEADER
+    for r in _rows():
+        assert pins.PI_HEADER[pins.gpio(r["Config key"])] == int(r["Header"])
+
+
+def _protection() -> dict[str, dict[str, str]]:
+    section = DOC.read_text().split("### Power, protection and the strip's data line", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+    return {r["Part"]: r for r in rows}
+
+
+def test_the_build_fails_safe_on_paper():
+    from hardware import schematics
+    from hardware.board import power
+
+    rows = _protection()
+    for part in ("DC jack", "Main switch", f"Fuse {schematics.FUSE}, in a holder",
+                 "Pull-down 10 kΩ", "Data resistor 330 Ω", "Capacitor 1000 µF"):
+        assert part in rows, part
+    assert "strip's end" in rows["Data resistor 330 Ω"]["Where it goes"]
+    assert "pin 2" in rows["Pull-down 10 kΩ"]["Where it goes"]
+    assert "before" in rows[f"Fuse {schematics.FUSE}, in a holder"]["Where it goes"]
+    # The fuse: carries the software cap at no more than 75 % of its rating, and opens
+    # below the supply's rating.
+    rating = float(re.search(r"(\d+(?:\.\d+)?) A", rows["Fuse F3A, in a holder"]["Rating"])[1])
+    assert f"F{rating:g}A" == schematics.FUSE
+    supply = float(re.search(r"5 V (\d+) A", DOC.read_text().split("| 5 V supply |")[1])[1])
+    assert power.BUDGET_MA / 1000 <= 0.75 * rating < rating < supply
+    text = DOC.read_text()
+    protection = " ".join(text.split("### Power, protection")[1].split("\n## ")[0].split())
+    assert "**Power-up order: ground first, the pixels' supply before the controller.**" in \
+        protection
+    for needed in ("core_freq=500", "core_freq_min=500", "crib doctor", "current limit",
+                   "pull-down", "1.27 MHz"):
+        assert needed in protection, needed
+    # crib doctor does check the pinned core clock on the SPI build
+    from firmware_host import doctor
+
+    assert doctor._CORE_FREQ.search("core_freq=500\ncore_freq_min=500\n")
+
+
+def test_the_doc_shows_every_schematic_and_how_to_drill():
+    from hardware import schematics
+
+    text = DOC.read_text()
+    for name in schematics.DRAWINGS:
+        assert f"]({name})" in text, name
+    board = " ".join(text.split("## The LED board")[1].split("\n## ")[0].split())
+    for needed in ("crib board map", "crib board template", "led_map_file",
+                   "crib board flash --map", "100 mm bar", "backer board", "5.0 mm",
+                   "diffuser", "channel", "adhesive", "Strain relief", "registration marks",
+                   "A4", "US Letter", "skip"):
+        assert needed in board, needed
 
 
 def test_header_pins_are_the_bcm_numbers_on_the_40_pin_header():
