@@ -5,8 +5,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
+CAD_STAMP := $(VENV)/.installed-cad
+CAD_OUT ?= build/cad
 
-.PHONY: run test lint bench schematics clean
+.PHONY: run test lint bench schematics cad clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +20,10 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(RUN_STAMP) $(DEV_STAMP)
+
+$(CAD_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[cad]'
+	touch $(RUN_STAMP) $(CAD_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/crib serve --simulate
@@ -35,6 +41,10 @@ bench: $(DEV_STAMP)
 # The schematics in docs/ are drawn from hardware/pins.py; a test says when they are stale.
 schematics: $(DEV_STAMP)
 	$(BIN)/python -m hardware.schematics docs
+
+# Every printed part as STL and STEP, lying as it prints, and the assembly picture.
+cad: $(CAD_STAMP)
+	$(BIN)/python -m hardware.shuffler.cad export $(CAD_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

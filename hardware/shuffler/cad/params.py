@@ -1,0 +1,364 @@
+"""The shuffler mechanism's own dimensions, and the arithmetic the CAD and its tests share.
+
+Pure Python (no CAD kernel): the card sizes and the drive's roller come from
+``hardware.shuffler.design``; every other length here belongs to the mechanism.
+
+Frame: x runs along the card path (the card moves towards +x), y across it (centred), z up
+from the table. The roller's nip (the top of its tyre, where it drives the bottom card) is at
+x = 0. Lengths in millimetres, angles in degrees.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from hardware.shuffler import design
+
+Point = tuple[float, float]  # (x, z) in the side view
+
+
+def _drive_roller() -> float:
+    return design.DEFAULT_DRIVE.roller_diameter_mm
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Every dimension the parts are built from.
+
+    Raises ValueError when a value leaves the mechanism unbuildable (see ``check``).
+    """
+
+    # The cards, from design.py. The tray and the path are always sized for the widest card
+    # (poker); ``card_width`` is the deck loaded, and a narrower one gets the width shims.
+    card_length: float = design.CARD_LENGTH_MM
+    card_width: float = design.POKER_WIDTH_MM
+    widest_card: float = design.POKER_WIDTH_MM
+    card_thickness_min: float = design.CARD_THICKNESS_MIN_MM
+    card_thickness_max: float = design.CARD_THICKNESS_MAX_MM
+    capacity_cards: int = 104
+    roller_diameter: float = field(default_factory=_drive_roller)
+
+    # Printing: walls of at least four 0.4 mm perimeters and some.
+    wall: float = 2.4
+    floor: float = 3.0
+    min_wall: float = 1.6
+
+    # Clearances around the deck and the card in the path.
+    side_clearance: float = 1.0  # each side of the deck in the tray
+    end_clearance: float = 1.5  # each end of the deck in the tray
+    path_side_clearance: float = 1.5  # each side of the card in the chute
+    channel_gap: float = 4.0  # floor to roof of the chute: one bowed card and room
+    bay_side_clearance: float = 2.0
+    bay_end_clearance: float = 1.5
+    pile_clearance: float = 5.0  # beam centre above a full pile, at the least
+
+    # The tray and the separation gate.
+    tray_floor_z: float = 90.0  # top of the tray floor above the table
+    tray_headroom: float = 6.0  # wall above a full deck
+    gate_setback: float = 6.0  # nip to the inner face of the tray's front wall
+    gate_window: float = 3.0  # opening under the front wall, above the floor
+    gate_gap_cards: float = 1.5  # the gate's gap in (nominal) card thicknesses
+    gate_travel: float = 2.5  # the blade's slots let it move this much up or down
+    gate_blade_height: float = 24.0
+    lip_length: float = 12.0  # tray floor past the gate blade, over the roller
+
+    # The roller: a printed hub with two O-rings as its tyre.
+    roller_protrusion: float = 0.8  # tyre top above the tray floor
+    oring_section: float = 2.5  # O-ring cross-section (NBR 70A)
+    hub_relief: float = 1.0  # hub flanges stay this far inside the tyre's top
+    hub_width: float = 22.0
+    oring_pitch: float = 14.0  # centre to centre of the two O-rings
+    roller_slot_clearance: float = 1.0
+
+    # The N20 gearmotor (12 x 10 mm gearbox, 3 mm D-shaft) and its clamp.
+    gearbox_w: float = 12.0  # along x
+    gearbox_h: float = 10.0  # along z
+    gearbox_len: float = 9.0
+    motor_can_len: float = 15.0
+    shaft_d: float = 3.0
+    shaft_flat: float = 2.5  # across the D's flat
+    shaft_len: float = 10.0
+    hub_bore_depth: float = 9.5
+    motor_gap: float = 1.0  # gearbox face to hub
+    fit: float = 0.2  # printed pocket over a bought part, each side
+
+    # The path: a chute, then a fork into two branches, each ending over its pile bay.
+    chute_angle: float = 20.0
+    fork_run: float = 25.0  # x from the chute's start to the fork
+    lower_angle: float = 30.0  # the branch into the near (left) bay
+    beam_inset: float = 6.0  # beam back from the branch's outlet, along the path
+    beam_hole_d: float = 3.1  # a 3 mm IR LED or receiver
+    beam_boss_d: float = 7.0
+    beam_boss_len: float = 5.0
+    outlet_rise: float = 5.0  # branch outlets above the bays' walls
+
+    # The flap (vane) and its SG90 servo.
+    vane_thickness: float = 2.4
+    vane_clearance: float = 0.4
+    vane_length: float = 12.0
+    axle_d: float = 3.0
+    servo_l: float = 22.8
+    servo_w: float = 12.2
+    servo_h: float = 22.7
+    servo_tab_span: float = 32.2
+    servo_tab_t: float = 2.5
+    servo_tab_from_top: float = 4.3  # shaft face of the body to the tabs
+    servo_shaft_from_end: float = 5.9
+    servo_horn_gap: float = 6.0  # router wall to the servo's shaft face
+
+    # The base: the Pi 4/5, the driver breakout and the wiring live in it.
+    base_length: float = 112.0
+    base_width: float = 112.0
+    pi_board: tuple[float, float] = (85.0, 56.0)
+    pi_holes: tuple[float, float] = (58.0, 49.0)
+    driver_board: tuple[float, float] = (33.0, 21.0)  # TB6612 or DRV8833 breakout
+    standoff_h: float = 6.0
+    touch_pad: tuple[float, float] = (16.0, 12.0)  # TTP223 module, senses through the skin
+    touch_skin: float = 1.6
+    led_hole_d: float = 5.2
+
+    bed: float = 220.0
+
+    def __post_init__(self) -> None:
+        problems = self.check()
+        if problems:
+            raise ValueError("shuffler geometry: " + "; ".join(problems))
+
+    # ----- derived numbers -----
+    @property
+    def nominal_card(self) -> float:
+        return (self.card_thickness_min + self.card_thickness_max) / 2
+
+    @property
+    def gate_gap(self) -> float:
+        """Tray floor to the gate blade's edge."""
+        return self.gate_gap_cards * self.nominal_card
+
+    @property
+    def gate_gap_range(self) -> tuple[float, float]:
+        """(lowest, highest) gap that passes the thickest card and stops two thinnest ones."""
+        return 1.2 * self.card_thickness_max, 2.0 * self.card_thickness_min
+
+    def pile_height(self, cards: int) -> float:
+        return cards * self.card_thickness_max
+
+    @property
+    def tray_inner(self) -> tuple[float, float]:
+        """(length, width) inside the tray's walls (sized for the widest card)."""
+        return (self.card_length + 2 * self.end_clearance,
+                self.widest_card + 2 * self.side_clearance)
+
+    @property
+    def shim_thickness(self) -> float:
+        """Each of the two width shims that centre a narrower deck (0 for the widest)."""
+        return (self.widest_card - self.card_width) / 2
+
+    @property
+    def bridge_shim(self) -> float:
+        """The shims' thickness as printed: for this deck, or for bridge cards if it is poker."""
+        return self.shim_thickness or (self.widest_card - design.BRIDGE_WIDTH_MM) / 2
+
+    @property
+    def guide_gap(self) -> float:
+        """Across the deck between the guides (the walls, or the shims when fitted)."""
+        return self.tray_inner[1] - 2 * self.shim_thickness
+
+    @property
+    def tray_wall_top(self) -> float:
+        return self.tray_floor_z + self.pile_height(self.capacity_cards) + self.tray_headroom
+
+    @property
+    def nip(self) -> Point:
+        return (0.0, self.tray_floor_z + self.roller_protrusion)
+
+    @property
+    def roller_axis(self) -> Point:
+        return (0.0, self.nip[1] - self.roller_diameter / 2)
+
+    @property
+    def hub_groove_d(self) -> float:
+        return self.roller_diameter - 2 * self.oring_section
+
+    @property
+    def hub_flange_d(self) -> float:
+        return self.roller_diameter - 2 * self.hub_relief
+
+    @property
+    def floor_opening(self) -> float:
+        """Length along x of the tray floor's slot that the tyre comes up through."""
+        r = self.roller_diameter / 2
+        below = self.tray_floor_z - self.floor - self.roller_axis[1]  # floor's underside
+        half = r if below <= 0 else math.sqrt(max(r * r - below * below, 0.0))
+        return 2 * (half + self.roller_slot_clearance)
+
+    @property
+    def gate_x(self) -> float:
+        """The gate blade's face towards the deck (it sits on the front wall's outer face)."""
+        return self.gate_setback + self.wall
+
+    @property
+    def tray_x(self) -> tuple[float, float]:
+        length, _ = self.tray_inner
+        return (self.gate_setback - length - self.wall,
+                self.gate_x + self.wall + self.lip_length)
+
+    @property
+    def router_x0(self) -> float:
+        return self.tray_x[1]
+
+    @property
+    def channel_width(self) -> float:
+        return self.widest_card + 2 * self.path_side_clearance
+
+    @property
+    def bay_inner(self) -> tuple[float, float]:
+        return (self.card_length + 2 * self.bay_end_clearance,
+                self.widest_card + 2 * self.bay_side_clearance)
+
+    @property
+    def bay_floor_top(self) -> float:
+        return self.floor
+
+    @property
+    def bay_wall_top(self) -> float:
+        return self.bay_floor_top + self.pile_height(self.capacity_cards) + self.pile_clearance
+
+    @property
+    def fork(self) -> Point:
+        """Where the chute's floor meets the two branches."""
+        return (self.router_x0 + self.fork_run,
+                self.tray_floor_z - self.fork_run * math.tan(math.radians(self.chute_angle)))
+
+    @property
+    def outlet_z(self) -> float:
+        return self.bay_wall_top + self.outlet_rise
+
+    @property
+    def left_outlet(self) -> Point:
+        fx, fz = self.fork
+        return (fx + (fz - self.outlet_z) / math.tan(math.radians(self.lower_angle)),
+                self.outlet_z)
+
+    @property
+    def bays_x(self) -> tuple[float, float, float]:
+        """(left bay's inner start, right bay's inner start, the part's far end)."""
+        left = self.left_outlet[0]
+        right = left + self.bay_inner[0] + self.wall
+        return left, right, right + self.bay_inner[0] + self.wall
+
+    @property
+    def right_outlet(self) -> Point:
+        return (self.bays_x[1], self.outlet_z)
+
+    @property
+    def upper_angle(self) -> float:
+        fx, fz = self.fork
+        ox, oz = self.right_outlet
+        return math.degrees(math.atan2(fz - oz, ox - fx))
+
+    def path(self, pile: str) -> list[Point]:
+        """The card's underside from the nip to the branch outlet of ``pile`` (left/right)."""
+        outlet = {"left": self.left_outlet, "right": self.right_outlet}[pile]
+        return [self.nip, (self.router_x0, self.tray_floor_z), self.fork, outlet]
+
+    def beam(self, pile: str) -> Point:
+        """The beam's centre (mid-gap of the branch, ``beam_inset`` before its outlet)."""
+        (fx, fz), (ox, oz) = self.path(pile)[-2:]
+        seg = math.hypot(ox - fx, oz - fz)
+        ux, uz = (ox - fx) / seg, (oz - fz) / seg
+        nx, nz = -uz, ux  # normal pointing up out of the floor
+        bx, bz = ox - ux * self.beam_inset, oz - uz * self.beam_inset
+        half = self.channel_gap / 2
+        return bx + nx * half, bz + nz * half
+
+    def nip_to_beam(self, pile: str) -> float:
+        """Path length from the nip to the beam's foot on the card's path."""
+        pts = self.path(pile)
+        total = sum(math.dist(a, b) for a, b in zip(pts, pts[1:], strict=False))
+        return total - self.beam_inset
+
+    @property
+    def required_nip_to_beam(self) -> float:
+        """A card is clear of the roller when the beam sees it: one card length and 5 mm."""
+        return self.card_length + 5.0
+
+    def beam_above_pile(self, pile: str, cards: int) -> float:
+        """Height of the beam's lowest ray above a full pile of ``cards``."""
+        return (self.beam(pile)[1] - self.beam_hole_d / 2) - (
+            self.bay_floor_top + self.pile_height(cards))
+
+    @property
+    def vane_pivot(self) -> Point:
+        """The flap's axle: half its thickness under the fork, on the bisector's normal.
+
+        The flap's top face then runs through the fork in both positions (within microns),
+        so a card meets no step at the hinge.
+        """
+        mid = math.radians((self.upper_angle + self.lower_angle) / 2)
+        fx, fz = self.fork
+        half = self.vane_thickness / 2
+        return fx - half * math.sin(mid), fz - half * math.cos(mid)
+
+    @property
+    def septum_apex(self) -> float:
+        """Distance from the fork, along the right branch's floor, to where the branches part."""
+        return self.channel_gap / math.sin(math.radians(self.lower_angle - self.upper_angle))
+
+    def vane_angle(self, pile: str) -> float:
+        """The flap's slope (degrees below horizontal) that sends a card to ``pile``.
+
+        For the right pile it lies on the right branch's floor (cards ride up over it); for
+        the left pile it closes the right branch (cards pass under it).
+        """
+        return {"right": self.upper_angle, "left": self.lower_angle}[pile]
+
+    @property
+    def base_x(self) -> tuple[float, float]:
+        return self.router_x0 - self.base_length, self.router_x0
+
+    @property
+    def base_top(self) -> float:
+        return self.tray_floor_z - self.floor
+
+    def with_(self, **changes: float) -> Geometry:
+        """A copy with some dimensions changed (the derived ones follow)."""
+        return replace(self, **changes)
+
+    def check(self) -> list[str]:
+        """What makes this geometry unbuildable, in words (empty when it is fine)."""
+        out = []
+        lo, hi = self.gate_gap_range
+        if not lo <= self.gate_gap < hi:
+            out.append(f"gate gap {self.gate_gap:.3f} mm is outside {lo:.3f}-{hi:.3f} mm")
+        if self.card_width > self.widest_card:
+            out.append(f"card width {self.card_width} mm is wider than the tray's "
+                       f"{self.widest_card} mm")
+        if 0 < self.shim_thickness < self.min_wall:
+            out.append(f"width shim {self.shim_thickness:.2f} mm is under the "
+                       f"{self.min_wall} mm minimum wall")
+        for name in ("wall", "floor", "vane_thickness"):
+            if getattr(self, name) < self.min_wall:
+                out.append(f"{name} {getattr(self, name)} mm is under {self.min_wall} mm")
+        if self.touch_skin < self.min_wall:
+            out.append(f"touch_skin {self.touch_skin} mm is under {self.min_wall} mm")
+        if not 3.0 < self.upper_angle < self.lower_angle:
+            out.append(f"right branch slope {self.upper_angle:.1f} deg must be above 3 and "
+                       f"below the left branch's {self.lower_angle} deg")
+        for pile in ("left", "right"):
+            if self.nip_to_beam(pile) < self.required_nip_to_beam:
+                out.append(f"{pile} beam is {self.nip_to_beam(pile):.1f} mm along the path "
+                           f"from the nip, under the {self.required_nip_to_beam:.1f} mm a card "
+                           f"needs to be clear of the roller: raise tray_floor_z")
+            if self.beam_above_pile(pile, self.capacity_cards) < self.pile_clearance:
+                out.append(f"{pile} beam is under a full pile of {self.capacity_cards} cards "
+                           f"plus {self.pile_clearance} mm")
+        if self.vane_length + self.vane_clearance >= self.septum_apex:
+            out.append(f"flap {self.vane_length} mm reaches the septum at "
+                       f"{self.septum_apex:.1f} mm from the fork")
+        if self.roller_axis[1] - self.roller_diameter / 2 < self.floor + 5:
+            out.append("roller reaches the base's floor: raise tray_floor_z")
+        return out
+
+
+DEFAULT = Geometry()

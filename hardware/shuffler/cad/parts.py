@@ -1,0 +1,508 @@
+"""The shuffler's printed parts and the bought parts they hold, as build123d solids.
+
+Every solid is built in place, in the assembly's frame (see ``params``), so the assembly is
+the parts side by side and the tests measure them where they sit. ``PRINT_ORIENTATION``
+says how each printed part lies on the bed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from build123d import (
+    Align,
+    Box,
+    Cone,
+    Cylinder,
+    Part,
+    Pos,
+    Rot,
+    Torus,
+)
+
+from hardware.shuffler.cad.params import Geometry, Point
+
+MIN = (Align.MIN, Align.MIN, Align.MIN)
+LOW = (Align.CENTER, Align.CENTER, Align.MIN)  # centred in x and y, sitting on z
+
+
+def _box(x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> Part:
+    """An axis-aligned box between two corners."""
+    return Pos(x0, y0, z0) * Box(x1 - x0, y1 - y0, z1 - z0, align=MIN)
+
+
+def _y_cylinder(x: float, z: float, d: float, y0: float, y1: float) -> Part:
+    """A cylinder whose axis runs along y, from y0 to y1."""
+    return Pos(x, y0, z) * Rot(-90, 0, 0) * Cylinder(d / 2, y1 - y0, align=LOW)
+
+
+def _z_cylinder(x: float, y: float, d: float, z0: float, z1: float) -> Part:
+    return Pos(x, y, z0) * Cylinder(d / 2, z1 - z0, align=LOW)
+
+
+def _band(start: Point, angle: float, length: float, below: float, above: float,
+          width: float, back: float = 0.0, ahead: float = 0.0) -> Part:
+    """A slab along a line of the side view that runs down at ``angle`` from ``start``.
+
+    ``below``/``above`` are measured square to the line; ``back``/``ahead`` extend it.
+    """
+    slab = Pos(-back, 0, -below) * Box(back + length + ahead, width, below + above,
+                                       align=(Align.MIN, Align.CENTER, Align.MIN))
+    return Pos(start[0], 0, start[1]) * Rot(0, angle, 0) * slab
+
+
+def _segments(g: Geometry) -> list[tuple[Point, float, float, float, float]]:
+    """(start, angle, length, back, ahead) of the chute and the two branches."""
+    x0, z0 = g.router_x0, g.tray_floor_z
+    fx, fz = g.fork
+    chute = math.hypot(fx - x0, fz - z0)
+    left = math.dist(g.fork, g.left_outlet)
+    right = math.dist(g.fork, g.right_outlet)
+    return [((x0, z0), g.chute_angle, chute, 4.0, 3.0),
+            (g.fork, g.lower_angle, left, 3.0, 0.0),
+            (g.fork, g.upper_angle, right, 3.0, 0.0)]
+
+
+# ----- printed parts -----
+
+def tray(g: Geometry) -> Part:
+    """The input tray: floor with the roller's slot, walls, the front wall over the gate."""
+    length, width = g.tray_inner
+    x0, x1 = g.tray_x
+    yi, yo = width / 2, width / 2 + g.wall
+    zf, top = g.tray_floor_z, g.tray_wall_top
+    body = _box(x0, x1, -yo, yo, zf - g.floor, zf)  # floor and the lip past the gate
+    body += _box(x0, x0 + g.wall, -yo, yo, zf, top)  # back wall
+    for side in (-1, 1):
+        body += _box(x0, g.gate_x, *sorted((side * yi, side * yo)), zf, top)  # side walls
+    # Front wall: stands a gate window above the floor; its ears carry the gate blade's screws.
+    ear = yo + 10.0
+    body += _box(g.gate_setback, g.gate_x, -yi, yi, zf + g.gate_window, top)
+    for side in (-1, 1):
+        body += _box(g.gate_setback, g.gate_x, *sorted((side * yo, side * ear)),
+                     zf - g.floor, zf + g.gate_blade_height)
+    # The roller's slot, and the window a TCRT5000 under the floor looks up through.
+    half_w = g.hub_width / 2 + g.roller_slot_clearance
+    body -= _box(-g.floor_opening / 2, g.floor_opening / 2, -half_w, half_w,
+                 zf - g.floor - 1, zf + 1)
+    body -= _box(-50, -40, -3, 3, zf - g.floor - 1, zf + 1)
+    for hole in gate_screw_points(g):
+        body -= _x_hole(g, hole)
+    for sx in (-1, 1):  # the motor clamp's two screws
+        body -= _z_cylinder(sx * 11.0, -g.hub_width / 2 - g.motor_gap - g.gearbox_len / 2,
+                            3.4, zf - g.floor - 1, zf + 1)
+    for x, y in tray_screw_points(g):  # countersunk M3 into the base, flush under the deck
+        body -= _z_cylinder(x, y, 3.4, zf - g.floor - 1, zf + 1)
+        body -= Pos(x, y, zf - 1.7) * Cone(1.7, 3.4, 1.7 + 0.01, align=LOW)
+    return body
+
+
+def tray_screw_points(g: Geometry) -> list[tuple[float, float]]:
+    """(x, y) of the four M3 screws that hold the tray down on the base."""
+    x0 = g.tray_x[0] + g.wall + 8.0
+    y = g.tray_inner[1] / 2 - 6.0
+    return [(x, sy * y) for x in (x0, -25.0) for sy in (-1, 1)]
+
+
+def gate_screw_points(g: Geometry) -> list[tuple[float, float, float]]:
+    """(x, z, y) of the two M3 screws that hold the gate blade to the front wall's ears."""
+    y = g.tray_inner[1] / 2 + g.wall + 5.0
+    z = g.tray_floor_z + g.gate_blade_height / 2
+    return [(g.gate_setback, z, -y), (g.gate_setback, z, y)]
+
+
+def _x_hole(g: Geometry, hole: tuple[float, float, float]) -> Part:
+    x, z, y = hole
+    return Pos(x - 1, y, z) * Rot(0, 90, 0) * Cylinder(1.7, g.wall + 2 * g.wall + 2,
+                                                       align=LOW)
+
+
+def gate_blade(g: Geometry) -> Part:
+    """The gate: a blade on the front wall's outer face; slots set its gap to the floor."""
+    half = g.tray_inner[1] / 2 + g.wall + 10.0
+    z0 = g.tray_floor_z + g.gate_gap
+    blade = _box(g.gate_x, g.gate_x + g.wall, -half, half, z0, z0 + g.gate_blade_height)
+    for _x, z, y in gate_screw_points(g):
+        slot = _box(g.gate_x - 1, g.gate_x + g.wall + 1, y - 1.7, y + 1.7,
+                    z - g.gate_travel, z + g.gate_travel)
+        for dz in (-g.gate_travel, g.gate_travel):
+            slot += _x_hole(g, (g.gate_x, z + dz, y))
+        blade -= slot
+    return blade
+
+
+def width_shims(g: Geometry) -> Part:
+    """Two shims that hang on the tray's side walls and centre a narrower (bridge) deck.
+
+    Each is ``(widest - deck width) / 2`` thick (3.15 mm for bridge cards in a poker tray).
+    """
+    length, width = g.tray_inner
+    x0 = g.tray_x[0] + g.wall + 0.5
+    x1 = g.gate_setback - 0.5
+    # For a poker deck the tray needs none: the part is then drawn for a bridge deck.
+    t = g.bridge_shim
+    top = g.tray_wall_top
+    out = None
+    for side in (-1, 1):
+        yi, yo = width / 2 - t, width / 2
+        plate = _box(x0, x1, *sorted((side * yi, side * yo)), g.tray_floor_z + 1.0, top)
+        hook = _box(x0, x1, *sorted((side * yi, side * (yo + g.wall + 1.6))), top, top + 2.0)
+        lip = _box(x0, x1, *sorted((side * (yo + g.wall), side * (yo + g.wall + 1.6))),
+                   top - 8.0, top)
+        shim = plate + hook + lip
+        out = shim if out is None else out + shim
+    return out
+
+
+def roller_hub(g: Geometry) -> Part:
+    """The printed hub: two grooves for the O-ring tyre, a D bore for the motor's shaft."""
+    ax, az = g.roller_axis
+    half = g.hub_width / 2
+    hub = _y_cylinder(ax, az, g.hub_flange_d, -half, half)
+    for y in (-g.oring_pitch / 2, g.oring_pitch / 2):
+        groove = _y_cylinder(ax, az, g.hub_flange_d + 2, y - g.oring_section / 2 - 0.1,
+                             y + g.oring_section / 2 + 0.1)
+        groove -= _y_cylinder(ax, az, g.hub_groove_d, y - 2, y + 2)
+        hub -= groove
+    hub -= d_shaft(g, ax, az, -half - 0.01, -half + g.hub_bore_depth, g.shaft_d + 0.1)
+    return hub
+
+
+def d_shaft(g: Geometry, x: float, z: float, y0: float, y1: float, d: float) -> Part:
+    """A D-shaped shaft (or bore) along y: a round with a flat on top."""
+    rnd = _y_cylinder(x, z, d, y0, y1)
+    keep = _box(x - d, x + d, y0 - 1, y1 + 1, z - d, z - d / 2 + g.shaft_flat + (d - 3) / 2)
+    return rnd & keep
+
+
+def motor_clamp(g: Geometry) -> Part:
+    """Holds the N20's gearbox under the tray floor, its shaft on the roller's axis."""
+    ax, az = g.roller_axis
+    y1 = -g.hub_width / 2 - g.motor_gap
+    y0 = y1 - g.gearbox_len
+    zf = g.tray_floor_z - g.floor
+    z0 = az - g.gearbox_h / 2 - g.fit - g.wall
+    block = _box(ax - 14, ax + 14, y0, y1, z0, zf)
+    block -= _box(ax - g.gearbox_w / 2 - g.fit, ax + g.gearbox_w / 2 + g.fit, y0 - 1, y1 + 1,
+                  az - g.gearbox_h / 2 - g.fit, az + g.gearbox_h / 2 + g.fit)
+    for sx in (-1, 1):
+        block -= _z_cylinder(ax + sx * 11.0, (y0 + y1) / 2, 2.5, z0 - 1, zf + 1)
+    return block
+
+
+def router(g: Geometry) -> Part:
+    """The chute, the fork and the two branches, with the beams' bosses and the flap's axle.
+
+    Printed on its side, so every floor and roof is a wall and needs no support.
+    """
+    inner_w = g.channel_width
+    outer_w = inner_w + 2 * g.wall
+    outer = None
+    inner = None
+    for start, angle, length, back, ahead in _segments(g):
+        o = _band(start, angle, length, g.wall, g.channel_gap + g.wall, outer_w, back, ahead)
+        i = _band(start, angle, length, 0.0, g.channel_gap, inner_w, back + 6, ahead + 0.01)
+        outer = o if outer is None else outer + o
+        inner = i if inner is None else inner + i
+    x0 = g.router_x0
+    far = g.right_outlet[0] + 20
+    body = outer & _box(x0, far, -outer_w, outer_w, 0, 300)
+    # Mounting flange against the base's front wall.
+    body += _box(x0, x0 + g.wall, -outer_w / 2, outer_w / 2, g.base_top - 20,
+                 g.tray_floor_z - 2.0)
+    # Foot: the far end rests on the bays' middle wall.
+    rx = g.right_outlet[0]
+    body += _box(rx - g.wall, rx, -outer_w / 2, outer_w / 2, g.bay_wall_top,
+                 g.outlet_z - 0.5)
+    body -= inner
+    body -= _vane_swing(g)
+    for pile in ("left", "right"):
+        bx, bz = g.beam(pile)
+        for side in (-1, 1):
+            y0, y1 = sorted((side * outer_w / 2, side * (outer_w / 2 + g.beam_boss_len)))
+            body += _y_cylinder(bx, bz, g.beam_boss_d, y0, y1)
+        body -= _y_cylinder(bx, bz, g.beam_hole_d, -outer_w, outer_w)
+    px, pz = g.vane_pivot
+    body -= _y_cylinder(px, pz, g.axle_d + 0.4, -outer_w, outer_w)
+    for y in (-20.0, 20.0):
+        body -= Pos(x0 - 1, y, g.base_top - 10) * Rot(0, 90, 0) * Cylinder(
+            1.7, g.wall + 2, align=LOW)
+    return body
+
+
+def _vane_at(g: Geometry, pile_or_angle: str | float, grow: float = 0.0,
+             width: float | None = None) -> Part:
+    angle = g.vane_angle(pile_or_angle) if isinstance(pile_or_angle, str) else pile_or_angle
+    px, pz = g.vane_pivot
+    t = g.vane_thickness + 2 * grow
+    w = (g.channel_width - 1.0) if width is None else width
+    plate = Pos(0, 0, -t / 2) * Box(g.vane_length + grow, w, t,
+                                    align=(Align.MIN, Align.CENTER, Align.MIN))
+    plate += Rot(-90, 0, 0) * Cylinder(t / 2, w, align=(Align.CENTER, Align.CENTER,
+                                                        Align.CENTER))
+    return Pos(px, 0, pz) * Rot(0, angle, 0) * plate
+
+
+def _vane_swing(g: Geometry) -> Part:
+    """The room the flap sweeps between its two positions (cut from the router)."""
+    lo, hi = g.upper_angle, g.lower_angle
+    steps = 6
+    out = None
+    for k in range(steps + 1):
+        a = lo + (hi - lo) * k / steps
+        v = _vane_at(g, a, grow=g.vane_clearance, width=g.channel_width)
+        out = v if out is None else out + v
+    return out
+
+
+def vane(g: Geometry, pile: str | None = "left") -> Part:
+    """The router flap with its axle; ``pile`` is the position it is drawn in (None: flat)."""
+    px, pz = g.vane_pivot
+    outer = g.channel_width / 2 + g.wall
+    axle = _y_cylinder(px, pz, g.axle_d, -outer - 1.0, outer + g.servo_horn_gap - 1.5)
+    return _vane_at(g, 0.0 if pile is None else pile) + axle
+
+
+def servo_frame(g: Geometry) -> tuple[float, float, float, float, float]:
+    """(x0, x1, z0, z1, y of the shaft face) of the SG90's body, shaft on the flap's axle."""
+    px, pz = g.vane_pivot
+    x0 = px - g.servo_shaft_from_end
+    ys = g.channel_width / 2 + g.wall + g.servo_horn_gap
+    return x0, x0 + g.servo_l, pz - g.servo_w / 2, pz + g.servo_w / 2, ys
+
+
+def servo_mount(g: Geometry) -> Part:
+    """A plate the SG90's tabs screw to, on two legs from the router's side wall."""
+    x0, x1, z0, z1, ys = servo_frame(g)
+    cx = (x0 + x1) / 2
+    tab_back = ys + g.servo_tab_from_top + g.servo_tab_t
+    wall_y = g.channel_width / 2 + g.wall
+    px0, px1 = cx - g.servo_tab_span / 2 - 5, cx + g.servo_tab_span / 2 + 5
+    pz0, pz1 = z0 - 4, z1 + 4
+    plate = _box(px0, px1, tab_back, tab_back + g.wall, pz0, pz1)
+    plate -= _box(x0 - g.fit, x1 + g.fit, tab_back - 1, tab_back + g.wall + 1,
+                  z0 - g.fit, z1 + g.fit)
+    for sx in (-1, 1):
+        plate -= _y_cylinder(cx + sx * 27.8 / 2, (z0 + z1) / 2, 2.0, tab_back - 1,
+                             tab_back + g.wall + 1)
+    for lx in (px0, px1 - 4):
+        plate += _box(lx, lx + 4, wall_y, tab_back, pz0, pz1)
+    return plate
+
+
+def base(g: Geometry) -> Part:
+    """The enclosure under the tray: the Pi, the driver and the wiring. Open at the top."""
+    bx0, bx1 = g.base_x
+    hw = g.base_width / 2
+    w = g.wall
+    rim = g.base_top - w  # the lid sits on the walls
+    shell = _box(bx0, bx1, -hw, hw, 0, rim)
+    shell -= _box(bx0 + w, bx1 - w, -hw + w, hw - w, g.floor, rim + 1)
+    for x, y in lid_screw_points(g):  # corner posts for the lid's screws
+        post = _box(x - 3, x + 3, y - 3, y + 3, g.floor, rim)
+        post -= _z_cylinder(x, y, 2.5, g.floor + 4, rim + 1)
+        shell += post
+    # Standoffs for the Pi (M2.5) and the driver breakout.
+    for x, y in pi_holes(g) + driver_holes(g):
+        post = _z_cylinder(x, y, 6.0, g.floor, g.floor + g.standoff_h)
+        post -= _z_cylinder(x, y, 2.2, g.floor, g.floor + g.standoff_h + 1)
+        shell += post
+    # Back wall: the power jack, the switch and a slot for the LED board's cable.
+    for y, d in ((-30.0, 8.0), (-10.0, 6.2)):
+        shell -= Pos(bx0 - 1, y, 20) * Rot(0, 90, 0) * Cylinder(d / 2, w + 2, align=LOW)
+    shell -= _box(bx0 - 1, bx0 + w + 1, 10, 30, 12, 20)
+    # Front wall: the router's screws and a hole for its wires (servo, beams).
+    for y in (-20.0, 20.0):
+        shell -= Pos(bx1 - w - 1, y, g.base_top - 10) * Rot(0, 90, 0) * Cylinder(
+            1.25, w + 2, align=LOW)
+    shell -= _box(bx1 - w - 1, bx1 + 1, 40, 50, 55, 63)
+    return shell
+
+
+def lid_screw_points(g: Geometry) -> list[tuple[float, float]]:
+    """(x, y) of the lid's four M3 screws, in the base's inside corners."""
+    bx0, bx1 = g.base_x
+    hw = g.base_width / 2 - g.wall - 3.0
+    return [(x, y) for x in (bx0 + g.wall + 3.0, bx1 - g.wall - 3.0) for y in (-hw, hw)]
+
+
+def lid(g: Geometry) -> Part:
+    """The base's top: carries the tray, the touch pad (from below) and the status LED."""
+    bx0, bx1 = g.base_x
+    hw = g.base_width / 2
+    w = g.wall
+    top = g.base_top
+    plate = _box(bx0, bx1, -hw, hw, top - w, top)
+    # The roller, its hub and the motor clamp hang through; the tray sensor looks up.
+    plate -= _box(-15, 15, -22, 13, top - w - 1, top + 1)
+    plate -= _box(-50, -40, -8, 8, top - w - 1, top + 1)
+    # Touch pad (TTP223, senses through the skin) and the status LED, right of the tray.
+    tx, ty = g.touch_pad
+    plate -= _box(-60 - tx / 2, -60 + tx / 2, 44 - ty / 2, 44 + ty / 2, top - w - 1,
+                  top - g.touch_skin)
+    plate -= _z_cylinder(-30, 44, g.led_hole_d, top - w - 1, top + 1)
+    for x, y in tray_screw_points(g):  # M3 thread-forming into the plate
+        plate -= _z_cylinder(x, y, 2.5, top - w - 1, top + 1)
+    for x, y in lid_screw_points(g):
+        plate -= _z_cylinder(x, y, 3.4, top - w - 1, top + 1)
+    return plate
+
+
+def pi_origin(g: Geometry) -> tuple[float, float]:
+    return g.base_x[0] + g.wall + 8.0, -g.base_width / 2 + g.wall + 8.0
+
+
+def pi_holes(g: Geometry) -> list[tuple[float, float]]:
+    x0, y0 = pi_origin(g)
+    hx, hy = g.pi_holes
+    return [(x0 + 3.5 + dx, y0 + 3.5 + dy) for dx in (0, hx) for dy in (0, hy)]
+
+
+def driver_origin(g: Geometry) -> tuple[float, float]:
+    return pi_origin(g)[0] + g.pi_board[0] - g.driver_board[0], 20.0
+
+
+def driver_holes(g: Geometry) -> list[tuple[float, float]]:
+    x0, y0 = driver_origin(g)
+    dx, dy = g.driver_board
+    return [(x0 + 2.5, y0 + dy / 2), (x0 + dx - 2.5, y0 + dy / 2)]
+
+
+def bays(g: Geometry) -> Part:
+    """The two pile bays, left (near) and right (far), with finger notches."""
+    left, right, far = g.bays_x
+    length, width = g.bay_inner
+    hw = width / 2 + g.wall
+    body = _box(left - g.wall, far, -hw, hw, 0, g.bay_wall_top)
+    for x in (left, right):
+        body -= _box(x, x + length, -width / 2, width / 2, g.bay_floor_top,
+                     g.bay_wall_top + 1)
+        cx = x + length / 2
+        for side in (-1, 1):  # notches both sides, to lift a pile out
+            body -= _box(cx - 13, cx + 13, *sorted((side * (width / 2 - 1), side * (hw + 1))),
+                         g.bay_floor_top + 12, g.bay_wall_top + 1)
+    return body
+
+
+# ----- bought parts (for the fit checks and the picture) -----
+
+def n20_motor(g: Geometry) -> Part:
+    ax, az = g.roller_axis
+    y1 = -g.hub_width / 2 - g.motor_gap
+    gear = _box(ax - g.gearbox_w / 2, ax + g.gearbox_w / 2, y1 - g.gearbox_len, y1,
+                az - g.gearbox_h / 2, az + g.gearbox_h / 2)
+    can = _box(ax - g.gearbox_w / 2, ax + g.gearbox_w / 2,
+               y1 - g.gearbox_len - g.motor_can_len, y1 - g.gearbox_len,
+               az - g.gearbox_h / 2, az + g.gearbox_h / 2)
+    shaft = d_shaft(g, ax, az, y1, y1 + g.shaft_len, g.shaft_d)
+    return gear + can + shaft
+
+
+def o_rings(g: Geometry) -> Part:
+    ax, az = g.roller_axis
+    major = (g.hub_groove_d + g.oring_section) / 2
+    out = None
+    for y in (-g.oring_pitch / 2, g.oring_pitch / 2):
+        ring = Pos(ax, y, az) * Rot(90, 0, 0) * Torus(major, g.oring_section / 2)
+        out = ring if out is None else out + ring
+    return out
+
+
+def sg90(g: Geometry) -> Part:
+    x0, x1, z0, z1, ys = servo_frame(g)
+    body = _box(x0, x1, ys, ys + g.servo_h, z0, z1)
+    cx = (x0 + x1) / 2
+    ty = ys + g.servo_tab_from_top
+    body += _box(cx - g.servo_tab_span / 2, cx + g.servo_tab_span / 2, ty,
+                 ty + g.servo_tab_t, z0, z1)
+    px, pz = g.vane_pivot
+    body += _y_cylinder(px, pz, 4.8, ys - 1.5, ys)  # the splined output and horn's hub
+    return body
+
+
+def deck(g: Geometry, cards: int | None = None) -> Part:
+    """A full deck of ``cards`` (the tray's capacity by default) resting on the roller."""
+    n = g.capacity_cards if cards is None else cards
+    x1 = g.gate_setback - g.end_clearance
+    z0 = g.nip[1]
+    return _box(x1 - g.card_length, x1, -g.card_width / 2, g.card_width / 2, z0,
+                z0 + g.pile_height(n))
+
+
+def pi_board(g: Geometry) -> Part:
+    x0, y0 = pi_origin(g)
+    z = g.floor + g.standoff_h
+    bx, by = g.pi_board
+    return _box(x0, x0 + bx, y0, y0 + by, z, z + 1.6) + _box(
+        x0 + 2, x0 + bx - 2, y0 + 6, y0 + by - 2, z + 1.6, z + 18)
+
+
+def driver_board(g: Geometry) -> Part:
+    x0, y0 = driver_origin(g)
+    z = g.floor + g.standoff_h
+    dx, dy = g.driver_board
+    return _box(x0, x0 + dx, y0, y0 + dy, z, z + 1.6) + _box(
+        x0 + 6, x0 + dx - 6, y0 + 2, y0 + dy - 2, z + 1.6, z + 10)
+
+
+def printable(name: str, g: Geometry, built: Part | None = None) -> Part:
+    """Printed part ``name`` as it goes on the bed: turned, resting on z = 0.
+
+    ``built`` is the part already built in place (not for the flap, which prints flat).
+    Raises KeyError for a name that is not a printed part.
+    """
+    from hardware.shuffler.cad.measure import laid_flat
+
+    if name == "vane":
+        part = vane(g, None)
+    else:
+        part = PRINTED[name](g) if built is None else built
+    o = PRINT_ORIENTATION[name]
+    return laid_flat(part, o.about_x, o.about_y)
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """How a printed part lies on the bed: rotations (degrees) about x then y."""
+
+    about_x: float = 0.0
+    about_y: float = 0.0
+    note: str = "as modelled, floor down"
+
+
+PRINT_ORIENTATION = {
+    "base": Orientation(note="open side up"),
+    "lid": Orientation(about_x=180, note="top face down, the touch pad's pocket up"),
+    "tray": Orientation(note="floor down"),
+    "gate_blade": Orientation(about_y=90, note="flat on its face"),
+    "width_shims": Orientation(about_x=180, note="hooks down"),
+    "roller_hub": Orientation(about_x=90, note="on its end face, bore up"),
+    "motor_clamp": Orientation(about_x=90, note="on its end face, pocket vertical"),
+    "router": Orientation(about_x=90, note="on its side wall: floors and roofs are walls"),
+    "vane": Orientation(note="flat, axle along the bed (its underside 0.3 mm proud)"),
+    "servo_mount": Orientation(about_x=90, note="plate down"),
+    "bays": Orientation(note="floor down"),
+}
+
+PRINTED = {
+    "base": base,
+    "lid": lid,
+    "tray": tray,
+    "gate_blade": gate_blade,
+    "width_shims": width_shims,
+    "roller_hub": roller_hub,
+    "motor_clamp": motor_clamp,
+    "router": router,
+    "vane": vane,
+    "servo_mount": servo_mount,
+    "bays": bays,
+}
+
+BOUGHT = {
+    "n20_motor": n20_motor,
+    "o_rings": o_rings,
+    "sg90_servo": sg90,
+    "pi_board": pi_board,
+    "driver_board": driver_board,
+}

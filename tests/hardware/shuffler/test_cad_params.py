@@ -1,0 +1,119 @@
+"""The mechanism's arithmetic (no CAD kernel): the gate, the beams, what follows a parameter."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hardware.shuffler import design
+from hardware.shuffler.cad.params import DEFAULT, Geometry
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_gate_passes_one_card_of_any_thickness_and_stops_two_of_the_thinnest():
+    g = DEFAULT
+    assert 1.2 * design.CARD_THICKNESS_MAX_MM <= g.gate_gap < 2 * design.CARD_THICKNESS_MIN_MM
+    assert g.gate_gap == pytest.approx(0.45)
+    # The front wall's window never limits the gate, over the blade's whole travel.
+    assert g.gate_window >= g.gate_gap + g.gate_travel
+
+
+@pytest.mark.parametrize("cards", [1.0, 2.0, 2.5])
+def test_a_gate_gap_outside_the_range_is_refused_with_its_numbers(cards):
+    with pytest.raises(ValueError, match="gate gap"):
+        Geometry(gate_gap_cards=cards)
+
+
+@pytest.mark.parametrize("pile", ["left", "right"])
+def test_a_card_is_clear_of_the_roller_before_its_pile_beam_sees_it(pile):
+    g = DEFAULT
+    assert g.required_nip_to_beam == pytest.approx(design.CARD_LENGTH_MM + 5.0)
+    assert g.nip_to_beam(pile) >= g.required_nip_to_beam
+    # The straight line is the shortest path any card can take: it passes as well.
+    assert math.dist(g.nip, g.beam(pile)) >= g.required_nip_to_beam
+
+
+@pytest.mark.parametrize("pile", ["left", "right"])
+@pytest.mark.parametrize("cards", [52, 104])
+def test_each_beam_is_above_a_full_pile_with_clearance(pile, cards):
+    g = DEFAULT
+    pile_top = g.bay_floor_top + cards * design.CARD_THICKNESS_MAX_MM
+    assert g.beam(pile)[1] - g.beam_hole_d / 2 - pile_top >= g.pile_clearance
+    assert g.beam_above_pile(pile, cards) >= g.pile_clearance
+
+
+def test_a_longer_card_that_the_path_cannot_clear_is_refused():
+    with pytest.raises(ValueError, match="beam is .* mm along the path"):
+        Geometry(card_length=130.0)
+
+
+def test_a_bigger_roller_moves_the_shaft_and_lengthens_the_floor_slot():
+    small, big = DEFAULT, DEFAULT.with_(roller_diameter=DEFAULT.roller_diameter + 6)
+    assert big.roller_axis[1] == pytest.approx(small.roller_axis[1] - 3)
+    assert big.floor_opening > small.floor_opening
+    assert big.nip == small.nip  # the tyre still stands the same above the floor
+    assert big.hub_groove_d == pytest.approx(small.hub_groove_d + 6)
+
+
+def test_a_bridge_deck_narrows_the_guides_by_its_width():
+    bridge = DEFAULT.with_(card_width=design.BRIDGE_WIDTH_MM)
+    assert DEFAULT.shim_thickness == 0
+    assert bridge.shim_thickness == pytest.approx((63.5 - 57.2) / 2)
+    assert bridge.guide_gap == pytest.approx(design.BRIDGE_WIDTH_MM + 2 * bridge.side_clearance)
+    assert bridge.shim_thickness >= bridge.min_wall
+    with pytest.raises(ValueError, match="wider than the tray"):
+        DEFAULT.with_(card_width=70.0)
+
+
+def test_the_roller_comes_from_the_drive_build(monkeypatch):
+    assert DEFAULT.roller_diameter == design.DEFAULT_DRIVE.roller_diameter_mm
+    monkeypatch.setattr(design, "DEFAULT_DRIVE", design.DriveBuild(roller_diameter_mm=36.0))
+    assert Geometry().roller_diameter == 36.0
+
+
+def test_the_flap_clears_the_septum_and_both_branches_run_downhill():
+    g = DEFAULT
+    assert g.vane_length + g.vane_clearance < g.septum_apex
+    assert 3 < g.upper_angle < g.lower_angle
+    assert g.vane_angle("left") > g.vane_angle("right")
+
+
+def test_the_params_need_no_cad_kernel_and_nothing_outside_cad_imports_one():
+    code = ("import sys, hardware.shuffler.cad.params, hardware.shuffler.cad; "
+            "bad = [m for m in ('build123d', 'OCP') if m in sys.modules]; "
+            "print(*bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cad = ROOT / "hardware" / "shuffler" / "cad"
+    for py in [*ROOT.glob("hardware/**/*.py"), *ROOT.glob("firmware_host/**/*.py"),
+               *ROOT.glob("cribbage/**/*.py")]:
+        if cad in py.parents:
+            continue
+        text = py.read_text()
+        assert "import build123d" not in text and "from build123d" not in text, py
+        assert "from OCP" not in text, py
+
+
+def test_the_build_docs_key_dimensions_are_the_params():
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = text.split("## Key dimensions", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in section.splitlines()
+            if ln.startswith("| ") and "`" in ln]
+    assert len(rows) >= 12
+    for label, value, name in rows:
+        expr = name.strip("`")
+        assert expr.replace("_", "").replace("(", "").replace(")", "").replace(
+            "'", "").replace(",", "").replace(" ", "").isalnum(), expr
+        got = eval("g." + expr, {}, {"g": DEFAULT})  # a name or a call from the table
+        shown = [float(v) for v in value.replace("mm", "").replace("×", "-").split("-")]
+        want = [v for v in (got if isinstance(got, tuple) else (got,))]
+        assert len(shown) == len(want), label
+        for s, w in zip(shown, want, strict=True):
+            decimals = len(str(s).split(".")[1]) if "." in str(s) else 0
+            assert s == pytest.approx(w, abs=0.51 * 10 ** -max(decimals, 1)), (label, s, w)
