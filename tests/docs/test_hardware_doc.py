@@ -132,7 +132,7 @@ def test_the_doc_has_what_a_maker_needs():
     assert bring_up.index("crib shuffler calibrate") < bring_up.index("**A full pass.**")
     assert "Nothing printed at all" in bring_up and "sensor_pull_up = false" in bring_up
     assert "hardware/board/firmware/README.md" in text.split("## The LED board")[1]
-    assert "](shuffler.svg)" in text
+    assert "](shuffler-assembly-side.svg)" in text
     # Raspberry Pi OS keeps a released output driving: the doc must not promise that a killed
     # process stops the motor without the setting that makes the pin go back to an input.
     mechanism = text.split("## The shuffler's mechanism")[1].split("\n## ")[0]
@@ -140,13 +140,25 @@ def test_the_doc_has_what_a_maker_needs():
     assert "dtparam=strict_gpiod" in text.split("## Bring-up checklist")[1].split("2. ")[0]
 
 
-def test_the_drawing_is_an_svg_naming_every_part():
-    root = ET.parse(ROOT / "docs" / "shuffler.svg").getroot()
-    assert root.tag.endswith("svg")
-    words = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
-    for part in ("feed roller", "separator", "router flap", "LEFT pile", "RIGHT pile",
-                 "tray sensor", "left pile sensor", "right pile sensor", "touch"):
-        assert part in words, part
+def test_the_mechanism_section_is_the_cad_design():
+    from hardware.shuffler.cad.params import Geometry
+
+    g = Geometry()
+    text = DOC.read_text()
+    mechanism = " ".join(text.split("## The shuffler's mechanism")[1].split("\n## ")[0].split())
+    for picture in ("shuffler-assembly-side.svg", "shuffler-assembly.svg"):
+        assert f"]({picture})" in mechanism, picture
+        root = ET.parse(ROOT / "docs" / picture).getroot()
+        assert root.tag.endswith("svg")
+    assert "](shuffler-build.md)" in mechanism
+    # the design the CAD builds, not the old top roller and separator
+    assert "separator" not in mechanism and "bottom feed" in mechanism
+    assert f"{g.gate_gap_cards:g} card thicknesses ({g.gate_gap:.2f} mm)" in mechanism
+    assert f"{g.beam_inset:g} mm before the outlet" in mechanism
+    swing = g.lower_angle - g.upper_angle
+    assert f"about {swing:.0f}°" in mechanism
+    for needed in ("two O-ring tyres", "adjustable gate blade", "forks", "SG90", "TCRT5000"):
+        assert needed in mechanism, needed
 
 
 def _amps(row: str) -> list[float]:
@@ -206,13 +218,50 @@ def test_the_bom_has_every_part_a_build_needs():
     for part in ("fuse holder", "5 a", "10 kω", "330 ω", "dc jack", "rocker switch",
                  "jst-xh", "screws", "filament", "o-ring", "break-beam", "sg90", "n20",
                  "drv8833", "74ahct125", "ws2812b", "pico", "1000 µf", "ttp223", "ec11",
-                 "3 mm steel rod"):
+                 "opal", "hardwood", "over-current", "5 x 20 mm", "fast"):
         assert part in text, part
+    # the names the wiring and power sections give to BOM rows are the BOM's rows
+    names = {r["Part"] for r in rows}
+    for name in ("DC jack", "Main switch", "Fuse and holder", "Pull-down resistor",
+                 "Data resistor", "Level shifter", "Strip capacitor", "Diffuser", "Board top",
+                 "Board base", "5 V supply"):
+        assert name in names, name
+    assert {r["BOM row"] for r in _protection().values()} <= names
+    fuse = next(r for r in rows if r["Part"] == "Fuse and holder")
+    from hardware import schematics
+
+    assert schematics.FUSE in fuse["Part number or exact description"]
     # the motor the pace is figured for, and the sensor the default polarity is for
     from hardware.shuffler.design import DEFAULT_DRIVE
 
     assert "1000 rpm" in text and DEFAULT_DRIVE.motor_rpm_loaded < 1000
     assert "open-collector" in text
+
+
+def _shuffler_hardware() -> list[dict[str, str]]:
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = text.split("## Hardware", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+
+
+def test_the_bom_carries_the_shufflers_hardware_list_once():
+    rows, _ = _bom()
+    items = _shuffler_hardware()
+    assert len(items) >= 10
+    subtotal = round(sum(float(i["Approx. USD"]) for i in items), 2)
+    row = next(r for r in rows if r["Part"] == "Shuffler hardware")
+    assert "docs/shuffler-build.md" in row["Part number or exact description"]
+    assert float(row["Qty"]) == 1 and float(row["Line (USD)"]) == subtotal
+    # no other BOM row buys one of the list's parts a second time
+    others = " ".join(f"{r['Part']} {r['Part number or exact description']}" for r in rows
+                      if r is not row).lower()
+    for key in ("n20", "o-ring", "sg90", "break-beam", "tcrt5000", "ttp223", "feeler",
+                "m2.5", "cyanoacrylate"):
+        assert key in " ".join(f"{i['Item']} {i['Exact description']}" for i in items).lower(), key
+        assert key not in others, key
 
 
 def test_the_pace_table_is_the_design_arithmetic():
