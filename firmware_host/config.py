@@ -186,19 +186,47 @@ class ShufflerSettings(_Section):
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
     simulate_jam_at: int | None = Field(None, ge=1)
-    # Pile sensors' glitch filter: a quarter of a card's transit at the feed speed
-    # (88.9 mm at 1.8 m/s = 49 ms; hardware.shuffler.physics.default_sensor_filter_ms).
-    sensor_filter_ms: float = Field(12.0, ge=0, le=1000)
-    # The router's settle time before the next card is fed (a micro servo: 60 degrees in
-    # about 0.1 s; a solenoid: 20 ms is plenty).
-    router_settle_ms: float = Field(120.0, ge=0, le=2000)
-    # The fail-safes that stop the motor: no card within card_timeout_s of a feed (a jam);
-    # a pile sensor blocked blocked_limit_s (a stuck card); a pass longer than
-    # pass_base_s + (per_card_s + settle) x cards.
-    card_timeout_s: float = Field(1.0, gt=0, le=60)
-    blocked_limit_s: float = Field(0.5, gt=0, le=60)
-    pass_base_s: float = Field(10.0, gt=0, le=600)
-    per_card_s: float = Field(0.5, gt=0, le=60)
+    # The machine's card speed (mm/s), which `crib shuffler calibrate` measures and writes
+    # here; every time budget below derives from it. Absent: the default build's arithmetic
+    # (hardware.shuffler.design: an N20 at 850 rpm under a 30 mm tyre, 1335 mm/s).
+    feed_speed_mm_s: float | None = Field(None, ge=50, le=5000)
+    # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
+    # set, it is checked against the speed:
+    # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),
+    sensor_filter_ms: float | None = Field(None, ge=0, le=1000)
+    # the router's own settle, command to a still flap (absent: from router_kind and swing),
+    router_settle_ms: float | None = Field(None, ge=0, le=2000)
+    # and the fail-safes that stop the motor: no card within card_timeout_s of a feed (a jam,
+    # 3 flights from the gate to the beam); a pile sensor blocked blocked_limit_s (a stuck
+    # card, 4 transits); a pass longer than pass_base_s + (per_card_s + settle) x cards.
+    card_timeout_s: float | None = Field(None, gt=0, le=60)
+    blocked_limit_s: float | None = Field(None, gt=0, le=60)
+    pass_base_s: float | None = Field(None, gt=0, le=600)
+    per_card_s: float | None = Field(None, gt=0, le=60)
+
+    @model_validator(mode="after")
+    def _timing_fits_the_speed(self) -> ShufflerSettings:
+        from hardware.errors import HardwareError
+
+        try:
+            self.timing()
+        except HardwareError as exc:
+            explicit = [k for k in ("sensor_filter_ms", "card_timeout_s", "blocked_limit_s")
+                        if getattr(self, k) is not None]
+            raise ValueError(
+                f"{' / '.join(explicit) or 'timing'} at feed_speed_mm_s = "
+                f"{self.card_speed_mm_s:.0f}: {exc}"
+            ) from None
+        return self
+
+    @property
+    def card_speed_mm_s(self) -> float:
+        """The configured card speed, or the default build's."""
+        from hardware.shuffler.design import DEFAULT_DRIVE
+
+        if self.feed_speed_mm_s is not None:
+            return self.feed_speed_mm_s
+        return DEFAULT_DRIVE.surface_speed_mm_s
 
     @field_validator("pins")
     @classmethod
@@ -220,12 +248,32 @@ class ShufflerSettings(_Section):
         return {k: int(v) for k, v in self.pins.items() if k in SHUFFLER_PIN_NAMES}
 
     def timing(self) -> Timing:
-        """The controller's `hardware.shuffler.controller.Timing` for the real machine."""
-        from hardware.shuffler.controller import Timing
+        """The controller's `hardware.shuffler.controller.Timing` for the real machine: every
+        budget from the card speed, the ones set here instead (checked against it).
 
-        return Timing(card_timeout=self.card_timeout_s, blocked_limit=self.blocked_limit_s,
-                      pass_base=self.pass_base_s, per_card=self.per_card_s,
-                      router_settle=self.router_settle_ms / 1000.0)
+        Raises hardware.errors.ShufflerError for a budget that cannot work at the speed.
+        """
+        from hardware.shuffler.controller import Timing
+        from hardware.shuffler.gpio import router_settle_s
+
+        settle = (router_settle_s(self.pins) if self.router_settle_ms is None
+                  else self.router_settle_ms / 1000.0)
+        return Timing.for_speed(
+            self.card_speed_mm_s, settle,
+            card_timeout=self.card_timeout_s, blocked_limit=self.blocked_limit_s,
+            pass_base=self.pass_base_s, per_card=self.per_card_s,
+            sensor_filter=None if self.sensor_filter_ms is None else self.sensor_filter_ms / 1000,
+        )
+
+
+def shuffler_pace(shuffler: ShufflerSettings) -> Any:
+    """The pace (hardware.shuffler.design.Pace) of the configured machine: its card speed,
+    its router's settle and its sensors' filter, as the controller will time them."""
+    from hardware.shuffler import design
+
+    timing = shuffler.timing()
+    return design.pace(feed_speed_mm_s=timing.feed_speed_mm_s,
+                       router_settle_s=timing.router_move, filter_s=timing.sensor_filter)
 
 
 class TrackPinSettings(_Section):

@@ -31,13 +31,16 @@ BOUNCE_MS = 20.0  # mechanical buttons bounce for 1 to 20 ms
 
 
 class Debouncer:
-    """A switch's edges, debounced on a Clock: the first edge that changes the level is taken
-    at once (a press feels instant), then edges within `window_s` of it are bounce.
+    """A switch's edges, debounced on a Clock by the steady level, as the Pico's buttons are
+    (hardware/board/firmware/buttons.py): a level is taken once the raw input has stayed at
+    it for `window_s`, and dated from its first edge. So a bouncing press is one press, and a
+    glitch shorter than the window (a 2 ms break during a hold, a 1 ms spike) changes
+    nothing: it neither ends a hold nor adds a press.
 
-    A glitch shorter than the window leaves the last taken level wrong until the next edge;
-    that edge then replays the change that was missed, at the time it really happened, so a
-    press is never lost. `on_change(level, at)` is called outside the lock.
-    Raises InputError for a negative window.
+    The Pico samples its pins; here gpiozero reports edges, and a timer on the clock
+    (`call_later`, which FakeClock runs as tests advance it) looks again when the window has
+    passed. `on_change(level, at)` is called outside the lock. Raises InputError for a
+    negative window.
     """
 
     def __init__(self, clock: Clock, window_s: float, on_change: Callable[[bool, float], None],
@@ -49,8 +52,8 @@ class Debouncer:
         self._on_change = on_change
         self._lock = threading.Lock()
         self._level = level  # the level last taken
-        self._taken_at = -math.inf
-        self._raw_at = -math.inf  # when the raw level last changed inside a window
+        self._raw = level  # the raw level now
+        self._raw_at = -math.inf  # when the raw level last changed
 
     @property
     def level(self) -> bool:
@@ -59,19 +62,43 @@ class Debouncer:
     def edge(self, level: bool) -> None:
         """The raw input changed to `level` (from gpiozero's callback thread)."""
         now = self.clock.monotonic()
-        changes: list[tuple[bool, float]] = []
+        taken = self._settle(now)  # a level that held until this edge
         with self._lock:
-            if now - self._taken_at < self.window_s:
-                self._raw_at = now
-                return  # bounce
-            if level == self._level:
-                # the level left and came back inside a window: replay the lost change
-                changes.append((not level, max(self._raw_at, self._taken_at)))
-            changes.append((level, now))
-            self._level = level
-            self._taken_at = now
+            if level != self._raw:
+                self._raw, self._raw_at = level, now
+            pending = self._raw != self._level
+        if pending:
+            if self.window_s == 0:
+                taken += self._settle(now)
+            else:
+                _call_later(self.clock, self.window_s, self.settle)
+        self._deliver(taken)
+
+    def settle(self) -> None:
+        """Take the raw level if it has held for the window (the timer calls this)."""
+        self._deliver(self._settle(self.clock.monotonic()))
+
+    def _settle(self, now: float) -> list[tuple[bool, float]]:
+        with self._lock:
+            if self._raw != self._level and now - self._raw_at >= self.window_s - 1e-9:
+                self._level = self._raw
+                return [(self._level, self._raw_at)]
+        return []
+
+    def _deliver(self, changes: list[tuple[bool, float]]) -> None:
         for value, at in changes:
             self._on_change(value, at)
+
+
+def _call_later(clock: Clock, seconds: float, callback: Callable[[], None]) -> Callable[[], None]:
+    """`clock.call_later` where the clock has it (SystemClock, FakeClock), else a real timer."""
+    later = getattr(clock, "call_later", None)
+    if later is not None:
+        return later(seconds, callback)
+    timer = threading.Timer(seconds, callback)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +215,7 @@ class GpioInputPanel(_Events):
         self._devices: list[Any] = []
         self._undo_down: float | None = None
         self._undo_held = False
+        self._cancel_hold: Callable[[], None] | None = None
 
     def start(self) -> None:
         if self._devices:
@@ -206,10 +234,9 @@ class GpioInputPanel(_Events):
                 self._devices.append(enc)
                 self._switch(Button(tp.button, pin_factory=factory),
                              lambda on, _at, t=track: on and self._emit("button", track=t))
-            # gpiozero's hold timer runs in real time: it reports a hold while the button is
-            # still down; the injected clock measures a press that ends before it fires
-            undo = Button(self.pins.undo, hold_time=self.hold_s, pin_factory=factory)
-            undo.when_held = self._undo_held_now
+            # the hold is timed from the debounced press on the injected clock (not by
+            # gpiozero's own hold timer, which a glitch in the hold would restart)
+            undo = Button(self.pins.undo, pin_factory=factory)
             self._switch(undo, self._undo_changed)
             if self.pins.touch is not None:
                 touch = Button(self.pins.touch, pull_up=not self.pins.touch_active_high,
@@ -241,6 +268,9 @@ class GpioInputPanel(_Events):
         return info
 
     def _close_devices(self) -> None:
+        if self._cancel_hold is not None:
+            self._cancel_hold()
+            self._cancel_hold = None
         for dev in self._devices:
             dev.close()
         self._devices = []
@@ -248,9 +278,15 @@ class GpioInputPanel(_Events):
     # The undo button: a short press is "undo"; held `hold_s` is "undo_held" (pairing, or
     # whatever the daemon makes of it), never both.
     def _undo_changed(self, down: bool, at: float) -> None:
+        if self._cancel_hold is not None:
+            self._cancel_hold()
+            self._cancel_hold = None
         if down:
             self._undo_down = at
             self._undo_held = False
+            # a hold is reported while the button is still down, hold_s after the press
+            left = at + self.hold_s - self.clock.monotonic()
+            self._cancel_hold = _call_later(self.clock, max(left, 0.0), self._undo_held_now)
             return
         start, self._undo_down = self._undo_down, None
         if self._undo_held or start is None:

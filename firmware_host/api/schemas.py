@@ -253,6 +253,9 @@ class PlanOut(BaseModel):
     tv_distance: float
     quality: str
     random: bool
+    pass_s: float  # a pass on the machine as configured
+    shuffle_s: float  # every pass and the player's restacks
+    time: str  # both, as one line for the page
 
 
 class PlansOut(BaseModel):

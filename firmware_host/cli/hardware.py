@@ -49,6 +49,7 @@ def _register_shuffler(sub: argparse._SubParsersAction) -> None:  # type: ignore
 
 
 def _shuffle_audit(args: argparse.Namespace) -> int:
+    from hardware.shuffler import design
     from hardware.shuffler.audit import AuditConfig, format_report, simulate
     from hardware.shuffler.physics import MachineModel
 
@@ -61,10 +62,19 @@ def _shuffle_audit(args: argparse.Namespace) -> int:
     except (HardwareError, ValueError) as exc:
         print(f"crib shuffle-audit: {exc}", file=sys.stderr)
         return 2
+    pace = design.pace()  # the default build (a calibrated machine: the page and calibrate)
+    time_line = "on the default build: " + design.pace_line(
+        args.deck, args.routing if args.routing == "light" else
+        {"coin": "random", "radix": "exact"}[args.routing], report.passes, pace)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps({**report.to_json(), "machine_time": {
+            "feed_speed_mm_s": round(pace.feed_speed_mm_s, 1),
+            "pass_s": round(pace.pass_s(args.deck), 2),
+            "shuffle_s": round(pace.shuffle_s(args.deck, report.passes), 1),
+            "restack_s": design.RESTACK_S, "line": time_line}}, indent=2))
     else:
-        print(format_report(report))
+        text = format_report(report).splitlines()
+        print("\n".join(text[:-1] + [f"  {time_line}", text[-1]]))  # the verdict stays last
     return 0 if report.ok else 1
 
 

@@ -25,7 +25,8 @@ from hardware.interfaces import (
     Subscribers,
     Unsubscribe,
 )
-from hardware.shuffler.physics import card_transit_s, deal_and_stack
+from hardware.shuffler import design
+from hardware.shuffler.physics import deal_and_stack
 from hardware.shuffler.plan import Pile, Routing, ShufflePlan, make_plan, secure_rng
 
 
@@ -67,46 +68,120 @@ class Mechanism(Protocol):
         ...
 
 
+def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]:
+    """Every time budget of a machine whose cards move at `feed_speed_mm_s` (see Timing)."""
+    transit = design.card_transit_s(feed_speed_mm_s)
+    flight = design.flight_s(feed_speed_mm_s)
+    wait = design.router_wait_s(router_settle_s, feed_speed_mm_s)
+    cycle = flight + transit + wait
+    return {
+        "card_timeout": round(3.0 * flight, 4),
+        "blocked_limit": round(4.0 * transit, 4),
+        "pass_base": 5.0,
+        "per_card": round(2.0 * cycle, 4),
+        "router_settle": round(wait, 4),
+        "double_block": round(DOUBLE_BLOCK_TRANSITS * transit, 4),
+        "sensor_filter": design.sensor_filter_s(feed_speed_mm_s),
+        "feed_speed_mm_s": feed_speed_mm_s,
+        "router_move": router_settle_s,
+    }
+
+
+# A single card blocks a beam for one transit; two cards overlapping by half a card, 1.5.
+DOUBLE_BLOCK_TRANSITS = 1.25
+_DEFAULT = _derived(design.DEFAULT_DRIVE.surface_speed_mm_s, design.DEFAULT_ROUTER.settle_s)
+
+
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """Time budgets (seconds): the fail-safes that stop the motor, and the router's settle.
+    """Time budgets (seconds): the fail-safes that stop the motor, the router's settle, the
+    sensors' filter, all derived from one card speed by `for_speed` (the defaults are the
+    default build's, hardware.shuffler.design):
 
-    Raises ShufflerError for a budget that is not above 0 (settle: below 0).
+    - `card_timeout`: motor on and no card at a beam within 3 flights (gate to beam): a jam;
+    - `blocked_limit`: a beam blocked 4 card transits: a card stuck there;
+    - `double_block`: a block longer than 1.25 transits is two overlapping cards;
+    - `sensor_filter`: the beams' glitch filter, a sixth of a transit (at most 15 ms);
+    - `router_settle`: the wait after a router move, what the card's flight to the flap does
+      not hide of the router's own settle time;
+    - a pass may take `pass_base + (per_card + router_settle) * cards`.
+
+    Raises ShufflerError for a budget that is not above 0 (settle, filter: below 0).
     """
 
-    card_timeout: float = 1.0  # motor running and no card arriving: a feed jam
-    blocked_limit: float = 0.5  # a pile sensor blocked this long: a card stuck there
-    pass_base: float = 10.0  # a pass may take pass_base + (per_card + settle) * cards at most
-    per_card: float = 0.5
+    card_timeout: float = _DEFAULT["card_timeout"]
+    blocked_limit: float = _DEFAULT["blocked_limit"]
+    pass_base: float = _DEFAULT["pass_base"]
+    per_card: float = _DEFAULT["per_card"]
     poll: float = 0.005  # how often to look at the sensors while busy (real time)
-    # After the router moves, wait this long before the next card is fed: a hobby servo
-    # turns 60 degrees in about 0.1 s, and software-timed PWM jitters. 0: the simulator.
-    router_settle: float = 0.0
+    router_settle: float = _DEFAULT["router_settle"]
     # The tray sensor says empty while the motor runs: the card in flight has this long to
-    # arrive before the motor stops (None: half the card timeout).
+    # arrive before the motor stops (None: half the card timeout, 1.5 flights).
     empty_grace: float | None = None
-    # A pile sensor blocked longer than this saw two overlapping cards (a double feed):
-    # 1.4 card transits at the feed speed (physics.card_transit_s).
-    double_block: float = 1.4 * card_transit_s()
+    double_block: float = _DEFAULT["double_block"]
+    sensor_filter: float = _DEFAULT["sensor_filter"]
+    feed_speed_mm_s: float = _DEFAULT["feed_speed_mm_s"]  # what the budgets were derived from
+    router_move: float = _DEFAULT["router_move"]  # the router's own settle (command to still)
 
     def __post_init__(self) -> None:
         for name in ("card_timeout", "blocked_limit", "pass_base", "per_card", "poll",
-                     "double_block"):
+                     "double_block", "feed_speed_mm_s"):
             if not getattr(self, name) > 0:
                 raise ShufflerError(f"shuffler timing {name} must be above 0 s, got "
                                     f"{getattr(self, name)}")
-        if not self.router_settle >= 0:
+        if not (self.router_settle >= 0 and self.router_move >= 0):
             raise ShufflerError(f"router settle time must be 0 s or more, got "
                                 f"{self.router_settle}")
+        if not self.sensor_filter >= 0:
+            raise ShufflerError(f"sensor filter must be 0 s or more, got {self.sensor_filter}")
         if self.empty_grace is not None and not self.empty_grace > 0:
             raise ShufflerError(f"empty_grace must be above 0 s, got {self.empty_grace}")
+
+    @classmethod
+    def for_speed(cls, feed_speed_mm_s: float,
+                  router_settle_s: float = design.DEFAULT_ROUTER.settle_s,
+                  **overrides: float | None) -> Timing:
+        """The budgets of a machine whose cards move at `feed_speed_mm_s`, with its router's
+        settle time (command to a still flap); `overrides` replace derived budgets (None:
+        derived) and are checked against the speed (`check_against_speed`).
+
+        Raises ShufflerError for a bad speed or an override that cannot work at it.
+        """
+        if not feed_speed_mm_s > 0:
+            raise ShufflerError(f"feed speed must be above 0 mm/s, got {feed_speed_mm_s}")
+        values: dict[str, Any] = _derived(feed_speed_mm_s, router_settle_s)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        timing = cls(**values)
+        timing.check_against_speed()
+        return timing
+
+    def check_against_speed(self) -> None:
+        """Raises ShufflerError naming a budget that cannot work at this card speed: a filter
+        as long as half a card's transit (cards unseen), a stuck limit within two cards'
+        block (a double feed called stuck), a card timeout shorter than the card's flight."""
+        v = self.feed_speed_mm_s
+        transit = design.card_transit_s(v)
+        speed = f"at {v / 1000:.2f} m/s a card passes a beam in {transit * 1000:.0f} ms"
+        if self.sensor_filter >= transit / 2:
+            raise ShufflerError(f"sensor filter {self.sensor_filter * 1000:g} ms is too long: "
+                                f"{speed}; keep it below {transit * 500:.0f} ms")
+        if self.blocked_limit <= 2 * transit:
+            raise ShufflerError(f"blocked limit {self.blocked_limit:g} s is too short: {speed}, "
+                                f"two overlapping cards for up to {2 * transit:.3f} s")
+        flight = design.flight_s(v)
+        if self.card_timeout <= flight:
+            raise ShufflerError(f"card timeout {self.card_timeout:g} s is too short: at "
+                                f"{v / 1000:.2f} m/s a card needs {flight:.3f} s to its beam")
+        if not transit < self.double_block < self.blocked_limit:
+            raise ShufflerError(f"double-feed block {self.double_block:g} s must lie between a "
+                                f"card's transit and the blocked limit: {speed}")
 
     @property
     def tray_empty_grace(self) -> float:
         return self.card_timeout / 2 if self.empty_grace is None else self.empty_grace
 
     def scaled(self, factor: float) -> Timing:
-        """Every budget multiplied by `factor` (a slower machine)."""
+        """Every budget multiplied by `factor` (a machine `factor` times slower)."""
         return replace(
             self,
             card_timeout=self.card_timeout * factor,
@@ -115,6 +190,10 @@ class Timing:
             per_card=self.per_card * factor,
             empty_grace=None if self.empty_grace is None else self.empty_grace * factor,
             double_block=self.double_block * factor,
+            router_settle=self.router_settle * factor,
+            router_move=self.router_move * factor,
+            sensor_filter=self.sensor_filter * factor,
+            feed_speed_mm_s=self.feed_speed_mm_s / factor,
         )
 
     def pass_budget(self, cards: int) -> float:

@@ -3,18 +3,25 @@
 Parts and their pins come from configuration (BCM numbers or gpiozero pin names):
 
 - `motor`: the feed motor's driver enable (DigitalOutputDevice; on = one feed cycle),
-- `router`: the pile router, a servo (AngularServo at `left_angle` / `right_angle`) or a
-  solenoid (DigitalOutputDevice, on = right pile), chosen by `router_kind`,
+- `router`: the pile router, chosen by `router_kind`: a servo (the default build;
+  AngularServo at `left_angle` / `right_angle`, pulses `min_pulse_ms` to `max_pulse_ms` for
+  -90 to +90 degrees, 0.5 to 2.5 ms for an SG90; the pulses stop once the flap has settled,
+  so a servo never buzzes holding still), or a push-pull solenoid (PWMOutputDevice, on =
+  right pile: full power for `solenoid_pull_in_ms`, then `solenoid_hold` of it, so a
+  solenoid held for half a pass stays within its duty cycle). GPIO 12, 13, 18 and 19 have
+  the Pi's hardware PWM; gpiozero's lgpio factory times pulses in software, which jitters
+  (a held servo buzzes): releasing it after the move keeps the jitter out of the rest,
 - `left_sensor`, `right_sensor`: card sensors at each pile (DigitalInputDevice, active while
-  a card blocks it),
+  a card blocks it; `sensor_pull_up`, True by default: break-beam receivers and TCRT5000
+  modules pull their output low when blocked),
 - `tray_sensor`: active while cards are in the feed tray,
 - `touch`: the touch sensor (Button; `touch_active_high`, True by default for TTP223-class
   modules). The daemon reads the touch through the input panel and calls `touch()`; the pin
   here serves a shuffler used alone (the bring-up commands),
 - `led`: the status LED (on while a shuffle is under way).
 
-The pile sensors go through a `GlitchFilter` (`sensor_filter_ms`, default from
-`physics.default_sensor_filter_ms`): a card whose edge chatters is one card. The motor is off
+The pile sensors go through a `GlitchFilter` (`sensor_filter_ms`, default the timing's
+filter, derived from the card speed): a card whose edge chatters is one card. The motor is off
 whenever the parts are closed, and at interpreter exit before gpiozero releases the pins
 (after a SIGKILL the kernel releases them: the driver's pull-down keeps the motor off).
 
@@ -34,13 +41,25 @@ from typing import Any
 from hardware.errors import ConfigurationError
 from hardware.inputs import BOUNCE_MS, Debouncer
 from hardware.interfaces import Clock
+from hardware.shuffler import design
 from hardware.shuffler.controller import ShufflerController, Timing
-from hardware.shuffler.physics import default_sensor_filter_ms
 from hardware.shuffler.plan import Pile
 
 REQUIRED_PINS = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor")
 OPTIONAL_PINS = ("touch", "led")
-ROUTER_KINDS = ("servo", "solenoid")
+ROUTER_KINDS = ("solenoid", "servo")
+# Router and sensor settings the pins mapping may carry, with their defaults.
+PIN_OPTIONS: dict[str, object] = {
+    "router_kind": "servo",
+    "left_angle": -12.0,
+    "right_angle": 12.0,
+    "min_pulse_ms": 0.5,
+    "max_pulse_ms": 2.5,
+    "solenoid_hold": 0.3,
+    "solenoid_pull_in_ms": 30.0,
+    "sensor_pull_up": True,
+    "touch_active_high": True,
+}
 SensorHook = Callable[[str, bool, float], None]
 
 
@@ -89,19 +108,44 @@ def check_pins(pins: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigurationError(
             "shuffler pins missing from the configuration: " + ", ".join(missing)
         )
-    known = set(REQUIRED_PINS) | set(OPTIONAL_PINS) | {
-        "router_kind", "left_angle", "right_angle", "sensor_pull_up", "touch_active_high"
-    }
+    known = set(REQUIRED_PINS) | set(OPTIONAL_PINS) | set(PIN_OPTIONS)
     unknown = sorted(set(pins) - known)
     if unknown:
         raise ConfigurationError("unknown shuffler pin settings: " + ", ".join(unknown))
-    kind = pins.get("router_kind", "servo")
+    kind = pins.get("router_kind", PIN_OPTIONS["router_kind"])
     if kind not in ROUTER_KINDS:
         raise ConfigurationError(f"router_kind must be servo or solenoid, got {kind!r}")
+    lo, hi = float(_opt(pins, "min_pulse_ms")), float(_opt(pins, "max_pulse_ms"))
+    if not 0.2 <= lo < hi <= 3.0:
+        raise ConfigurationError(f"servo pulses min_pulse_ms={lo}, max_pulse_ms={hi}: give "
+                                 "0.2 <= min < max <= 3.0 ms (an SG90: 0.5 and 2.5)")
+    for side in ("left_angle", "right_angle"):
+        if not -90 <= float(_opt(pins, side)) <= 90:
+            raise ConfigurationError(f"{side} must be between -90 and 90 degrees")
+    hold = float(_opt(pins, "solenoid_hold"))
+    if not 0 < hold <= 1:
+        raise ConfigurationError(f"solenoid_hold must be above 0 and at most 1, got {hold}")
+    if not 0 <= float(_opt(pins, "solenoid_pull_in_ms")) <= 500:
+        raise ConfigurationError("solenoid_pull_in_ms must be between 0 and 500")
     used = [pins[n] for n in REQUIRED_PINS + OPTIONAL_PINS if pins.get(n) is not None]
     if len(set(map(str, used))) != len(used):
         raise ConfigurationError(f"two shuffler parts share a pin: {used}")
     return dict(pins)
+
+
+def _opt(pins: Mapping[str, Any], name: str) -> Any:
+    return pins.get(name, PIN_OPTIONS[name])
+
+
+def router_settle_s(pins: Mapping[str, Any]) -> float:
+    """The configured router's own settle time (command to a still flap): a servo's frame,
+    its move through the swing between the two angles at an SG90's speed, and its ringing;
+    a solenoid's pull-in (hardware.shuffler.design.RouterBuild)."""
+    if _opt(pins, "router_kind") == "servo":
+        swing = abs(float(_opt(pins, "right_angle")) - float(_opt(pins, "left_angle")))
+        return design.RouterBuild(kind="servo", swing_deg=swing,
+                                  ring_s=design.SERVO_ROUTER.ring_s).settle_s
+    return design.SOLENOID_ROUTER.settle_s
 
 
 class _GpioMechanism:
@@ -110,12 +154,19 @@ class _GpioMechanism:
     kind = "gpio"
 
     def __init__(self, pins: Mapping[str, Any], clock: Clock, pin_factory: Any,
-                 sensor_filter_ms: float | None = None) -> None:
+                 sensor_filter_ms: float | None = None,
+                 router_settle: float | None = None) -> None:
         self.pins = check_pins(pins)
         self._clock = clock
         self._factory = pin_factory
         if sensor_filter_ms is None:
-            sensor_filter_ms = default_sensor_filter_ms()
+            sensor_filter_ms = Timing().sensor_filter * 1000.0
+        self.servo = _opt(self.pins, "router_kind") == "servo"
+        # the router's own settle (command to a still flap): then a servo's pulses stop
+        self.router_settle_s = router_settle_s(self.pins) if router_settle is None else (
+            router_settle)
+        self.router_pile: Pile | None = None  # where the router was last sent
+        self._router_due: float | None = None  # servo release / solenoid hold, due then
         if not 0 <= sensor_filter_ms <= 1000:
             raise ConfigurationError(
                 f"sensor_filter_ms must be between 0 and 1000, got {sensor_filter_ms}")
@@ -134,19 +185,29 @@ class _GpioMechanism:
         self._exit_hook: Callable[[], None] | None = None
 
     def open(self) -> None:
-        from gpiozero import LED, AngularServo, Button, DigitalInputDevice, DigitalOutputDevice
+        from gpiozero import (
+            LED,
+            AngularServo,
+            Button,
+            DigitalInputDevice,
+            DigitalOutputDevice,
+            PWMOutputDevice,
+        )
 
         pins, f = self.pins, self._factory
-        pull_up = bool(pins.get("sensor_pull_up", False))
+        pull_up = bool(_opt(pins, "sensor_pull_up"))
         try:
             self.motor = self._add(DigitalOutputDevice(pins["motor"], pin_factory=f))
-            if pins.get("router_kind", "servo") == "servo":
+            if self.servo:
                 self.router = self._add(AngularServo(
-                    pins["router"], initial_angle=pins.get("left_angle", -30.0),
-                    min_angle=-90, max_angle=90, pin_factory=f,
+                    pins["router"], initial_angle=None, min_angle=-90, max_angle=90,
+                    min_pulse_width=float(_opt(pins, "min_pulse_ms")) / 1000.0,
+                    max_pulse_width=float(_opt(pins, "max_pulse_ms")) / 1000.0, pin_factory=f,
                 ))
             else:
-                self.router = self._add(DigitalOutputDevice(pins["router"], pin_factory=f))
+                # 1 kHz: far above the solenoid's own response, within software PWM's reach
+                self.router = self._add(PWMOutputDevice(pins["router"], frequency=1000,
+                                                        pin_factory=f))
             self.sensors = {
                 Pile.LEFT: self._add(DigitalInputDevice(pins["left_sensor"], pull_up=pull_up,
                                                         pin_factory=f)),
@@ -229,9 +290,20 @@ class _GpioMechanism:
             self._exit_hook = None
 
     def update(self, now: float) -> float | None:
-        """Take the sensor levels that have held long enough; returns when the next will."""
+        """Take the sensor levels that have held long enough, release a settled servo or
+        drop a pulled-in solenoid to its holding power; returns when the next is due."""
         reports: list[tuple[str, bool, float]] = []
         due: list[float] = []
+        if self._router_due is not None:
+            if now >= self._router_due:
+                self._router_due = None
+                if self.router is not None:
+                    if self.servo:
+                        self.router.value = None  # no pulses: the flap holds by friction
+                    elif self.router.value > 0:
+                        self.router.value = float(_opt(self.pins, "solenoid_hold"))
+            else:
+                due.append(self._router_due)
         with self._lock:
             for pile, filt in self._filters.items():
                 taken = filt.settle(now)
@@ -253,15 +325,20 @@ class _GpioMechanism:
             self.motor.value = on
 
     def set_router(self, pile: Pile) -> None:
-        if self.router is None:
+        if self.router is None or pile is self.router_pile:
             return
-        if self.pins.get("router_kind", "servo") == "servo":
-            key = "left_angle" if pile is Pile.LEFT else "right_angle"
-            angle = float(self.pins.get(key, -30.0 if pile is Pile.LEFT else 30.0))
-            if self.router.angle is None or abs(self.router.angle - angle) > 1e-6:
-                self.router.angle = angle
+        self.router_pile = pile
+        now = self._clock.monotonic()
+        if self.servo:
+            self.router.angle = float(_opt(self.pins, "left_angle" if pile is Pile.LEFT
+                                           else "right_angle"))
+            self._router_due = now + self.router_settle_s
+        elif pile is Pile.RIGHT:
+            self.router.value = 1.0  # pull in at full power, then hold (update)
+            self._router_due = now + float(_opt(self.pins, "solenoid_pull_in_ms")) / 1000.0
         else:
-            self.router.value = pile is Pile.RIGHT
+            self.router.value = 0.0  # the spring returns the flap
+            self._router_due = None
 
     def set_led(self, on: bool) -> None:
         if self.led is not None:
@@ -300,8 +377,11 @@ class GpioShuffler(ShufflerController):
     """A Shuffler on GPIO pins. A touch on the shuffler's own touch pin (if wired here)
     starts, resumes or clears a fault, as `touch()` does.
 
-    `sensor_filter_ms` is the pile sensors' glitch filter (default: a quarter of a card's
-    transit at the feed speed, 12 ms); `touch_deck` / `touch_plan` what a touch starts.
+    `timing` is the machine's (default: the default build's, hardware.shuffler.design);
+    `sensor_filter_ms` the pile sensors' glitch filter (default: the timing's, a sixth of a
+    card's transit at its speed); `router_settle` the router's own settle time, after which
+    a servo is released (default: from the router's kind and swing); `touch_deck` /
+    `touch_plan` what a touch starts.
     Raises ConfigurationError for missing, unknown or shared pins or a bad filter (at
     construction); a part that cannot be opened makes start() leave the state ABSENT.
     """
@@ -315,10 +395,18 @@ class GpioShuffler(ShufflerController):
         rng: random.Random | None = None,
         timing: Timing | None = None,
         sensor_filter_ms: float | None = None,
+        router_settle: float | None = None,
         touch_deck: int = 52,
         touch_plan: str = "random",
     ) -> None:
-        self._gpio = _GpioMechanism(pins, clock, pin_factory, sensor_filter_ms)
+        if timing is None:  # the default build's card speed, this router's settle
+            timing = Timing.for_speed(design.DEFAULT_DRIVE.surface_speed_mm_s,
+                                      router_settle_s(check_pins(pins)))
+        if sensor_filter_ms is None:
+            sensor_filter_ms = timing.sensor_filter * 1000.0
+        if router_settle is None:
+            router_settle = timing.router_move
+        self._gpio = _GpioMechanism(pins, clock, pin_factory, sensor_filter_ms, router_settle)
         self._gpio.on_touch = self._on_touch
         super().__init__(self._gpio, clock, rng=rng, timing=timing, touch_deck=touch_deck,
                          touch_plan=touch_plan)

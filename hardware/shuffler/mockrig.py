@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hardware.inputs import BOUNCE_MS
 from hardware.interfaces import Clock
-from hardware.shuffler.gpio import GpioShuffler
+from hardware.shuffler.gpio import PIN_OPTIONS, GpioShuffler
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.simulator import SensorEdge, ShufflerTable
 
@@ -32,16 +33,27 @@ class MockRig:
         self.tray_pin = factory.pin(pins["tray_sensor"])
         self.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
         self.touch_active_high = bool(pins.get("touch_active_high", True))
+        # a sensor that pulls low when blocked (the default) reads low for a card
+        self.blocked_level = not bool(pins.get("sensor_pull_up", PIN_OPTIONS["sensor_pull_up"]))
+        for pin in (*self.sensor_pins.values(), self.tray_pin):
+            self._drive(pin, False)
         self._edges: list[SensorEdge] = []  # sensor edges due later (a double feed's second)
 
+    def _drive(self, pin: Any, blocked: bool) -> None:
+        """Drive a sensor pin to blocked (a card) or clear, at the sensors' polarity."""
+        high = blocked == self.blocked_level
+        if bool(pin.state) != high:
+            (pin.drive_high if high else pin.drive_low)()
+
+    def _active(self, pin: Any) -> bool:
+        return bool(pin.state) == self.blocked_level
+
     def _router(self) -> Pile:
-        router = self.shuffler.mechanism.router
-        if self.pins.get("router_kind", "servo") == "servo":
-            right = float(self.pins.get("right_angle", 30.0))
-            left = float(self.pins.get("left_angle", -30.0))
-            angle = router.angle if router.angle is not None else left
-            return Pile.RIGHT if abs(angle - right) < abs(angle - left) else Pile.LEFT
-        return Pile.RIGHT if self.factory.pin(self.pins["router"]).state else Pile.LEFT
+        mech = self.shuffler.mechanism
+        if mech.servo:
+            # a released servo sends no pulses and stays where it was last sent
+            return mech.router_pile or Pile.LEFT
+        return Pile.RIGHT if self.factory.pin(self.pins["router"]).state > 0 else Pile.LEFT
 
     def sync(self) -> None:
         """Outputs to the table, the table to the inputs, at the clock's time: each sensor
@@ -53,18 +65,14 @@ class MockRig:
         self._edges.sort(key=lambda e: e.at)
         while self._edges and self._edges[0].at <= now:
             edge = self._edges.pop(0)
-            pin = self.sensor_pins[edge.pile]
-            if edge.blocked:
-                pin.drive_high()
-            else:
-                pin.drive_low()
+            self._drive(self.sensor_pins[edge.pile], edge.blocked)
         for pile, pin in self.sensor_pins.items():
             if any(e.pile is pile for e in self._edges):
                 continue
-            if not self.table.sensor_blocked(pile) and pin.state:
-                pin.drive_low()  # the player pushed a stuck card down
-        if bool(self.table.tray) != bool(self.tray_pin.state):
-            (self.tray_pin.drive_high if self.table.tray else self.tray_pin.drive_low)()
+            if not self.table.sensor_blocked(pile) and self._active(pin):
+                self._drive(pin, False)  # the player pushed a stuck card down
+        if bool(self.table.tray) != self._active(self.tray_pin):
+            self._drive(self.tray_pin, bool(self.table.tray))
 
     def next_event(self) -> float | None:
         times = [t for t in (self.table.next_event(),) if t is not None]
@@ -78,5 +86,9 @@ class MockRig:
         on, off = self.touch_pin.drive_high, self.touch_pin.drive_low
         if not self.touch_active_high:
             on, off = off, on
+        # a touch lasts past the debounce window (the touch is debounced by its steady level)
+        hold = BOUNCE_MS / 1000.0 + 0.001
         on()
+        self.clock.sleep(hold)
         off()
+        self.clock.sleep(hold)

@@ -13,37 +13,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hardware.errors import ShufflerError
+from hardware.shuffler import design
 from hardware.shuffler.plan import Pile
 
-# The card sensors' glitch filter, derived from the machine rather than guessed:
-# - a poker card is 88.9 mm long (63.5 x 88.9 mm; bridge cards are 57 x 89 mm);
-# - a Lotus-style machine passes 52 cards in about 5 s, 96 ms a card; the feed roller pushes
-#   a card out in about half of that, so it runs at 88.9 mm / 49 ms, about 1.8 m/s;
-# - a pile sensor's beam is then blocked for the card's transit, L / v = 49 ms;
-# - the filter takes a level only once it has held for a quarter of that, 12 ms: well above
-#   an optical sensor's 1-5 ms of chatter at the card's edge, and a card running even four
-#   times faster than planned is still seen.
-CARD_LENGTH_MM = 88.9
-FEED_SPEED_MM_S = 1800.0
+# A card's timing comes from the machine in front of it: its card speed (`[shuffler]
+# feed_speed_mm_s`, measured by `crib shuffler calibrate`, else the default build's arithmetic
+# in hardware.shuffler.design). Nothing here assumes one machine.
+CARD_LENGTH_MM = design.CARD_LENGTH_MM
 
 
-def card_transit_s(feed_speed_mm_s: float = FEED_SPEED_MM_S,
-                   card_length_mm: float = CARD_LENGTH_MM) -> float:
+def card_transit_s(feed_speed_mm_s: float, card_length_mm: float = CARD_LENGTH_MM) -> float:
     """Seconds a card blocks a sensor it passes at the feed speed.
 
     Raises ShufflerError for a speed or length that is not above 0.
     """
-    if not (feed_speed_mm_s > 0 and card_length_mm > 0):
-        raise ShufflerError(
-            f"feed speed and card length must be above 0, got {feed_speed_mm_s} mm/s and "
-            f"{card_length_mm} mm"
-        )
-    return card_length_mm / feed_speed_mm_s
+    try:
+        return design.card_transit_s(feed_speed_mm_s, card_length_mm)
+    except ValueError as exc:
+        raise ShufflerError(str(exc)) from None
 
 
-def default_sensor_filter_ms(feed_speed_mm_s: float = FEED_SPEED_MM_S) -> float:
-    """The card sensors' glitch filter: a quarter of a card's transit, in whole ms (12)."""
-    return float(int(card_transit_s(feed_speed_mm_s) * 1000 / 4))
+def default_sensor_filter_ms(feed_speed_mm_s: float) -> float:
+    """The card sensors' glitch filter at a card speed, in ms (design.sensor_filter_s)."""
+    card_transit_s(feed_speed_mm_s)  # raises for a bad speed
+    return round(design.sensor_filter_s(feed_speed_mm_s) * 1000.0, 1)
 
 
 def deal_and_stack(deck: Sequence[int], piles: Sequence[Pile], top_pile: Pile) -> list[int]:

@@ -2,7 +2,9 @@
 
 `ShufflerTable` is the machine on the table: the feed tray, a one-card-per-cycle feed
 motor, the router, two piles with card sensors, and a record of the true order of every
-card. It models time per card (about 5 s a 52-card pass, scaled by `speed`), split bias p,
+card. It models time per card from a card speed (`feed_speed_mm_s`, the default build's
+by default: hardware.shuffler.design's arithmetic; `speed` runs the whole machine that many
+times faster, for demos), an optional spread of that speed per card, split bias p,
 clumping q, misroutes, double feeds, a feed jam or a card stuck on a sensor at a chosen
 card. Its player actions (stack the piles, return a jammed card, gather the deck) are what
 a player does when prompted. `SimulatedShuffler` is the shared controller over it.
@@ -12,17 +14,16 @@ from __future__ import annotations
 
 import heapq
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
+from hardware.shuffler import design
 from hardware.shuffler.controller import Fault, ShufflerController, Timing
-from hardware.shuffler.physics import MachineModel, card_transit_s
+from hardware.shuffler.physics import MachineModel
 from hardware.shuffler.plan import Pile
 
-PASS_SECONDS_52 = 5.0  # a Lotus-style machine deals 52 cards in about 5 s
-DOUBLE_BLOCK_SPAN = 1.8  # two cards fed together, the second 80 % of a card behind
-SENSOR_SECONDS = card_transit_s()  # a card blocks its pile sensor for its transit (49 ms)
+DOUBLE_BLOCK_SPAN = 1.5  # two cards fed together, overlapping by half a card
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +40,16 @@ class ShufflerTable:
 
     `jam_at`, `stick_at` and `double_at` name the card (counted from 1 over every card fed
     since the table was made) at which that fault happens, once. Raises ShufflerError for
-    a bad speed or model.
+    a bad speed or model. `spread` is the relative standard deviation of each card's speed
+    (slip, a worn tyre), drawn from `rng`.
     """
 
     def __init__(
         self,
         *,
         speed: float = 1.0,
+        feed_speed_mm_s: float | None = None,
+        spread: float = 0.0,
         model: MachineModel | None = None,
         rng: random.Random | None = None,
         jam_at: int | None = None,
@@ -54,13 +58,22 @@ class ShufflerTable:
     ) -> None:
         if not speed > 0:
             raise ShufflerError(f"simulator speed must be above 0, got {speed}")
+        v = design.DEFAULT_DRIVE.surface_speed_mm_s if feed_speed_mm_s is None else feed_speed_mm_s
+        if not v > 0:
+            raise ShufflerError(f"simulated card speed must be above 0 mm/s, got {v}")
+        if not 0 <= spread < 0.3:
+            raise ShufflerError(f"card speed spread must be between 0 and 0.3, got {spread}")
         self.speed = speed
+        self.spread = spread
+        # the card speed the machine's clock sees (speed: everything that many times faster)
+        self.feed_speed_mm_s = v * speed
         self.model = model or MachineModel()
         self.rng = rng if rng is not None else random.Random()
         self.jam_at, self.stick_at, self.double_at = jam_at, stick_at, double_at
-        self.sensor_seconds = SENSOR_SECONDS / speed
-        # a card's cycle is its flight plus the sensor clearing: 52 cycles make one pass
-        self.card_seconds = PASS_SECONDS_52 / 52 / speed - self.sensor_seconds
+        # a card blocks its beam for its transit, after its flight from the gate to the beam
+        self.sensor_seconds = design.card_transit_s(self.feed_speed_mm_s)
+        self.card_seconds = design.flight_s(self.feed_speed_mm_s,
+                                            design.DEFAULT_DRIVE.motor_start_s / speed)
         self.tray: list[int] = []  # top first
         self.piles: dict[Pile, list[int]] = {Pile.LEFT: [], Pile.RIGHT: []}  # top first
         self.jammed: int | None = None  # a card stuck in the feed
@@ -72,6 +85,7 @@ class ShufflerTable:
         self._unblock: dict[Pile, float | None] = {Pile.LEFT: None, Pile.RIGHT: None}
         self.blocked_at: dict[Pile, float | None] = {Pile.LEFT: None, Pile.RIGHT: None}
         self._seq = 0
+        self._scale: dict[int, float] = {}
 
     # --- the machine ----------------------------------------------------------------------
 
@@ -105,7 +119,11 @@ class ShufflerTable:
         pile = self.model.actual_pile(self.router, self._last_pile, self.rng)
         self._last_pile = pile
         self._seq += 1
-        heapq.heappush(self._flight, (now + self.card_seconds, self._seq, tuple(unit), pile))
+        # this card's own speed: the machine's, give or take its spread
+        scale = max(0.5, self.rng.gauss(1.0, self.spread)) if self.spread else 1.0
+        self._scale[self._seq] = scale
+        heapq.heappush(self._flight, (now + self.card_seconds / scale, self._seq, tuple(unit),
+                                      pile))
 
     def next_event(self) -> float | None:
         """When the next arrival or sensor change happens, if any is due."""
@@ -128,7 +146,8 @@ class ShufflerTable:
                     self.blocked_at[pile] = None
                     edges.append(SensorEdge(t, pile, False))
             if self._flight and self._flight[0][0] <= t_next:
-                t, _, unit, pile = heapq.heappop(self._flight)
+                t, seq, unit, pile = heapq.heappop(self._flight)
+                scale = self._scale.pop(seq, 1.0)
                 self.piles[pile][0:0] = list(unit)  # lands on top, its own order kept
                 edges.append(SensorEdge(t, pile, True))
                 self.blocked_at[pile] = t
@@ -139,7 +158,7 @@ class ShufflerTable:
                 else:
                     # two cards fed together overlap: the beam sees one longer block
                     span = 1.0 if len(unit) == 1 else DOUBLE_BLOCK_SPAN
-                    self._unblock[pile] = t + span * self.sensor_seconds
+                    self._unblock[pile] = t + span * self.sensor_seconds / scale
 
     def sensor_blocked(self, pile: Pile) -> bool:
         return self.blocked_at[pile] is not None
@@ -181,9 +200,11 @@ class _TableMechanism:
 
     kind = "simulated"
 
-    def __init__(self, table: ShufflerTable, clock: Clock) -> None:
+    def __init__(self, table: ShufflerTable, clock: Clock, filter_s: float = 0.0) -> None:
         self.table = table
         self._clock = clock
+        # a real beam's glitch filter takes each edge this late: the simulated one too
+        self.filter_s = filter_s
         self._arrivals: list[Pile] = []
         self._block_start: dict[Pile, float] = {}
         self._blocks: dict[Pile, float] = {}
@@ -196,13 +217,14 @@ class _TableMechanism:
         self.table.set_motor(False, self._clock.monotonic())
 
     def update(self, now: float) -> float | None:
-        for edge in self.table.update(now):
+        for edge in self.table.update(now - self.filter_s):
             if edge.blocked:
                 self._arrivals.append(edge.pile)
                 self._block_start[edge.pile] = edge.at
             elif edge.pile in self._block_start:
                 self._blocks[edge.pile] = edge.at - self._block_start.pop(edge.pile)
-        return self.table.next_event()
+        nxt = self.table.next_event()
+        return None if nxt is None else nxt + self.filter_s
 
     def set_motor(self, on: bool) -> None:
         self.table.set_motor(on, self._clock.monotonic())
@@ -241,6 +263,7 @@ class SimulatedShuffler(ShufflerController):
         clock: Clock,
         *,
         speed: float = 1.0,
+        feed_speed_mm_s: float | None = None,
         rng: random.Random | None = None,
         p: float = 0.5,
         q: float = 0.5,
@@ -256,16 +279,18 @@ class SimulatedShuffler(ShufflerController):
     ) -> None:
         model = MachineModel(p=p, q=q, misroute=misroute, double_feed=double_feed)
         self.table = ShufflerTable(
-            speed=speed, model=model, rng=machine_rng, jam_at=jam_at, stick_at=stick_at,
-            double_at=double_at,
+            speed=speed, feed_speed_mm_s=feed_speed_mm_s, model=model, rng=machine_rng,
+            jam_at=jam_at, stick_at=stick_at, double_at=double_at,
         )
         if timing is None:
-            timing = Timing().scaled(max(1.0, 1.0 / speed))  # a slow machine gets more time
-            # a fast simulator's cards are short blocks: the double-feed line follows them
-            timing = replace(timing, double_block=1.4 * self.table.sensor_seconds)
+            # the budgets of the machine simulated: its card speed, its router (a simulated
+            # flap moves at once, but the controller waits what the real one would)
+            timing = Timing.for_speed(self.table.feed_speed_mm_s,
+                                      design.DEFAULT_ROUTER.settle_s / speed)
         self.cards = cards
         self.auto_load = auto_load
-        super().__init__(_TableMechanism(self.table, clock), clock, rng=rng, timing=timing)
+        super().__init__(_TableMechanism(self.table, clock, timing.sensor_filter), clock,
+                         rng=rng, timing=timing)
 
     def shuffle(self, deck_size: int = 52, plan: str = "random"):  # type: ignore[override]
         """As Shuffler.shuffle; the simulated player loads a fresh deck if the tray is empty."""

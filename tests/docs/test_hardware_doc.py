@@ -126,9 +126,13 @@ def test_the_doc_has_what_a_maker_needs():
                  "solenoid", "break-beam", "TTP223", "encoder", "Pico", "2.0 A"):
         assert part in text, part
     steps = re.findall(r"^\d\. \*\*(\w+)", text.split("## Bring-up checklist")[1], re.M)
-    assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "A"]
+    assert steps == ["Power", "LEDs", "Buttons", "Sensors", "Motor", "Flap", "Calibrate", "A"]
+    bring_up = text.split("## Bring-up checklist")[1]
+    # calibrate runs before the first full pass, and the wrong polarity's real symptom is named
+    assert bring_up.index("crib shuffler calibrate") < bring_up.index("**A full pass.**")
+    assert "Nothing printed at all" in bring_up and "sensor_pull_up = false" in bring_up
     assert "hardware/board/firmware/README.md" in text.split("## The LED board")[1]
-    assert "](shuffler.svg)" in text
+    assert "](shuffler-assembly-side.svg)" in text
     # Raspberry Pi OS keeps a released output driving: the doc must not promise that a killed
     # process stops the motor without the setting that makes the pin go back to an input.
     mechanism = text.split("## The shuffler's mechanism")[1].split("\n## ")[0]
@@ -136,13 +140,25 @@ def test_the_doc_has_what_a_maker_needs():
     assert "dtparam=strict_gpiod" in text.split("## Bring-up checklist")[1].split("2. ")[0]
 
 
-def test_the_drawing_is_an_svg_naming_every_part():
-    root = ET.parse(ROOT / "docs" / "shuffler.svg").getroot()
-    assert root.tag.endswith("svg")
-    words = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
-    for part in ("feed roller", "separator", "router flap", "LEFT pile", "RIGHT pile",
-                 "tray sensor", "left pile sensor", "right pile sensor", "touch"):
-        assert part in words, part
+def test_the_mechanism_section_is_the_cad_design():
+    from hardware.shuffler.cad.params import Geometry
+
+    g = Geometry()
+    text = DOC.read_text()
+    mechanism = " ".join(text.split("## The shuffler's mechanism")[1].split("\n## ")[0].split())
+    for picture in ("shuffler-assembly-side.svg", "shuffler-assembly.svg"):
+        assert f"]({picture})" in mechanism, picture
+        root = ET.parse(ROOT / "docs" / picture).getroot()
+        assert root.tag.endswith("svg")
+    assert "](shuffler-build.md)" in mechanism
+    # the design the CAD builds, not the old top roller and separator
+    assert "separator" not in mechanism and "bottom feed" in mechanism
+    assert f"{g.gate_gap_cards:g} card thicknesses ({g.gate_gap:.2f} mm)" in mechanism
+    assert f"{g.beam_inset:g} mm before the outlet" in mechanism
+    swing = g.lower_angle - g.upper_angle
+    assert f"about {swing:.0f}°" in mechanism
+    for needed in ("two O-ring tyres", "adjustable gate blade", "forks", "SG90", "TCRT5000"):
+        assert needed in mechanism, needed
 
 
 def _amps(row: str) -> list[float]:
@@ -168,3 +184,96 @@ def test_the_power_table_is_the_firmwares_current_model():
     assert "capped at 2.0 A" in DOC.read_text() and power.BUDGET_MA == 2000
     assert _amps("Everything at full white") == [round(amps((255, 255, 255), n))
                                                  for n in counts]
+
+
+def _bom() -> tuple[list[dict[str, str]], str]:
+    section = DOC.read_text().split("## Bill of materials", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+    return rows, section
+
+
+def test_every_bom_row_has_a_quantity_a_description_and_a_price_and_they_add_up():
+    rows, section = _bom()
+    assert len(rows) >= 30
+    totals = {"Pico": 0.0, "SPI": 0.0}
+    for r in rows:
+        qty, each, line = float(r["Qty"]), float(r["Each (USD)"]), float(r["Line (USD)"])
+        assert qty > 0 and each > 0 and r["Part number or exact description"], r["Part"]
+        assert line == round(qty * each, 2), r["Part"]
+        assert r["Build"] in ("both", "Pico", "SPI"), r["Part"]
+        for build in totals:
+            if r["Build"] in ("both", build):
+                totals[build] += line
+    stated = dict(re.findall(r"Total, Pi \+ (Pico|direct SPI) build: about \$(\d+\.\d\d)", section))
+    assert float(stated["Pico"]) == round(totals["Pico"], 2)
+    assert float(stated["direct SPI"]) == round(totals["SPI"], 2)
+
+
+def test_the_bom_has_every_part_a_build_needs():
+    rows, _ = _bom()
+    text = " ".join(f"{r['Part']} {r['Part number or exact description']}" for r in rows).lower()
+    for part in ("fuse holder", "5 a", "10 kω", "330 ω", "dc jack", "rocker switch",
+                 "jst-xh", "screws", "filament", "o-ring", "break-beam", "sg90", "n20",
+                 "drv8833", "74ahct125", "ws2812b", "pico", "1000 µf", "ttp223", "ec11",
+                 "opal", "hardwood", "over-current", "5 x 20 mm", "fast"):
+        assert part in text, part
+    # the names the wiring and power sections give to BOM rows are the BOM's rows
+    names = {r["Part"] for r in rows}
+    for name in ("DC jack", "Main switch", "Fuse and holder", "Pull-down resistor",
+                 "Data resistor", "Level shifter", "Strip capacitor", "Diffuser", "Board top",
+                 "Board base", "5 V supply"):
+        assert name in names, name
+    assert {r["BOM row"] for r in _protection().values()} <= names
+    fuse = next(r for r in rows if r["Part"] == "Fuse and holder")
+    from hardware import schematics
+
+    assert schematics.FUSE in fuse["Part number or exact description"]
+    # the motor the pace is figured for, and the sensor the default polarity is for
+    from hardware.shuffler.design import DEFAULT_DRIVE
+
+    assert "1000 rpm" in text and DEFAULT_DRIVE.motor_rpm_loaded < 1000
+    assert "open-collector" in text
+
+
+def _shuffler_hardware() -> list[dict[str, str]]:
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = text.split("## Hardware", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(head, (c.strip() for c in ln.strip("|").split("|")), strict=True))
+            for ln in lines[2:]]
+
+
+def test_the_bom_carries_the_shufflers_hardware_list_once():
+    rows, _ = _bom()
+    items = _shuffler_hardware()
+    assert len(items) >= 10
+    subtotal = round(sum(float(i["Approx. USD"]) for i in items), 2)
+    row = next(r for r in rows if r["Part"] == "Shuffler hardware")
+    assert "docs/shuffler-build.md" in row["Part number or exact description"]
+    assert float(row["Qty"]) == 1 and float(row["Line (USD)"]) == subtotal
+    # no other BOM row buys one of the list's parts a second time
+    others = " ".join(f"{r['Part']} {r['Part number or exact description']}" for r in rows
+                      if r is not row).lower()
+    for key in ("n20", "o-ring", "sg90", "break-beam", "tcrt5000", "ttp223", "feeler",
+                "m2.5", "cyanoacrylate"):
+        assert key in " ".join(f"{i['Item']} {i['Exact description']}" for i in items).lower(), key
+        assert key not in others, key
+
+
+def test_the_pace_table_is_the_design_arithmetic():
+    from hardware.shuffler.design import DEFAULT_DRIVE, pace, plan_passes
+
+    text = DOC.read_text().split("### The pace: what a pass takes", 1)[1].split("\n## ", 1)[0]
+    p = pace()
+    assert f"{DEFAULT_DRIVE.surface_speed_mm_s:.0f} mm/s" in text
+    assert f"{p.transit_s * 1000:.1f} ms" in text and f"{p.card_s * 1000:.1f} ms" in text
+    assert f"**{p.pass_s(52):.1f} s / {p.pass_s(104):.1f} s**" in text
+    for cards in (52, 104):
+        for plan, passes in plan_passes(cards).items():
+            row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{plan}`"))
+            cell = row.split("|")[2 if cards == 52 else 3]
+            assert f"{passes} passes: **{p.shuffle_s(cards, passes):.0f} s**" in cell, (plan, cards)

@@ -232,9 +232,10 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
     from hardware.shuffler.plan import Pile
 
     text = _text("systemd/config.example.toml")
-    shown = dict(re.findall(r"^#\s+(router_kind|left_angle|right_angle|sensor_pull_up) = "
-                            r"(\S+)", text, re.M))
-    assert set(shown) == {"router_kind", "left_angle", "right_angle", "sensor_pull_up"}
+    names = ("router_kind", "left_angle", "right_angle", "sensor_pull_up", "min_pulse_ms",
+             "max_pulse_ms", "solenoid_hold", "solenoid_pull_in_ms")
+    shown = dict(re.findall(rf"^#\s+({'|'.join(names)}) = (\S+)", text, re.M))
+    assert set(shown) == set(names)
     pins = load_settings(ROOT / "systemd" / "config.example.toml").shuffler.pins
     factory = MockFactory(pin_class=MockPWMPin)
     sh = GpioShuffler(dict(pins), FakeClock(), pin_factory=factory)
@@ -242,13 +243,33 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
     try:
         mech = sh.mechanism
         assert shown["router_kind"] == '"servo"' and type(mech.router).__name__ == "AngularServo"
-        assert mech.router.angle == float(shown["left_angle"])
-        mech.set_router(Pile.RIGHT)
-        assert mech.router.angle == float(shown["right_angle"])
-        # sensor_pull_up = false: a pull-down, and high means a card
-        assert shown["sensor_pull_up"] == "false"
-        assert mech.tray.pull_up is False and mech.tray.is_active is False
-        factory.pin(pins["tray_sensor"]).drive_high()
+        # sensor_pull_up = true: a pull-up, and low means a card
+        assert shown["sensor_pull_up"] == "true"
+        assert mech.tray.pull_up is True and mech.tray.is_active is False
+        factory.pin(pins["tray_sensor"]).drive_low()
         assert mech.tray.is_active is True
+        mech.set_router(Pile.RIGHT)
+        assert mech.router.angle == pytest.approx(float(shown["right_angle"]))
+        lo, hi = float(shown["min_pulse_ms"]), float(shown["max_pulse_ms"])
+        pulse_ms = factory.pin(pins["router"]).state * 20  # 50 Hz frames
+        angle = float(shown["right_angle"])
+        assert pulse_ms == pytest.approx(lo + (angle + 90) / 180 * (hi - lo))
+        mech.set_router(Pile.LEFT)
+        assert mech.router.angle == pytest.approx(float(shown["left_angle"]))
+    finally:
+        sh.stop()
+    solenoid = {**pins, "router_kind": "solenoid"}
+    factory = MockFactory(pin_class=MockPWMPin)
+    clock = FakeClock()
+    sh = GpioShuffler(solenoid, clock, pin_factory=factory)
+    sh.open()
+    try:
+        mech = sh.mechanism
+        assert type(mech.router).__name__ == "PWMOutputDevice"
+        mech.set_router(Pile.RIGHT)
+        assert mech.router.value == 1.0  # pulled in at full power
+        clock.advance(float(shown["solenoid_pull_in_ms"]) / 1000)
+        mech.update(clock.monotonic())
+        assert mech.router.value == float(shown["solenoid_hold"])
     finally:
         sh.stop()

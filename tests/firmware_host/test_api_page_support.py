@@ -30,6 +30,15 @@ def test_plans_give_passes_distance_and_a_sentence_for_each_deck(client: Client)
     two = {p["plan"]: p for p in client.req("GET", "/api/shuffler/plans?deck=104",
                                              auth=False).json()["plans"]}
     assert two["random"]["passes"] == 11 and two["exact"]["passes"] == 7
+    # what a pass and the whole shuffle take on the machine as configured, as one line
+    from hardware.shuffler import design
+
+    pace = design.pace()
+    assert plans["exact"]["pass_s"] == round(pace.pass_s(52), 1)
+    assert plans["exact"]["shuffle_s"] == round(pace.shuffle_s(52, 6), 1)
+    assert plans["random"]["time"].startswith(
+        f"random: 9 passes of 52 cards, about {pace.pass_s(52):.0f} s a pass")
+    assert two["exact"]["pass_s"] == round(pace.pass_s(104), 1)
     # Without a deck: the configured one.
     assert client.req("GET", "/api/shuffler/plans", auth=False).json()["deck"] == 52
 

@@ -3,6 +3,8 @@ button and pairing, the debounce, the shuffler's filter, settle and timeouts."""
 
 from __future__ import annotations
 
+import pytest
+
 from firmware_host.components.factories import _inputs_real, _inputs_sim, _shuffler_real
 from firmware_host.config import load_settings
 from hardware.clock import FakeClock
@@ -20,6 +22,11 @@ def test_inputs_and_shuffler_get_their_settings(tmp_path):
     assert sim.hold_s == 5.0  # type: ignore[attr-defined]
     shuffler, _ = _shuffler_real(settings, FakeClock())
     timing = shuffler._timing  # type: ignore[attr-defined]
-    assert (timing.router_settle, timing.card_timeout) == (0.2, 2.0)
+    assert (timing.router_move, timing.card_timeout) == (0.2, 2.0)
+    # the card's flight from the nip to the flap hides part of the router's settle
+    from hardware.shuffler import design
+
+    hidden = design.NIP_TO_FLAP_MM / design.DEFAULT_DRIVE.surface_speed_mm_s
+    assert timing.router_settle == pytest.approx(0.2 - hidden, abs=1e-4)
     assert shuffler.mechanism.sensor_filter_s == 0.008  # type: ignore[attr-defined]
     assert shuffler._touch_plan == "exact"  # type: ignore[attr-defined]

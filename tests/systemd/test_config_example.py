@@ -33,17 +33,20 @@ def _load(tmp_path, text: str):
 
 
 def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
-    from hardware.shuffler.physics import default_sensor_filter_ms
+    from hardware.shuffler import design
+    from hardware.shuffler.controller import Timing
 
     settings = load_settings(SYSTEMD / "config.example.toml")
     assert settings.inputs.touch == 6 and settings.inputs.touch_active_high is True
     assert settings.inputs.bounce_ms == 20
     assert settings.inputs.mapping()["touch_active_high"] is True
-    # the default is the derivation, not a guess (a card's transit / 4)
-    assert settings.shuffler.sensor_filter_ms == default_sensor_filter_ms()
+    # every budget is the derivation from the card speed, not a guess
+    assert settings.shuffler.feed_speed_mm_s is None and settings.shuffler.sensor_filter_ms is None
     timing = settings.shuffler.timing()
-    assert timing.router_settle == 0.12 and timing.card_timeout == 1.0
-    assert timing.pass_budget(52) == 10.0 + 52 * (0.5 + 0.12)
+    speed = design.DEFAULT_DRIVE.surface_speed_mm_s
+    assert timing == Timing.for_speed(speed, design.DEFAULT_ROUTER.settle_s)
+    assert timing.sensor_filter == design.sensor_filter_s(speed)
+    assert timing.pass_budget(52) > 1.5 * design.pace().pass_s(52)  # room for the pace
 
 
 def test_touch_has_one_place_and_its_polarity_is_a_setting(tmp_path) -> None:

@@ -17,16 +17,22 @@ def shuffler(services: Svc) -> dict[str, Any]:
 def plans(services: Svc,
           deck: Annotated[int | None, Query(ge=2, le=104)] = None) -> dict[str, Any]:
     """Every plan for a deck: passes, distance to a random deck and a plain sentence."""
+    from firmware_host.config import shuffler_pace
+    from hardware.shuffler.design import pace_line
     from hardware.shuffler.plan import PLAN_ROUTING, make_plan
 
     settings = services.settings
     size = deck or settings.shuffle.deck
+    pace = shuffler_pace(settings.shuffler)  # the machine as configured (calibrated)
     out = []
     for name in PLAN_ROUTING:
         p = make_plan(size, name)
         out.append({"plan": name, "deck_size": p.deck_size, "routing": p.routing.value,
                     "passes": p.passes, "tv_distance": round(p.tv_distance, 4),
-                    "quality": p.quality, "random": p.random})
+                    "quality": p.quality, "random": p.random,
+                    "pass_s": round(pace.pass_s(size), 1),
+                    "shuffle_s": round(pace.shuffle_s(size, p.passes), 1),
+                    "time": pace_line(size, name, p.passes, pace)})
     return {"deck": size, "default": settings.shuffle.plan, "plans": out}
 
 

@@ -21,7 +21,8 @@ export function renderPlanQuality() {
   if (!p) { box.replaceChildren(); return; }
   box.replaceChildren(
     el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: `${p.passes} passes · distance ${Number(p.tv_distance).toFixed(3)}` }),
-    el("span", { text: ` ${p.quality}` }));
+    el("span", { text: ` ${p.quality}` }),
+    el("span", { class: "plan-time", text: p.time ? ` · ${p.time}` : "" }));
 }
 export async function shufflerCall(path, body) {
   // The answer is the status when the request was handled; live updates sent after it win.

@@ -14,8 +14,10 @@ from hardware.interfaces import DeviceEvent, DeviceState
 from hardware.shuffler.controller import ShufflerController, Timing
 from hardware.shuffler.simulator import ShufflerTable, SimulatedShuffler
 
+# Active-high sensors, as the tests drive the pins by hand (the default, pull-up and low =
+# card, has its own tests)
 PINS = {"motor": 17, "router": 18, "left_sensor": 22, "right_sensor": 23,
-        "tray_sensor": 24, "touch": 25, "led": 26}
+        "tray_sensor": 24, "touch": 25, "led": 26, "sensor_pull_up": False}
 
 
 class Harness:
@@ -54,6 +56,15 @@ class Harness:
                 return prompts
         raise AssertionError("the shuffle did not finish")
 
+    def start_feed(self) -> None:
+        """Step until the motor runs (the router settles first when it moves)."""
+        for _ in range(100):
+            dt = self.shuffler.step()
+            if self.motor_on():
+                return
+            self.clock.advance(max(dt, 1e-4))
+        raise AssertionError("the motor never started")
+
     def final_deck(self) -> list[int]:
         return self.table.deck()
 
@@ -86,22 +97,24 @@ class GpioHarness(Harness):
     kind = "gpio"
 
     def __init__(self, router_kind: str = "servo", timing: Timing | None = None,
-                 **kw: Any) -> None:
+                 pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        from hardware.shuffler.gpio import GpioShuffler
+        from hardware.shuffler import design
+        from hardware.shuffler.gpio import GpioShuffler, router_settle_s
         from hardware.shuffler.mockrig import MockRig
         from hardware.shuffler.physics import MachineModel
 
         super().__init__()
         self.clock = FakeClock()
         self.factory = MockFactory(pin_class=MockPWMPin)
-        pins = {**PINS, "router_kind": router_kind}
+        pins = {**(PINS if pins is None else pins), "router_kind": router_kind}
         model = MachineModel(**{k: kw.pop(k) for k in ("p", "q", "misroute", "double_feed")
                                 if k in kw})
         speed = kw.pop("speed", 1.0)
-        if timing is None:
-            timing = Timing().scaled(max(1.0, 1.0 / speed))
+        if timing is None:  # the simulated machine's own budgets
+            timing = Timing.for_speed(design.DEFAULT_DRIVE.surface_speed_mm_s * speed,
+                                      router_settle_s(pins) / speed)
         self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
                                      rng=random.Random(7), timing=timing)
         self.table = ShufflerTable(speed=speed, model=model, rng=random.Random(8), **kw)

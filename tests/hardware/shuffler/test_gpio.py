@@ -39,14 +39,16 @@ def test_one_pass_drives_the_pins_in_order() -> None:
     assert len(left.states) == 1 + 2 * piles.count("left")
     assert len(right.states) == 1 + 2 * piles.count("right")
     left.assert_states([False] + [True, False] * piles.count("left"))
-    # the solenoid moves only when the pile changes (on = right pile)
-    expected_router = [False]
+    # the solenoid moves only when the pile changes (on = right pile): full power to pull
+    # in, then the holding power; off for the left pile
+    expected_router: list[float] = [0.0]
+    side = "left"
     for p in piles:
-        want = p == "right"
-        if want != expected_router[-1]:
-            expected_router.append(want)
+        if p != side:
+            expected_router += [1.0, 0.3] if p == "right" else [0.0]
+            side = p
     router = pin(PINS["router"])
-    assert [s.state for s in router.states] == expected_router
+    assert [float(s.state) for s in router.states] == expected_router
     assert len(router.states) == len(expected_router)
     led = pin(PINS["led"])
     assert [s.state for s in led.states] == [False, True]
@@ -79,10 +81,16 @@ def test_servo_router_reaches_each_pile_angle() -> None:
     piles = _piles_from_progress(h)
     switches = sum(a != b for a, b in zip(["left"] + piles, piles, strict=False))
     servo = h.factory.pin(PINS["router"])
-    # the initial pulse, then one change of pulse width per switch of pile
-    assert len(servo.states) == 1 + switches + 1  # +1: frequency set before the first pulse
-    expected = 0.0015 + (30 if piles[-1] == "right" else -30) / 180 * 0.001
-    assert servo.state == pytest.approx(expected / 0.02)
+    # no pulse until the first move; each move is a pulse width held while the flap settles,
+    # then released (no pulses: a held SG90 buzzes)
+    angle = {"left": -12.0, "right": 12.0}
+    expected = [0.0]
+    for p in piles[:1] + [q for q, prev in zip(piles[1:], piles, strict=False) if q != prev]:
+        # SG90 pulses: 0.5 ms at -90 degrees to 2.5 ms at +90, in 20 ms frames
+        expected += [(1.5 + angle[p] / 90) / 20, 0.0]
+    assert len(expected) == 1 + 2 * (switches + (piles[0] == "left"))
+    assert [round(float(s.state), 6) for s in servo.states] == [round(x, 6) for x in expected]
+    assert servo.state == 0.0  # released once settled
 
 
 def test_touch_while_idle_starts_the_configured_shuffle_as_on_a_lotus() -> None:
@@ -124,7 +132,7 @@ def test_stop_turns_the_motor_off_and_releases_pins() -> None:
     h = GpioHarness()
     h.load(52)
     h.shuffler.shuffle(52)
-    h.shuffler.step()
+    h.start_feed()
     assert h.motor_on()
     h.shuffler.stop()
     assert h.shuffler.state is DeviceState.STOPPED
@@ -143,3 +151,23 @@ def test_real_pi_opens_the_shuffler() -> None:  # pragma: no cover - needs a Pi
         assert sh.state is DeviceState.IDLE
     finally:
         sh.stop()
+
+
+def test_default_sensors_pull_up_and_read_low_for_a_card() -> None:
+    # The BOM's break-beam receivers are open collector: they can only pull the pin low. The
+    # default polarity suits them: a pull-up, and low is a card.
+    h = GpioHarness(router_kind="solenoid",
+                    pins={k: v for k, v in PINS.items() if k != "sensor_pull_up"})
+    left = h.factory.pin(PINS["left_sensor"])
+    assert left.pull == "up" and left.state is True  # clear beam: pulled high
+    h.load(52)
+    h.shuffler.shuffle(52, "light")
+    h.run()
+    assert h.shuffler.state is DeviceState.WAITING and h.shuffler.fault is None
+    n = _piles_from_progress(h).count("left")
+    # power-on low, pulled up, then low (blocked) and high (clear) for each card
+    assert [bool(s.state) for s in left.states] == [False, True] + [False, True] * n
+    assert len(left.states) == 2 + 2 * n
+    tray = h.factory.pin(PINS["tray_sensor"])
+    assert [bool(s.state) for s in tray.states] == [False, True, False, True]  # loaded, empty
+    h.shuffler.stop()

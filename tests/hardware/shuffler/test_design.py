@@ -1,0 +1,108 @@
+"""The default build's arithmetic (hardware.shuffler.design) and the timing derived from it:
+the simulator's pass time is the arithmetic's, and no time budget assumes one machine."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from firmware_host.config import ShufflerSettings
+from hardware.clock import FakeClock
+from hardware.errors import ShufflerError
+from hardware.shuffler import design
+from hardware.shuffler.controller import Timing
+from hardware.shuffler.simulator import SimulatedShuffler
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_default_builds_arithmetic():
+    drive = design.DEFAULT_DRIVE
+    assert drive.surface_speed_mm_s == pytest.approx(3.14159265 * 30 * 850 / 60)
+    p = design.pace()
+    assert p.transit_s == pytest.approx(88.9 / drive.surface_speed_mm_s)
+    assert p.card_s == pytest.approx(design.NIP_TO_BEAM_MM / p.feed_speed_mm_s + p.transit_s
+                                     + p.gap_s)
+    assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52))
+    # the nip-to-beam path is longer than a card: the card has left the roller when seen
+    assert design.NIP_TO_BEAM_MM > design.CARD_LENGTH_MM
+    # a bigger roller is a faster card; a faster card, a shorter pass
+    faster = design.DriveBuild(roller_diameter_mm=40.0)
+    assert design.pace(faster).pass_s(52) < p.pass_s(52)
+    with pytest.raises(ValueError):
+        design.DriveBuild(roller_diameter_mm=0)
+
+
+@pytest.mark.parametrize("cards", [52, 104])
+def test_the_simulators_pass_time_is_the_arithmetics_within_10_percent(cards):
+    clock = FakeClock()
+    sh = SimulatedShuffler(clock, rng=random.Random(2))
+    sh.open()
+    sh.shuffle(cards, "light")
+    start = clock.monotonic()
+    sh.run_until_settled(max_seconds=600)
+    assert sh.status().cards_this_pass == cards and sh.fault is None
+    took = clock.monotonic() - start
+    expected = design.pace().pass_s(cards)
+    assert abs(took - expected) / expected < 0.10, (took, expected)
+
+
+@pytest.mark.parametrize("speed", [300.0, 500.0, 1000.0, 1800.0])
+def test_every_budget_follows_the_card_speed(speed):
+    slow, fast = Timing.for_speed(speed), Timing.for_speed(2 * speed)
+    transit = 88.9 / speed
+    assert slow.double_block == pytest.approx(1.25 * transit, abs=1e-4)
+    assert slow.blocked_limit == pytest.approx(4 * transit, abs=1e-4)
+    assert slow.card_timeout == pytest.approx(3 * design.flight_s(speed), abs=1e-4)
+    for name in ("double_block", "blocked_limit", "card_timeout", "per_card"):
+        assert getattr(fast, name) < getattr(slow, name), name
+    assert fast.sensor_filter <= slow.sensor_filter < transit / 2
+    assert fast.router_settle >= slow.router_settle  # less of the flight hides it
+    # the configuration's one setting gives the same budgets
+    settings = ShufflerSettings(feed_speed_mm_s=speed)
+    assert settings.timing() == Timing.for_speed(speed)
+
+
+def test_a_budget_that_cannot_work_at_the_speed_is_refused():
+    with pytest.raises(ShufflerError, match="sensor filter"):
+        Timing.for_speed(1800.0, sensor_filter=0.030)
+    with pytest.raises(ShufflerError, match="blocked limit"):
+        Timing.for_speed(300.0, blocked_limit=0.5)
+    with pytest.raises(ShufflerError, match="card timeout"):
+        Timing.for_speed(300.0, card_timeout=0.2)
+
+
+TIMING_MODULES = ["hardware/shuffler/controller.py", "hardware/shuffler/physics.py",
+                  "hardware/shuffler/gpio.py", "hardware/shuffler/simulator.py",
+                  "hardware/shuffler/mockrig.py"]
+
+
+def test_no_timing_constant_assumes_one_machine():
+    """The old model fixed the card speed at 1.8 m/s and the budgets to match; the only
+    speed now is the build's arithmetic (design.py) or the configuration's."""
+    for rel in TIMING_MODULES + ["firmware_host/config.py"]:
+        text = (ROOT / rel).read_text()
+        for stale in ("FEED_SPEED_MM_S", "1800", "1.8 m/s", "PASS_SECONDS", "SENSOR_SECONDS",
+                      "card_transit_s()"):
+            assert stale not in text, (rel, stale)
+    # the configuration's budgets have no numbers of their own: absent, they are derived
+    settings = ShufflerSettings()
+    for key in ("feed_speed_mm_s", "sensor_filter_ms", "router_settle_ms", "card_timeout_s",
+                "blocked_limit_s", "pass_base_s", "per_card_s"):
+        assert getattr(settings, key) is None, key
+    # no module-level time in the timing modules: only ratios of a card's transit, which
+    # are the same on every machine
+    ratios = {"DOUBLE_BLOCK_TRANSITS", "DOUBLE_BLOCK_SPAN"}
+    for rel in TIMING_MODULES:
+        tree = ast.parse((ROOT / rel).read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                value = node.value
+                if isinstance(target, ast.Name) and target.id in ratios:
+                    continue
+                assert not (isinstance(value, ast.Constant)
+                            and isinstance(value.value, float)), (rel, ast.unparse(node))
