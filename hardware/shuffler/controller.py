@@ -4,6 +4,11 @@ The controller is a step-driven state machine over a small `Mechanism` port (mot
 pile sensors, tray sensor, status LED). `step()` does everything that can be done at the
 clock's current time and returns how long until it wants to run again; tests drive it with
 a FakeClock and never sleep. `start()` adds a runner thread for real time.
+
+The feed overlaps: a card is fed once the last one is seen at its beam (the motor stops
+then), while that one still passes it; to the same pile only once that beam has cleared, to
+the other pile only so that the router moves after the last card's tail has left the flap
+and is still before the next card's leading edge reaches it (hardware.shuffler.design).
 """
 
 from __future__ import annotations
@@ -105,8 +110,11 @@ class Timing:
     - `blocked_limit`: a beam blocked 4 card transits: a card stuck there;
     - `double_block`: a block longer than 1.25 transits is two overlapping cards;
     - `sensor_filter`: the beams' glitch filter, a sixth of a transit (at most 15 ms);
-    - `router_settle`: the wait after a router move, what the card's flight to the flap does
-      not hide of the router's own settle time;
+    - `router_settle`: the least wait after a router move, what the card's flight to the
+      flap does not hide of the router's own settle time;
+    - `flap_clear`, `flap_lead`: a card seen at its beam has its tail past the flap that much
+      later (a slow card: the router may move then); a card fed reaches the flap that much
+      later (a fast card: the flap is still by then), design.flap_clear_s / flap_lead_s;
     - a pass may take `pass_base + (per_card + router_settle) * cards`.
 
     Raises ShufflerError for a budget that is not above 0 (settle, filter: below 0).

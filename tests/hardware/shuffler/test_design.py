@@ -154,3 +154,33 @@ def test_the_feed_overlaps_but_the_router_never_moves_under_a_card(speed, router
     if router is design.SOLENOID_ROUTER:  # the feed overlaps (a servo's settle may not)
         assert sum(1 for _, any_blocked, _ in feeds if any_blocked) > 20
     assert not any(same for _, _, same in feeds)  # never into a beam still blocked
+
+
+@pytest.mark.parametrize("speed", [300.0, 1800.0])
+@pytest.mark.parametrize("fault", [{"double_at": 20}, {"stick_at": 30}, {"jam_at": 25},
+                                   {"double_at": 51}])
+def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed, fault):
+    """A card may be in flight when a fault stops the motor: after the player's recovery it
+    is waited for, never fed twice, and the pass ends with every card on a pile, counted."""
+    from hardware.interfaces import DeviceState
+
+    kind = {"double_at": "double_feed", "stick_at": "stuck", "jam_at": "jam"}[next(iter(fault))]
+    for seed in range(3):
+        clock = FakeClock()
+        sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(seed), **fault)
+        sh.open()
+        sh.shuffle(52, "light")
+        faults = []
+        for _ in range(5):
+            sh.run_until_settled(max_seconds=600)
+            if sh.state is not DeviceState.FAULT:
+                break
+            faults.append((sh.fault.kind, sh.fault.card))
+            sh.resume()
+        st = sh.status()
+        assert faults == [(kind, next(iter(fault.values())))]
+        assert st.state is DeviceState.WAITING and st.cards_this_pass == 52
+        assert sum(st.pile_counts) == 52
+        piles = sh.table.piles
+        assert sorted(piles["left"] + piles["right"]) == list(range(52))
+        assert st.pile_counts == (len(piles["left"]), len(piles["right"]))
