@@ -91,7 +91,7 @@ def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]
         "feed_speed_mm_s": feed_speed_mm_s,
         "router_move": router_settle_s,
         "flap_clear": round(design.flap_clear_s(feed_speed_mm_s), 4),
-        "flap_lead": round(design.flap_lead_s(feed_speed_mm_s), 4),
+        "flap_lead": round(design.flap_lead_s(feed_speed_mm_s, filter_s=filt), 4),
     }
 
 

@@ -157,19 +157,27 @@ def flap_clear_s(feed_speed_mm_s: float) -> float:
     return max(0.0, NIP_TO_FLAP_MM + FLAP_LENGTH_MM - tail_at_beam) / _slow(feed_speed_mm_s)
 
 
-def flap_lead_s(feed_speed_mm_s: float, start_s: float = DEFAULT_DRIVE.motor_start_s) -> float:
+def flap_lead_s(feed_speed_mm_s: float, start_s: float = DEFAULT_DRIVE.motor_start_s,
+                filter_s: float | None = None) -> float:
     """From motor on to the card's leading edge at the flap, for a card `SPEED_TOLERANCE`
-    faster than the machine: the flap must be still by then."""
-    return start_s + NIP_TO_FLAP_MM / _fast(feed_speed_mm_s)
+    faster than the machine: the flap must be still by then. The card may already have been
+    drawn towards the flap: the roller turns on under it from the last card's tail leaving
+    the nip until the motor stops (the last card's clearance past the nip, then the beam's
+    filter)."""
+    v = _fast(feed_speed_mm_s)
+    filt = sensor_filter_s(feed_speed_mm_s) if filter_s is None else filter_s
+    drawn = NIP_CLEARANCE_MM + v * filt
+    return start_s + max(0.0, NIP_TO_FLAP_MM - drawn) / v
 
 
 def other_pile_wait_s(feed_speed_mm_s: float, settle_s: float,
-                      start_s: float = DEFAULT_DRIVE.motor_start_s) -> float:
+                      start_s: float = DEFAULT_DRIVE.motor_start_s,
+                      filter_s: float | None = None) -> float:
     """From a card seen at its beam to the next card's feed, when the next goes to the other
     pile: the router moves once the last card's tail has left the flap, and the next card's
     leading edge reaches the flap only once the router has settled."""
     v = feed_speed_mm_s
-    return max(0.0, flap_clear_s(v) + settle_s - flap_lead_s(v, start_s))
+    return max(0.0, flap_clear_s(v) + settle_s - flap_lead_s(v, start_s, filter_s))
 
 
 def sensor_filter_s(feed_speed_mm_s: float) -> float:
@@ -231,7 +239,7 @@ def pace(drive: DriveBuild = DEFAULT_DRIVE, router: RouterBuild = DEFAULT_ROUTER
         flight_s=flight_s(v, drive.motor_start_s),
         filter_s=filt,
         same_wait_s=card_transit_s(v),
-        other_wait_s=other_pile_wait_s(v, settle, drive.motor_start_s),
+        other_wait_s=other_pile_wait_s(v, settle, drive.motor_start_s, filt),
         router_moves=0.5,
     )
 

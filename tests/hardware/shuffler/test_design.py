@@ -29,16 +29,19 @@ def test_the_default_builds_arithmetic():
     # the last card's tail to leave the flap (a 10 % slow card) and the router to settle
     # before the next card's leading edge (a 10 % fast card) reaches the flap
     assert p.same_wait_s == pytest.approx(p.transit_s)
+    # (the next card may have been drawn on by the roller until the motor stopped: the last
+    # card's clearance past the nip, then the beam's filter)
+    drawn = design.NIP_CLEARANCE_MM + 1.1 * v * p.filter_s
     other = ((design.NIP_TO_FLAP_MM + design.FLAP_LENGTH_MM - design.NIP_CLEARANCE_MM)
              / (0.9 * v) + design.DEFAULT_ROUTER.settle_s
-             - (drive.motor_start_s + design.NIP_TO_FLAP_MM / (1.1 * v)))
+             - (drive.motor_start_s + (design.NIP_TO_FLAP_MM - drawn) / (1.1 * v)))
     assert p.other_wait_s == pytest.approx(other)
     assert p.card_s == pytest.approx(drive.motor_start_s + design.NIP_TO_BEAM_MM / v
                                      + p.filter_s + (p.same_wait_s + p.other_wait_s) / 2)
     assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52) + p.gap_s - p.transit_s)
     # the default build (the solenoid router) deals 52 cards in about 5 s; the servo's longer
     # settle costs every change of pile
-    assert 4.5 < p.pass_s(52) < 5.6
+    assert 4.5 < p.pass_s(52) < 6.0
     assert design.pace(router=design.SERVO_ROUTER).pass_s(52) > p.pass_s(52) + 1.0
     # the nip-to-beam path is longer than a card: the card has left the roller when seen
     assert design.NIP_TO_BEAM_MM > design.CARD_LENGTH_MM
