@@ -655,7 +655,9 @@ class ShufflerController:
     def _feed(self, now: float) -> None:
         self._mech.set_motor(True)
         self._inflight = self._fed_ok
-        self._card_deadline = now + self._timing.card_timeout
+        # from the motor's start, not the step's: a step held up (a loaded machine) must not
+        # eat into the card's time
+        self._card_deadline = max(now, self._clock.monotonic()) + self._timing.card_timeout
         self._empty_since = None
 
     def _wait(self, now: float, nxt: float | None, deadline: float) -> float:
