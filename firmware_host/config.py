@@ -188,7 +188,7 @@ class ShufflerSettings(_Section):
     simulate_jam_at: int | None = Field(None, ge=1)
     # The machine's card speed (mm/s), which `crib shuffler calibrate` measures and writes
     # here; every time budget below derives from it. Absent: the default build's arithmetic
-    # (hardware.shuffler.design: an N20 at 850 rpm under a 30 mm tyre, 1335 mm/s).
+    # (hardware.shuffler.design: an N20 at 1150 rpm under a 30 mm tyre, 1806 mm/s).
     feed_speed_mm_s: float | None = Field(None, ge=50, le=5000)
     # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
     # set, it is checked against the speed:

@@ -4,6 +4,11 @@ The controller is a step-driven state machine over a small `Mechanism` port (mot
 pile sensors, tray sensor, status LED). `step()` does everything that can be done at the
 clock's current time and returns how long until it wants to run again; tests drive it with
 a FakeClock and never sleep. `start()` adds a runner thread for real time.
+
+The feed overlaps: a card is fed once the last one is seen at its beam (the motor stops
+then), while that one still passes it; to the same pile only once that beam has cleared, to
+the other pile only so that the router moves after the last card's tail has left the flap
+and is still before the next card's leading edge reaches it (hardware.shuffler.design).
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]
     flight = design.flight_s(feed_speed_mm_s)
     wait = design.router_wait_s(router_settle_s, feed_speed_mm_s)
     cycle = flight + transit + wait
+    filt = design.sensor_filter_s(feed_speed_mm_s)
     return {
         "card_timeout": round(3.0 * flight, 4),
         "blocked_limit": round(4.0 * transit, 4),
@@ -81,9 +87,11 @@ def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]
         "per_card": round(2.0 * cycle, 4),
         "router_settle": round(wait, 4),
         "double_block": round(DOUBLE_BLOCK_TRANSITS * transit, 4),
-        "sensor_filter": design.sensor_filter_s(feed_speed_mm_s),
+        "sensor_filter": filt,
         "feed_speed_mm_s": feed_speed_mm_s,
         "router_move": router_settle_s,
+        "flap_clear": round(design.flap_clear_s(feed_speed_mm_s), 4),
+        "flap_lead": round(design.flap_lead_s(feed_speed_mm_s, filter_s=filt), 4),
     }
 
 
@@ -102,8 +110,11 @@ class Timing:
     - `blocked_limit`: a beam blocked 4 card transits: a card stuck there;
     - `double_block`: a block longer than 1.25 transits is two overlapping cards;
     - `sensor_filter`: the beams' glitch filter, a sixth of a transit (at most 15 ms);
-    - `router_settle`: the wait after a router move, what the card's flight to the flap does
-      not hide of the router's own settle time;
+    - `router_settle`: the least wait after a router move, what the card's flight to the
+      flap does not hide of the router's own settle time;
+    - `flap_clear`, `flap_lead`: a card seen at its beam has its tail past the flap that much
+      later (a slow card: the router may move then); a card fed reaches the flap that much
+      later (a fast card: the flap is still by then), design.flap_clear_s / flap_lead_s;
     - a pass may take `pass_base + (per_card + router_settle) * cards`.
 
     Raises ShufflerError for a budget that is not above 0 (settle, filter: below 0).
@@ -122,6 +133,12 @@ class Timing:
     sensor_filter: float = _DEFAULT["sensor_filter"]
     feed_speed_mm_s: float = _DEFAULT["feed_speed_mm_s"]  # what the budgets were derived from
     router_move: float = _DEFAULT["router_move"]  # the router's own settle (command to still)
+    # From a card seen at its beam to its tail surely past the flap (a slow card): the router
+    # may move for the next card then, not before.
+    flap_clear: float = _DEFAULT["flap_clear"]
+    # From motor on to the card's leading edge at the flap (a fast card): the flap must be
+    # still by then, so a feed after a move waits router_move less this.
+    flap_lead: float = _DEFAULT["flap_lead"]
 
     def __post_init__(self) -> None:
         for name in ("card_timeout", "blocked_limit", "pass_base", "per_card", "poll",
@@ -129,7 +146,8 @@ class Timing:
             if not getattr(self, name) > 0:
                 raise ShufflerError(f"shuffler timing {name} must be above 0 s, got "
                                     f"{getattr(self, name)}")
-        if not (self.router_settle >= 0 and self.router_move >= 0):
+        if not (self.router_settle >= 0 and self.router_move >= 0 and self.flap_clear >= 0
+                and self.flap_lead >= 0):
             raise ShufflerError(f"router settle time must be 0 s or more, got "
                                 f"{self.router_settle}")
         if not self.sensor_filter >= 0:
@@ -192,6 +210,8 @@ class Timing:
             double_block=self.double_block * factor,
             router_settle=self.router_settle * factor,
             router_move=self.router_move * factor,
+            flap_clear=self.flap_clear * factor,
+            flap_lead=self.flap_lead * factor,
             sensor_filter=self.sensor_filter * factor,
             feed_speed_mm_s=self.feed_speed_mm_s / factor,
         )
@@ -219,13 +239,6 @@ class Fault:
     recovery: Recovery
     pass_number: int
     card: int
-
-
-class _Phase(enum.Enum):
-    FEED = "feed"  # ready to feed the next card
-    SETTLE = "settle"  # the router moved: waiting for it to settle before feeding
-    ARRIVE = "arrive"  # motor on, waiting for the card at a pile
-    CLEAR = "clear"  # card arrived, waiting for the sensor to clear
 
 
 class ShufflerController:
@@ -415,15 +428,19 @@ class ShufflerController:
                 elif fault.recovery is Recovery.REDO_PASS:
                     self._begin_pass()
                 else:
-                    # CONTINUE: the card is in its pile once its sensor clears; RETRY: feed again
-                    self._phase = (
-                        _Phase.CLEAR if fault.recovery is Recovery.CONTINUE else _Phase.FEED
-                    )
+                    # CONTINUE: the card is in its pile once its sensor clears (a card in
+                    # flight at the fault still comes: it is waited for, never fed again);
+                    # RETRY: the jammed card is back on the tray, to be fed again
+                    if fault.recovery is Recovery.RETRY_CARD:
+                        self._inflight = None
+                    elif self._inflight is not None:
+                        self._card_deadline = self._clock.monotonic() + self._timing.card_timeout
                     # a sensor's filter takes a moment to see the card pushed down: the
                     # blocked-time limit starts again from the touch, and a stuck card's long
                     # block is not a double feed
                     self._clear_from = self._clock.monotonic()
-                    self._ignore_block = fault.kind == "stuck"
+                    if fault.kind == "stuck" and self._stuck_pile is not None:
+                        self._ignore_blocks.add(self._stuck_pile)
                     self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
                         self._plan.deck_size if self._plan else 0
                     )
@@ -505,109 +522,143 @@ class ShufflerController:
             return 0.25
         plan = self._plan
         n = plan.deck_size
-        for _ in range(4 * n + 8):  # bounded: each round moves the pass on or returns
+        t = self._timing
+        for _ in range(8 * n + 16):  # bounded: each round moves the pass on or returns
             now = self._clock.monotonic()
             nxt = self._mech.update(now)
             if now > self._pass_deadline:
                 return self._raise_fault("timeout", Recovery.REDO_PASS)
-            if self._phase is _Phase.FEED:
+            move_due = self._move_router(now)
+            # a card at a beam: the one in flight (the motor stops), or one nobody fed
+            arrivals = self._mech.take_arrivals()
+            if arrivals:
+                self._arrived_pile = arrivals[0]
+                if self._inflight is None:
+                    # a card seen with none in flight: two cards came through on one feed
+                    self._count(arrivals)
+                    return self._raise_fault("double_feed", Recovery.CONTINUE,
+                                             card=max(self._fed_ok, 1))
+                self._mech.set_motor(False)
+                index, self._inflight = self._inflight, None
+                self._count(arrivals)
+                self._fed_ok += 1
+                self._last_pile = arrivals[0]
+                self._flap_free_at = now + t.flap_clear
+                self._passing[arrivals[0]] = index
+                if len(arrivals) > 1:
+                    return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
+                if arrivals[0] is not self._commanded:
+                    self.misroutes += 1
+                    if plan.routing is Routing.RADIX:
+                        return self._raise_fault("misroute", Recovery.RESTART_PLAN,
+                                                 card=index + 1)
+                    # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
+                    self._emit("warning", {"kind": "misroute", "card": index + 1,
+                                           "pile": arrivals[0].value})
+                continue
+            # a beam that cleared: its card is on its pile, one card long or two
+            for pile, index in list(self._passing.items()):
+                if self._mech.blocked_since(pile) is not None:
+                    continue
+                del self._passing[pile]
+                took = self._mech.take_block(pile)
+                ignore = pile in self._ignore_blocks
+                self._ignore_blocks.discard(pile)
+                if took is not None and took > t.double_block and not ignore:
+                    # two overlapping cards block the beam as one, for longer than one card
+                    self._arrived_pile = pile
+                    self._count([pile])
+                    return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
+            # a beam blocked too long: a card stuck under it
+            waits = [self._card_deadline] if self._inflight is not None else []
+            if move_due is not None:
+                waits.append(move_due)
+            for pile in Pile:
+                since = self._mech.blocked_since(pile)
+                if since is None:
+                    continue
+                limit = max(since, self._clear_from) + t.blocked_limit
+                if now >= limit:
+                    self._stuck_pile = pile
+                    index = self._passing.get(pile, self._fed_ok - 1)
+                    return self._raise_fault("stuck", Recovery.CONTINUE, card=index + 1)
+                waits.append(limit)
+            if self._inflight is not None:
+                if now >= self._card_deadline:
+                    return self._raise_fault("jam", Recovery.RETRY_CARD,
+                                             card=self._inflight + 1)
+                if not self._mech.tray_loaded():
+                    # the tray ran out under a running motor: only the card in flight
+                    # may still come; then the motor stops whatever happens
+                    if self._empty_since is None:
+                        self._empty_since = now
+                    limit = self._empty_since + t.tray_empty_grace
+                    if now >= limit:
+                        return self._raise_fault("short", Recovery.REDO_PASS)
+                    return self._wait(now, nxt, min([limit, *waits]))
+                # the motor runs: look at the tray sensor at the polling rate
+                return min(self._wait(now, nxt, min(waits)), 4 * t.poll)
+            if self._sensed >= n or not self._mech.tray_loaded():
+                if self._passing:  # the last cards clear their beams first
+                    return self._wait(now, nxt, min(waits))
                 if self._sensed >= n:
                     if self._mech.tray_loaded():
                         return self._raise_fault("extra", Recovery.REDO_PASS)
                     return self._end_pass()
-                if not self._mech.tray_loaded():
-                    kind = "empty" if self._sensed == 0 else "short"
-                    return self._raise_fault(kind, Recovery.REDO_PASS)
+                kind = "empty" if self._sensed == 0 else "short"
+                return self._raise_fault(kind, Recovery.REDO_PASS)
+            # the next card: its pile, then what it waits for
+            if self._planned != self._fed_ok:
                 self._commanded = self._route_for(self._fed_ok)
-                self._mech.set_router(self._commanded)
-                if self._router_at is not self._commanded and self._timing.router_settle > 0:
-                    self._router_at = self._commanded
-                    self._settle_until = now + self._timing.router_settle
-                    self._phase = _Phase.SETTLE
-                    continue
-                self._router_at = self._commanded
-                self._feed(now)
+                self._planned = self._fed_ok
+            target = self._commanded
+            if target in self._passing or len(self._passing) > 1:
+                # a card to a pile whose beam is still passing the last card waits until
+                # it clears (never two cards in one block); and only one card passes at a time
+                return self._wait(now, nxt, min(waits) if waits else now + t.poll)
+            if self._router_at is not target:
+                # the flap moves once the last card's tail has left it (never under a card),
+                # and the next card may start before that: its leading edge reaches the
+                # flap only once the flap is still
+                move_at = max(now, self._flap_free_at)
+                self._move = (move_at, target)
+                self._router_at = target
+                lead = t.router_move - t.flap_lead  # below 0: the feed starts first
+                self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
+                                             else lead)
                 continue
-            if self._phase is _Phase.SETTLE:
-                if now < self._settle_until:  # never feed into a flap still moving
-                    return self._wait(now, nxt, self._settle_until)
-                self._feed(now)
-                continue
-            if self._phase is _Phase.ARRIVE:
-                arrivals = self._mech.take_arrivals()
-                if not arrivals:
-                    if now >= self._card_deadline:
-                        return self._raise_fault("jam", Recovery.RETRY_CARD)
-                    if not self._mech.tray_loaded():
-                        # the tray ran out under a running motor: only the card in flight
-                        # may still come; then the motor stops whatever happens
-                        if self._empty_since is None:
-                            self._empty_since = now
-                        limit = self._empty_since + self._timing.tray_empty_grace
-                        if now >= limit:
-                            return self._raise_fault("short", Recovery.REDO_PASS)
-                        return self._wait(now, nxt, min(limit, self._card_deadline))
-                    # the motor runs: look at the tray sensor at the polling rate
-                    return min(self._wait(now, nxt, self._card_deadline), 4 * self._timing.poll)
-                self._mech.set_motor(False)
-                for pile in arrivals:
-                    self._counts[pile] += 1
-                    self._sensed += 1
-                self._arrived_pile = arrivals[0]
-                self._route_log.append(arrivals[0])
-                self._emit_progress()
-                if len(arrivals) > 1:
-                    self._route_log.extend(arrivals[1:])
-                    return self._raise_fault("double_feed", Recovery.CONTINUE)
-                if arrivals[0] is not self._commanded:
-                    self.misroutes += 1
-                    if plan.routing is Routing.RADIX:
-                        return self._raise_fault("misroute", Recovery.RESTART_PLAN)
-                    # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
-                    self._emit("warning", {"kind": "misroute", "card": self._fed_ok + 1,
-                                           "pile": arrivals[0].value})
-                self._phase = _Phase.CLEAR
-                continue
-            # CLEAR: wait for the pile sensors to clear before the next card
-            extra = self._mech.take_arrivals()
-            if extra:
-                # a second card seen after the first (sensors report in real time): two
-                # cards came through on one feed
-                for pile in extra:
-                    self._counts[pile] += 1
-                    self._sensed += 1
-                self._route_log.extend(extra)
-                self._arrived_pile = extra[0]
-                self._emit_progress()
-                return self._raise_fault("double_feed", Recovery.CONTINUE)
-            blocked = [(p, t) for p in Pile if (t := self._mech.blocked_since(p)) is not None]
-            if blocked:
-                pile, since = min(blocked, key=lambda pt: pt[1])
-                limit = max(since, self._clear_from) + self._timing.blocked_limit
-                if now >= limit:
-                    self._stuck_pile = pile
-                    return self._raise_fault("stuck", Recovery.CONTINUE)
-                return self._wait(now, nxt, limit)
-            if self._arrived_pile is not None:
-                took = self._mech.take_block(self._arrived_pile)
-                ignore, self._ignore_block = self._ignore_block, False
-                if took is not None and took > self._timing.double_block and not ignore:
-                    # two overlapping cards block the beam as one, for longer than one card
-                    pile = self._arrived_pile
-                    self._counts[pile] += 1
-                    self._sensed += 1
-                    self._route_log.append(pile)
-                    self._emit_progress()
-                    return self._raise_fault("double_feed", Recovery.CONTINUE)
-            self._fed_ok += 1
-            self._phase = _Phase.FEED
+            if now < self._feed_from:
+                return self._wait(now, nxt, min([self._feed_from, *waits]))
+            if self._move is None:
+                self._mech.set_router(target)
+            self._feed(now)
         return 0.0
+
+    def _move_router(self, now: float) -> float | None:
+        """Move the router if its time has come; returns when it is due, if still to come."""
+        if self._move is None:
+            return None
+        at, pile = self._move
+        if now < at:
+            return at
+        self._mech.set_router(pile)
+        self._move = None
+        return None
+
+    def _count(self, piles: list[Pile]) -> None:
+        for pile in piles:
+            self._counts[pile] += 1
+            self._sensed += 1
+        self._route_log.extend(piles)
+        self._emit_progress()
 
     def _feed(self, now: float) -> None:
         self._mech.set_motor(True)
-        self._card_deadline = now + self._timing.card_timeout
+        self._inflight = self._fed_ok
+        # from the motor's start, not the step's: a step held up (a loaded machine) must not
+        # eat into the card's time
+        self._card_deadline = max(now, self._clock.monotonic()) + self._timing.card_timeout
         self._empty_since = None
-        self._phase = _Phase.ARRIVE
 
     def _wait(self, now: float, nxt: float | None, deadline: float) -> float:
         until = min(deadline, self._pass_deadline)
@@ -640,16 +691,14 @@ class ShufflerController:
         self._sensed = 0
         self._fed_ok = 0
         self._route_log: list[Pile] = []
-        self._phase = _Phase.FEED
         self._commanded = Pile.LEFT
         self._arrived_pile: Pile | None = None
         self._stuck_pile: Pile | None = None
         self._card_deadline = 0.0
         self._pass_deadline = 0.0
-        self._settle_until = 0.0
         self._clear_from = float("-inf")
-        self._ignore_block = False
         self._empty_since: float | None = None
+        self._reset_feed()
         self._router_at: Pile | None = None  # where the router was last set, if known
 
     def _begin_pass(self) -> None:
@@ -658,7 +707,7 @@ class ShufflerController:
         self._sensed = 0
         self._fed_ok = 0
         self._route_log = []
-        self._phase = _Phase.FEED
+        self._reset_feed()
         self._prompt = None
         self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
             self._plan.deck_size
@@ -666,6 +715,17 @@ class ShufflerController:
         self._mech.set_led(True)
         self._set_state(DeviceState.BUSY)
         self._emit_progress()
+
+    def _reset_feed(self) -> None:
+        """No card in flight or at a beam (a pass begins, or begins again)."""
+        self._inflight: int | None = None  # the card fed, not yet seen at a beam
+        self._passing: dict[Pile, int] = {}  # the card at each beam, seen, not yet clear
+        self._ignore_blocks: set[Pile] = set()  # a stuck card's long block is no double
+        self._last_pile: Pile | None = None
+        self._planned: int | None = None  # the card whose pile is in _commanded
+        self._flap_free_at = float("-inf")  # the last card's tail is past the flap then
+        self._feed_from = float("-inf")  # the flap is still for a card fed from then
+        self._move: tuple[float, Pile] | None = None  # the router's next move, and when
 
     def _route_for(self, index: int) -> Pile:
         assert self._plan is not None
@@ -707,13 +767,16 @@ class ShufflerController:
         self._set_state(DeviceState.WAITING)
         return 0.25
 
-    def _raise_fault(self, kind: str, recovery: Recovery) -> float:
+    def _raise_fault(self, kind: str, recovery: Recovery, card: int | None = None) -> float:
         plan = self._plan
         assert plan is not None
         self._mech.set_motor(False)
+        if self._move is not None:  # a move not made: where the router is, is unknown
+            self._move, self._router_at = None, None
         if plan.routing is Routing.RADIX:
             recovery = Recovery.RESTART_PLAN  # the tracked order cannot be trusted any more
-        n, i, card = plan.deck_size, self._passes_done + 1, self._fed_ok + 1
+        n, i = plan.deck_size, self._passes_done + 1
+        card = self._fed_ok + 1 if card is None else card
         text = self._fault_text(kind, recovery, n, i, plan.passes, card)
         self._fault = Fault(kind, text, recovery, i, card)
         self._last_fault = self._fault

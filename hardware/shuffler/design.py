@@ -3,11 +3,17 @@ source for the CAD, the timing model, the simulator and the docs' arithmetic.
 
 Pure data and arithmetic (no CAD library, no I/O), so the Pi imports it freely.
 
-The controller feeds one card at a time: router set (and settled by the time the card's
-leading edge reaches the flap), motor on, the card travels from the gate to its pile's beam,
-the motor stops, the card passes the beam, the beam clears, the next card. So a card's cycle
-is its flight from the gate to the beam, its transit past the beam, and the gap: the motor's
-start, the sensors' filter, and the part of the router's move that the flight cannot hide.
+The controller feeds one card at a time and overlaps the cards' travel: motor on, the card
+travels from the gate to its pile's beam, the motor stops (the card has just left the
+roller), and the next card may start while the last one is still passing its beam. The
+next card waits only for what keeps each guarantee: when it goes to the same pile, until the
+last card has cleared that pile's beam (so the beam never sees two cards as one block, and a
+double feed's long block is judged before the next card comes); when it goes to the other
+pile, until the last card's tail has left the flap and the router has moved and settled
+before its leading edge reaches the flap (`other_pile_wait_s`; every time allows each card
+to be `SPEED_TOLERANCE` slower or faster than the machine's card speed). At most one card is
+in flight and one other is passing a beam. So a card's cycle is its flight from the gate to
+the beam and that wait.
 """
 
 from __future__ import annotations
@@ -22,12 +28,20 @@ BRIDGE_WIDTH_MM = 57.2
 CARD_THICKNESS_MIN_MM = 0.28
 CARD_THICKNESS_MAX_MM = 0.32
 
-# The card path, from the feed roller's nip along the card's travel. The beam sits a little
-# more than a card beyond the nip, so the motor stops (when the beam sees the card's leading
-# edge) only once the card has left the roller; the flap sits between them.
+# The card path, from the feed roller's nip along the card's travel: the one source of these
+# lengths for the timing and the CAD. Each pile's beam sits a little more than a card beyond
+# the nip along its branch, so the motor stops (when the beam sees the card's leading edge)
+# once the card has left the roller and before the roller can take the next card far. The
+# flap's pivot is at the fork; its vane reaches FLAP_LENGTH_MM on along the path.
 NIP_CLEARANCE_MM = 6.0
 NIP_TO_BEAM_MM = CARD_LENGTH_MM + NIP_CLEARANCE_MM
-NIP_TO_FLAP_MM = 40.0
+NIP_TO_FLAP_MM = 49.0
+FLAP_LENGTH_MM = 12.0
+
+# Each card's own speed may differ from the machine's by this share (slip, a worn tyre, a
+# bowed card): every gap between cards holds at a card this much slower followed by one this
+# much faster.
+SPEED_TOLERANCE = 0.10
 
 # What a player takes to square the two piles and put the deck back in the tray.
 RESTACK_S = 4.0
@@ -40,7 +54,9 @@ class DriveBuild:
     Raises ValueError for a speed or diameter that is not above 0.
     """
 
-    motor_rpm_loaded: float = 850.0  # N20 6 V 1000 rpm gearmotor, about 85 % of no-load speed
+    # N20 gearmotor sold as 6 V 1500 rpm, on the driver's 5 V: about 1250 rpm no-load and
+    # 1150 under the roller's light load
+    motor_rpm_loaded: float = 1150.0
     roller_diameter_mm: float = 30.0  # printed hub with its rubber tyre, outside diameter
     # An N20 reaches speed within a few of its ~10 ms mechanical time constants; about this
     # much of each start is lost against a motor already at speed.
@@ -92,13 +108,14 @@ class RouterBuild:
 
 
 DEFAULT_DRIVE = DriveBuild()
-# The default build routes with an SG90 servo on a 24-degree swing (the printed router holds
-# one; it needs no holding current and costs a quarter of a solenoid): 75 ms from command to
-# a still flap, of which the card's flight to the flap hides 30 ms at the default speed. A
-# 5 V push-pull solenoid settles in 20 ms, all of it hidden: about 1.2 s less a pass.
+# The default build routes with a 5 V push-pull solenoid (pulled in at full power, then held
+# at a share of it, within its duty cycle): 20 ms from command to a still flap, so a card to
+# the other pile costs about what a card to the same pile does, and a pass of 52 takes about
+# 5 s. An SG90 servo on a 24-degree swing takes 75 ms (its 20 ms frame, the swing, ringing),
+# which every change of pile must wait in the gap at the flap: about 1.4 s more a pass.
 SERVO_ROUTER = RouterBuild(kind="servo", swing_deg=24.0, ring_s=0.015)
 SOLENOID_ROUTER = RouterBuild()
-DEFAULT_ROUTER = SERVO_ROUTER
+DEFAULT_ROUTER = SOLENOID_ROUTER
 
 
 def card_transit_s(feed_speed_mm_s: float, card_length_mm: float = CARD_LENGTH_MM) -> float:
@@ -125,6 +142,44 @@ def router_wait_s(settle_s: float, feed_speed_mm_s: float) -> float:
     return max(0.0, settle_s - NIP_TO_FLAP_MM / feed_speed_mm_s)
 
 
+def _slow(feed_speed_mm_s: float) -> float:
+    return feed_speed_mm_s * (1.0 - SPEED_TOLERANCE)
+
+
+def _fast(feed_speed_mm_s: float) -> float:
+    return feed_speed_mm_s * (1.0 + SPEED_TOLERANCE)
+
+
+def flap_clear_s(feed_speed_mm_s: float) -> float:
+    """From a card's leading edge at its beam to its tail surely past the flap's vane (the
+    router may move then), for a card `SPEED_TOLERANCE` slower than the machine."""
+    tail_at_beam = NIP_TO_BEAM_MM - CARD_LENGTH_MM  # the tail's way past the nip then
+    return max(0.0, NIP_TO_FLAP_MM + FLAP_LENGTH_MM - tail_at_beam) / _slow(feed_speed_mm_s)
+
+
+def flap_lead_s(feed_speed_mm_s: float, start_s: float = DEFAULT_DRIVE.motor_start_s,
+                filter_s: float | None = None) -> float:
+    """From motor on to the card's leading edge at the flap, for a card `SPEED_TOLERANCE`
+    faster than the machine: the flap must be still by then. The card may already have been
+    drawn towards the flap: the roller turns on under it from the last card's tail leaving
+    the nip until the motor stops (the last card's clearance past the nip, then the beam's
+    filter)."""
+    v = _fast(feed_speed_mm_s)
+    filt = sensor_filter_s(feed_speed_mm_s) if filter_s is None else filter_s
+    drawn = NIP_CLEARANCE_MM + v * filt
+    return start_s + max(0.0, NIP_TO_FLAP_MM - drawn) / v
+
+
+def other_pile_wait_s(feed_speed_mm_s: float, settle_s: float,
+                      start_s: float = DEFAULT_DRIVE.motor_start_s,
+                      filter_s: float | None = None) -> float:
+    """From a card seen at its beam to the next card's feed, when the next goes to the other
+    pile: the router moves once the last card's tail has left the flap, and the next card's
+    leading edge reaches the flap only once the router has settled."""
+    v = feed_speed_mm_s
+    return max(0.0, flap_clear_s(v) + settle_s - flap_lead_s(v, start_s, filter_s))
+
+
 def sensor_filter_s(feed_speed_mm_s: float) -> float:
     """The pile sensors' glitch filter: a sixth of a card's transit (a card is always seen,
     and its edge's chatter never is), at most 15 ms (an optical sensor chatters for 1-5 ms;
@@ -139,25 +194,30 @@ class Pace:
     feed_speed_mm_s: float
     transit_s: float  # the card past the beam: length / speed
     flight_s: float  # motor on to the beam (motor start + nip-to-beam / speed)
-    filter_s: float  # the sensors' filter delays seeing the beam clear
-    router_wait_s: float  # per router move, what the flight does not hide
+    filter_s: float  # the sensors' filter delays seeing the beam change
+    same_wait_s: float  # after a card is seen, before the next to the same pile is fed:
+    # the card clears its beam (its transit; the clear is seen a filter late, as the arrival)
+    other_wait_s: float  # ... before the next to the other pile is fed (the router moves)
     router_moves: float  # share of cards for which the router moves (coin routing: 1/2)
 
     @property
     def gap_s(self) -> float:
-        """Between one card clearing the beam and the next being fed, on average, plus the
-        motor's start: what a card costs beyond its own travel."""
-        return self.filter_s + self.router_moves * self.router_wait_s + DEFAULT_DRIVE.motor_start_s
+        """From one card seen at its beam to the next card's feed, on average."""
+        return (self.router_moves * self.other_wait_s
+                + (1.0 - self.router_moves) * self.same_wait_s)
 
     @property
     def card_s(self) -> float:
-        """One card's whole cycle."""
-        moves = self.router_moves * self.router_wait_s
-        return self.flight_s + self.transit_s + self.filter_s + moves
+        """One card's whole cycle, from one card seen at its beam to the next: the wait, then
+        the next card's flight, seen a filter late."""
+        return self.gap_s + self.flight_s + self.filter_s
 
     def pass_s(self, cards: int) -> float:
-        """A pass of `cards` cards."""
-        return cards * self.card_s
+        """A pass of `cards` cards: each card's cycle, but the last waits for no next card:
+        it clears its beam (its transit)."""
+        if cards <= 0:
+            return 0.0
+        return cards * self.card_s - self.gap_s + self.transit_s
 
     def shuffle_s(self, cards: int, passes: int, restack_s: float = RESTACK_S) -> float:
         """A whole shuffle: every pass, and the player's restack between passes and after
@@ -172,12 +232,14 @@ def pace(drive: DriveBuild = DEFAULT_DRIVE, router: RouterBuild = DEFAULT_ROUTER
     settle time and its sensors' filter, when they are set)."""
     v = drive.surface_speed_mm_s if feed_speed_mm_s is None else feed_speed_mm_s
     settle = router.settle_s if router_settle_s is None else router_settle_s
+    filt = sensor_filter_s(v) if filter_s is None else filter_s
     return Pace(
         feed_speed_mm_s=v,
         transit_s=card_transit_s(v),
         flight_s=flight_s(v, drive.motor_start_s),
-        filter_s=sensor_filter_s(v) if filter_s is None else filter_s,
-        router_wait_s=router_wait_s(settle, v),
+        filter_s=filt,
+        same_wait_s=card_transit_s(v),
+        other_wait_s=other_pile_wait_s(v, settle, drive.motor_start_s, filt),
         router_moves=0.5,
     )
 

@@ -59,7 +59,7 @@ class MockRig:
         """Outputs to the table, the table to the inputs, at the clock's time: each sensor
         edge is driven once the clock reaches it, as a real sensor would change."""
         now = self.clock.monotonic()
-        self.table.router = self._router()
+        self.table.set_router(self._router(), now)
         self.table.set_motor(bool(self.motor_pin.state), now)
         self._edges.extend(self.table.update(now))
         self._edges.sort(key=lambda e: e.at)

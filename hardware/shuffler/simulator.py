@@ -55,6 +55,7 @@ class ShufflerTable:
         jam_at: int | None = None,
         stick_at: int | None = None,
         double_at: int | None = None,
+        router_settle_s: float | None = None,
     ) -> None:
         if not speed > 0:
             raise ShufflerError(f"simulator speed must be above 0, got {speed}")
@@ -74,6 +75,14 @@ class ShufflerTable:
         self.sensor_seconds = design.card_transit_s(self.feed_speed_mm_s)
         self.card_seconds = design.flight_s(self.feed_speed_mm_s,
                                             design.DEFAULT_DRIVE.motor_start_s / speed)
+        # the router's changes (time, pile): a card goes where the flap is when its leading
+        # edge reaches it; a change from a settle before a card reaches the flap until its
+        # tail has left it is counted in `flap_hits` (the router moved under a card)
+        self.router_settle_s = (design.DEFAULT_ROUTER.settle_s if router_settle_s is None
+                                else router_settle_s) / speed
+        self._router_log: list[tuple[float, Pile]] = [(float("-inf"), Pile.LEFT)]
+        self._at_flap: dict[int, tuple[float, float]] = {}
+        self.flap_hits = 0
         self.tray: list[int] = []  # top first
         self.piles: dict[Pile, list[int]] = {Pile.LEFT: [], Pile.RIGHT: []}  # top first
         self.jammed: int | None = None  # a card stuck in the feed
@@ -116,14 +125,28 @@ class ShufflerTable:
                                      and self.rng.random() < self.model.double_feed)):
             unit.append(self.tray.pop(0))
             self.fed += 1
-        pile = self.model.actual_pile(self.router, self._last_pile, self.rng)
-        self._last_pile = pile
         self._seq += 1
         # this card's own speed: the machine's, give or take its spread
         scale = max(0.5, self.rng.gauss(1.0, self.spread)) if self.spread else 1.0
         self._scale[self._seq] = scale
+        v = self.feed_speed_mm_s * scale
+        start = now + design.DEFAULT_DRIVE.motor_start_s / self.speed
+        self._at_flap[self._seq] = (
+            start + design.NIP_TO_FLAP_MM / v,
+            start + (design.NIP_TO_FLAP_MM + design.FLAP_LENGTH_MM + design.CARD_LENGTH_MM
+                     * (1.0 if len(unit) == 1 else DOUBLE_BLOCK_SPAN)) / v,
+        )
         heapq.heappush(self._flight, (now + self.card_seconds / scale, self._seq, tuple(unit),
-                                      pile))
+                                      self.router))
+
+    def set_router(self, pile: Pile, now: float) -> None:
+        """The router is sent to `pile` at `now`."""
+        if pile is not self.router:
+            self._router_log.append((now, pile))
+        self.router = pile
+
+    def _router_at(self, at: float) -> Pile:
+        return next(p for t, p in reversed(self._router_log) if t <= at)
 
     def next_event(self) -> float | None:
         """When the next arrival or sensor change happens, if any is due."""
@@ -146,8 +169,13 @@ class ShufflerTable:
                     self.blocked_at[pile] = None
                     edges.append(SensorEdge(t, pile, False))
             if self._flight and self._flight[0][0] <= t_next:
-                t, seq, unit, pile = heapq.heappop(self._flight)
+                t, seq, unit, _ = heapq.heappop(self._flight)
                 scale = self._scale.pop(seq, 1.0)
+                lead, tail = self._at_flap.pop(seq)
+                if any(lead - self.router_settle_s < at < tail for at, _ in self._router_log):
+                    self.flap_hits += 1
+                pile = self.model.actual_pile(self._router_at(lead), self._last_pile, self.rng)
+                self._last_pile = pile
                 self.piles[pile][0:0] = list(unit)  # lands on top, its own order kept
                 edges.append(SensorEdge(t, pile, True))
                 self.blocked_at[pile] = t
@@ -188,6 +216,7 @@ class ShufflerTable:
         self.return_jammed()
         self.push_stuck()
         self._flight.clear()
+        self._at_flap.clear()
         self.stack(top)
 
     def deck(self) -> list[int]:
@@ -230,7 +259,7 @@ class _TableMechanism:
         self.table.set_motor(on, self._clock.monotonic())
 
     def set_router(self, pile: Pile) -> None:
-        self.table.router = pile
+        self.table.set_router(pile, self._clock.monotonic())
 
     def set_led(self, on: bool) -> None:
         self.led = on

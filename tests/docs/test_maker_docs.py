@@ -241,8 +241,16 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
     sh = GpioShuffler(dict(pins), FakeClock(), pin_factory=factory)
     sh.open()
     try:
+        default_router = type(sh.mechanism.router).__name__
+    finally:
+        sh.stop()
+    assert shown["router_kind"] == '"solenoid"' and default_router == "PWMOutputDevice"
+    factory = MockFactory(pin_class=MockPWMPin)
+    sh = GpioShuffler({**pins, "router_kind": "servo"}, FakeClock(), pin_factory=factory)
+    sh.open()
+    try:
         mech = sh.mechanism
-        assert shown["router_kind"] == '"servo"' and type(mech.router).__name__ == "AngularServo"
+        assert type(mech.router).__name__ == "AngularServo"
         # sensor_pull_up = true: a pull-up, and low means a card
         assert shown["sensor_pull_up"] == "true"
         assert mech.tray.pull_up is True and mech.tray.is_active is False

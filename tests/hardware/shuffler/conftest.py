@@ -96,7 +96,7 @@ class SimHarness(Harness):
 class GpioHarness(Harness):
     kind = "gpio"
 
-    def __init__(self, router_kind: str = "servo", timing: Timing | None = None,
+    def __init__(self, router_kind: str = "solenoid", timing: Timing | None = None,
                  pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 

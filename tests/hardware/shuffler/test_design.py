@@ -21,12 +21,28 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_the_default_builds_arithmetic():
     drive = design.DEFAULT_DRIVE
-    assert drive.surface_speed_mm_s == pytest.approx(3.14159265 * 30 * 850 / 60)
+    assert drive.surface_speed_mm_s == pytest.approx(3.14159265 * 30 * 1150 / 60)
     p = design.pace()
-    assert p.transit_s == pytest.approx(88.9 / drive.surface_speed_mm_s)
-    assert p.card_s == pytest.approx(design.NIP_TO_BEAM_MM / p.feed_speed_mm_s + p.transit_s
-                                     + p.gap_s)
-    assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52))
+    v = drive.surface_speed_mm_s
+    assert p.transit_s == pytest.approx(88.9 / v)
+    # a card to the same pile waits for the last to clear its beam; to the other pile, for
+    # the last card's tail to leave the flap (a 10 % slow card) and the router to settle
+    # before the next card's leading edge (a 10 % fast card) reaches the flap
+    assert p.same_wait_s == pytest.approx(p.transit_s)
+    # (the next card may have been drawn on by the roller until the motor stopped: the last
+    # card's clearance past the nip, then the beam's filter)
+    drawn = design.NIP_CLEARANCE_MM + 1.1 * v * p.filter_s
+    other = ((design.NIP_TO_FLAP_MM + design.FLAP_LENGTH_MM - design.NIP_CLEARANCE_MM)
+             / (0.9 * v) + design.DEFAULT_ROUTER.settle_s
+             - (drive.motor_start_s + (design.NIP_TO_FLAP_MM - drawn) / (1.1 * v)))
+    assert p.other_wait_s == pytest.approx(other)
+    assert p.card_s == pytest.approx(drive.motor_start_s + design.NIP_TO_BEAM_MM / v
+                                     + p.filter_s + (p.same_wait_s + p.other_wait_s) / 2)
+    assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52) + p.gap_s - p.transit_s)
+    # the default build (the solenoid router) deals 52 cards in about 5 s; the servo's longer
+    # settle costs every change of pile
+    assert 4.5 < p.pass_s(52) < 6.0
+    assert design.pace(router=design.SERVO_ROUTER).pass_s(52) > p.pass_s(52) + 1.0
     # the nip-to-beam path is longer than a card: the card has left the roller when seen
     assert design.NIP_TO_BEAM_MM > design.CARD_LENGTH_MM
     # a bigger roller is a faster card; a faster card, a shorter pass
@@ -61,6 +77,7 @@ def test_every_budget_follows_the_card_speed(speed):
         assert getattr(fast, name) < getattr(slow, name), name
     assert fast.sensor_filter <= slow.sensor_filter < transit / 2
     assert fast.router_settle >= slow.router_settle  # less of the flight hides it
+    assert fast.flap_clear < slow.flap_clear and fast.flap_lead < slow.flap_lead
     # the configuration's one setting gives the same budgets
     settings = ShufflerSettings(feed_speed_mm_s=speed)
     assert settings.timing() == Timing.for_speed(speed)
@@ -106,3 +123,67 @@ def test_no_timing_constant_assumes_one_machine():
                     continue
                 assert not (isinstance(value, ast.Constant)
                             and isinstance(value.value, float)), (rel, ast.unparse(node))
+
+
+@pytest.mark.parametrize("speed", [300.0, 1000.0, 1800.0])
+@pytest.mark.parametrize("router", [design.SOLENOID_ROUTER, design.SERVO_ROUTER])
+def test_the_feed_overlaps_but_the_router_never_moves_under_a_card(speed, router):
+    """Cards 3 % apart in speed: the next card starts while the last still passes its beam,
+    yet no router move falls between a settle before a card's leading edge reaches the flap
+    and its tail leaving it, and a card to the same pile waits for the beam to clear."""
+    clock = FakeClock()
+    timing = Timing.for_speed(speed, router.settle_s)
+    sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(3), timing=timing,
+                           machine_rng=random.Random(4))
+    table = sh.table
+    table.spread, table.router_settle_s = 0.03, router.settle_s
+    feeds: list[tuple[float, bool, bool]] = []  # (time, any beam blocked, the target's)
+    set_motor = sh._mech.set_motor
+
+    def watch(on: bool) -> None:
+        if on:
+            blocked = {p for p in ("left", "right") if table.blocked_at[p] is not None}
+            feeds.append((clock.monotonic(), bool(blocked), sh._commanded.value in blocked))
+        set_motor(on)
+
+    sh._mech.set_motor = watch  # type: ignore[method-assign]
+    sh.open()
+    sh.shuffle(104, "light")
+    sh.run_until_settled(max_seconds=600)
+    st = sh.status()
+    assert st.fault is None and st.cards_this_pass == 104, st.fault
+    assert table.flap_hits == 0
+    assert len(feeds) == 104
+    if router is design.SOLENOID_ROUTER:  # the feed overlaps (a servo's settle may not)
+        assert sum(1 for _, any_blocked, _ in feeds if any_blocked) > 20
+    assert not any(same for _, _, same in feeds)  # never into a beam still blocked
+
+
+@pytest.mark.parametrize("speed", [300.0, 1800.0])
+@pytest.mark.parametrize("fault", [{"double_at": 20}, {"stick_at": 30}, {"jam_at": 25},
+                                   {"double_at": 51}])
+def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed, fault):
+    """A card may be in flight when a fault stops the motor: after the player's recovery it
+    is waited for, never fed twice, and the pass ends with every card on a pile, counted."""
+    from hardware.interfaces import DeviceState
+
+    kind = {"double_at": "double_feed", "stick_at": "stuck", "jam_at": "jam"}[next(iter(fault))]
+    for seed in range(3):
+        clock = FakeClock()
+        sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(seed), **fault)
+        sh.open()
+        sh.shuffle(52, "light")
+        faults = []
+        for _ in range(5):
+            sh.run_until_settled(max_seconds=600)
+            if sh.state is not DeviceState.FAULT:
+                break
+            faults.append((sh.fault.kind, sh.fault.card))
+            sh.resume()
+        st = sh.status()
+        assert faults == [(kind, next(iter(fault.values())))]
+        assert st.state is DeviceState.WAITING and st.cards_this_pass == 52
+        assert sum(st.pile_counts) == 52
+        piles = sh.table.piles
+        assert sorted(piles["left"] + piles["right"]) == list(range(52))
+        assert st.pile_counts == (len(piles["left"]), len(piles["right"]))
