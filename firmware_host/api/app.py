@@ -180,6 +180,7 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     app.add_middleware(HostGuard, policy=policy)
     app.state.services = services
     app.state.host_policy = policy
+    app.state.stream_gate = events.StreamGate()  # who holds the live streams
     app.add_exception_handler(DaemonError, daemon_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_error)
