@@ -9,9 +9,7 @@ import logging
 import resource
 import signal
 import socket
-import sys
 import time
-from collections.abc import Callable
 from types import FrameType
 
 import h11
@@ -22,10 +20,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from firmware_host.api import create_app
 from firmware_host.config import Settings
 from firmware_host.errors import ConfigError, DaemonError
+from firmware_host.logs import RepeatFilter, configure_logging
 from firmware_host.notify import Notifier
 from firmware_host.services import build_services
 
 log = logging.getLogger("crib.daemon")
+
+__all__ = ["RepeatFilter", "configure_logging", "serve", "uvicorn_config"]
 
 
 # Connections: a Pi Zero's daemon serves a few phones. The unit's LimitNOFILE is 4096; the
@@ -36,45 +37,6 @@ HEADER_TIMEOUT_S = 10.0  # a request's headers must be complete within this (slo
 KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
 MAX_HEADER_BYTES = 16 * 1024  # h11's buffer for an incomplete request head
 WS_MAX_MESSAGE = 64 * 1024  # the page sends nothing bigger than a close frame
-
-
-class RepeatFilter(logging.Filter):
-    """Let the same log line through a few times, then once per `every_s` with a count of
-    what was dropped: a flood ("Too many open files" on every accept) cannot fill the disk.
-    Bounded: it remembers at most `max_lines` distinct lines."""
-
-    def __init__(self, burst: int = 5, every_s: float = 10.0, max_lines: int = 256,
-                 now: Callable[[], float] = time.monotonic) -> None:
-        super().__init__()
-        self.burst, self.every_s, self.max_lines, self.now = burst, every_s, max_lines, now
-        self._seen: dict[tuple[str, str], list[float]] = {}  # key -> [window start, count]
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.name, str(record.msg))
-        now = self.now()
-        seen = self._seen.get(key)
-        if seen is None or now - seen[0] >= self.every_s:
-            dropped = 0 if seen is None else int(seen[1]) - self.burst
-            if seen is None and len(self._seen) >= self.max_lines:
-                self._seen.clear()  # forgetting only lets a few more lines through
-            self._seen[key] = [now, 1.0]
-            if dropped > 0:
-                record.msg = f"{record.msg} (and {dropped} more like it in {self.every_s:g} s)"
-            return True
-        seen[1] += 1
-        return seen[1] <= self.burst
-
-
-def configure_logging(level: str) -> None:
-    """Plain lines on stderr; the journal adds time and priority; repeats are thinned."""
-    logging.basicConfig(
-        level=getattr(logging, level.upper()),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-        force=True,
-    )
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(RepeatFilter())
 
 
 def open_file_limit() -> int:

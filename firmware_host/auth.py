@@ -28,6 +28,7 @@ from firmware_host.errors import (
     PairingError,
     RateLimitedError,
 )
+from firmware_host.logs import escape, unsafe_chars
 from firmware_host.store import Store
 
 log = logging.getLogger("crib.auth")
@@ -49,6 +50,11 @@ def hash_token(token: str) -> str:
 def check_name(name: str) -> str:
     """A token name (a phone or person); raises BadRequestError."""
     name = name.strip()
+    bad = unsafe_chars(name)
+    if bad:
+        raise BadRequestError(
+            f"token name {escape(name)!r} holds {', '.join(bad)}: a name may not hold "
+            "control, zero-width or direction characters")
     if not NAME_RE.match(name):
         raise BadRequestError(
             f"token name {name!r} must be 1-40 letters, digits, spaces or _.-' "
