@@ -18,6 +18,7 @@ from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from firmware_host.api import create_app
+from firmware_host.api.hosts import MAX_HEAD
 from firmware_host.config import Settings
 from firmware_host.errors import ConfigError, DaemonError
 from firmware_host.logs import RepeatFilter, configure_logging
@@ -35,7 +36,7 @@ MAX_CONNECTIONS = 2048
 FD_RESERVE = 256  # files the daemon holds besides its connections, with room to spare
 HEADER_TIMEOUT_S = 10.0  # a request's headers must be complete within this (slow loris)
 KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
-MAX_HEADER_BYTES = 16 * 1024  # h11's buffer for an incomplete request head
+MAX_HEADER_BYTES = MAX_HEAD  # h11's buffer for an incomplete head; HostGuard checks whole ones
 WS_MAX_MESSAGE = 64 * 1024  # the page sends nothing bigger than a close frame
 
 

@@ -338,9 +338,6 @@ class Pairing:
         """A token for a correct code typed by the client that asked, or for an approved
         request; raises PairingError, RateLimitedError, BadRequestError, NameTakenError."""
         name = check_name(name)
-        if self.tokens.exists(name):  # before the code is spent on a name that cannot be had
-            raise NameTakenError(f"a phone named {name!r} is already paired: give this "
-                                 "phone another name", name=name)
         with self._lock:
             if code is not None:
                 self._guess_allowed(client)
@@ -366,6 +363,11 @@ class Pairing:
                     )
             else:
                 raise BadRequestError("pairing needs the code from the board or a request id")
+            # Only now, to the phone that proved its presence, is a taken name said (no
+            # one without the code learns which names are paired); the code is not spent.
+            if self.tokens.exists(name):
+                raise NameTakenError(f"a phone named {name!r} is already paired: give this "
+                                     "phone another name", name=name)
             # Saved before the request is spent: on a full or read-only disk (StorageFault,
             # 503) the same code or approval pairs once there is room again.
             token = self.tokens.create(name)
