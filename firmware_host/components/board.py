@@ -19,13 +19,14 @@ log = logging.getLogger("crib.device")
 def board_json(state: BoardState) -> dict[str, Any]:
     """What the board is told to show, for the event stream and `GET /api/board`.
 
-    The pairing code is left out on purpose: pairing proves physical presence, so the code
-    is seen only on the board itself (and in the daemon's log on the Pi).
+    The pairing code is left out on purpose, and so is whether one is lit: pairing proves
+    physical presence, so the code is seen only on the board itself (and in the daemon's log
+    on the Pi), and phones that did not ask are not told when one is up.
     """
     return {
         "tracks": [{"front": t.front, "back": t.back} for t in state.tracks],
         "target": state.target, "lines": list(state.lines), "brightness": state.brightness,
-        "palette": state.palette, "pairing": state.code is not None, "winner": state.winner,
+        "palette": state.palette, "winner": state.winner,
     }
 
 
@@ -45,6 +46,7 @@ class BoardView:
         self._keeper: Keeper | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
+        self._published: dict[str, Any] | None = None
 
     def start(self) -> None:
         """Nothing to open: the first `show` comes from the daemon's start."""
@@ -77,7 +79,10 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        self.publish({"type": "board", "board": board_json(state)})
+        shown = board_json(state)
+        if shown != self._published:  # a code lit or put out changes nothing a phone sees
+            self._published = shown
+            self.publish({"type": "board", "board": shown})
 
     def show_code(self, code: str | None) -> None:
         """Light a pairing code (None: put it out)."""

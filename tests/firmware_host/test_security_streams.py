@@ -4,6 +4,7 @@ settings of `crib serve`, from many loopback addresses."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import Iterator
@@ -86,3 +87,27 @@ def test_one_address_cannot_hold_every_stream_and_a_paired_phone_always_gets_one
                 await ws.close()
 
     asyncio.run(main())
+
+
+def test_a_code_lit_for_one_phone_is_not_announced_to_the_others(served: ServeServer) -> None:
+    import httpx
+
+    port = served.port
+
+    async def main() -> list[str]:
+        ws = await open_stream(port, "127.0.43.1")
+        try:
+            async with httpx.AsyncClient(
+                    base_url=f"http://127.0.0.1:{port}",
+                    transport=httpx.AsyncHTTPTransport(local_address="127.0.43.2")) as owner:
+                assert (await owner.post("/api/pair/start", json={})).status_code == 200
+            seen = []
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    seen.append(await asyncio.wait_for(ws.recv(), 1.0))
+            return seen
+        finally:
+            await ws.close()
+
+    seen = asyncio.run(main())
+    assert not [m for m in seen if '"board"' in m or "pairing" in m], seen
