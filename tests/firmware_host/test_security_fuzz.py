@@ -107,3 +107,9 @@ def test_a_request_id_or_code_in_any_script_is_refused_not_a_500(client: Client)
         r = client.req("POST", "/api/pair", body, auth=False)
         assert r.status_code in (403, 422), (body, r.status_code, r.text)
         assert r.json()["code"] != "internal"
+
+
+def test_a_wrong_method_on_a_path_of_two_routes_allows_both(client: Client) -> None:
+    # Found by schemathesis: OPTIONS /api/settings said "Allow: GET", without the PUT.
+    r = client.req("OPTIONS", "/api/settings")
+    assert r.status_code == 405 and r.headers["allow"] == "GET, PUT", r.headers
