@@ -241,8 +241,11 @@ function connect() {
   clearTimeout(retryTimer);
   if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/events`;
-  try { ws = new WebSocket(url); } catch { scheduleReconnect(); return; }
-  ws.onopen = () => { backoff = 500; S.live = true; renderLink(); };
+  // A paired page shows its token the one way a browser can, as a subprotocol: the daemon
+  // keeps room for paired phones when others hold the streams.
+  try { ws = new WebSocket(url, S.token ? ["crib", `bearer.${S.token}`] : ["crib"]); } catch { scheduleReconnect(); return; }
+  let opened = false;
+  ws.onopen = () => { opened = true; refusedStreams = 0; stopPolling(); backoff = 500; S.live = true; renderLink(); };
   ws.onmessage = (ev) => {
     let msg;
     try { msg = JSON.parse(ev.data); } catch { return; }
@@ -256,9 +259,29 @@ function connect() {
     renderLink();
   };
   const mine = ws;
-  ws.onclose = () => { if (ws !== mine) return; S.live = false; renderLink(); scheduleReconnect(); };
+  ws.onclose = (ev) => {
+    if (ws !== mine) return;
+    S.live = false;
+    // Refused (all streams busy) or closed to make room (1013): read the game by HTTP meanwhile.
+    if (!opened) refusedStreams++;
+    if (ev.code === 1013 || refusedStreams >= 2) startPolling();
+    renderLink();
+    scheduleReconnect();
+  };
   ws.onerror = () => { try { ws.close(); } catch { /* closing anyway */ } };
 }
+let refusedStreams = 0;
+let pollTimer = 0;
+const POLL_MS = 5000; // the daemon's poll_s
+function startPolling() {
+  if (pollTimer) return;
+  S.polling = true;
+  pollTimer = setInterval(async () => {
+    try { setGame(await api("GET", "/api/games/current")); } catch { /* no game, or away: next time */ }
+    renderLink();
+  }, POLL_MS);
+}
+function stopPolling() { clearInterval(pollTimer); pollTimer = 0; S.polling = false; }
 function scheduleReconnect() {
   clearTimeout(retryTimer);
   // Capped, jittered backoff, forever.
@@ -310,8 +333,9 @@ function renderLink() {
   const link = $("#link");
   const age = S.lastUpdate ? Math.round((Date.now() - S.lastUpdate) / 1000) : null;
   if (S.live) { link.textContent = S.token ? "live" : "live · watching"; link.className = "link live"; }
+  else if (S.polling) { link.textContent = `live view busy · checking every ${POLL_MS / 1000} s`; link.className = "link down"; }
   else { link.textContent = age === null ? "offline" : `offline · updated ${age} s ago`; link.className = "link down"; }
-  document.body.classList.toggle("offline", !S.live);
+  document.body.classList.toggle("offline", !S.live && !S.polling);
 }
 setInterval(renderLink, 1000);
 

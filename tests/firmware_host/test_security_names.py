@@ -50,7 +50,7 @@ def test_a_name_with_hidden_characters_is_refused_with_a_sentence(daemon: Daemon
     assert r.status_code == 422, r.text
     assert "control, zero-width or direction characters" in r.json()["say"], r.json()
     r = daemon.client.req("POST", "/api/pair", {"name": name, "code": "123456"}, auth=False)
-    assert r.status_code == 422 and "zero-width" in r.json()["say"], r.text
+    assert r.status_code == 422 and "zero-width" in r.json()["error"], r.text
     assert not any(line.startswith("WARNING crib.auth: phone 'x'") for line in
                    _log_lines(daemon))
 
