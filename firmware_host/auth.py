@@ -28,6 +28,7 @@ from firmware_host.errors import (
     PairingError,
     RateLimitedError,
 )
+from firmware_host.logs import escape, unsafe_chars
 from firmware_host.store import Store
 
 log = logging.getLogger("crib.auth")
@@ -49,6 +50,11 @@ def hash_token(token: str) -> str:
 def check_name(name: str) -> str:
     """A token name (a phone or person); raises BadRequestError."""
     name = name.strip()
+    bad = unsafe_chars(name)
+    if bad:
+        raise BadRequestError(
+            f"token name {escape(name)!r} holds {', '.join(bad)}: a name may not hold "
+            "control, zero-width or direction characters")
     if not NAME_RE.match(name):
         raise BadRequestError(
             f"token name {name!r} must be 1-40 letters, digits, spaces or _.-' "
@@ -211,16 +217,46 @@ class Recent:
     def keys(self) -> list[str]:
         return list(self._items)
 
+    def peek(self, client: str) -> object | None:
+        """The client's entry if it has one (made by nothing, moved by nothing)."""
+        return self._items.get(client)
+
+    def items(self) -> list[tuple[str, object]]:
+        return list(self._items.items())
+
+    def forget(self, client: str) -> None:
+        self._items.pop(client, None)
+
+    def put(self, client: str, item: object) -> None:
+        """Set the client's entry, as the most recently seen."""
+        self._items.pop(client, None)
+        while len(self._items) >= self.size:
+            self._items.popitem(last=False)
+        self._items[client] = item
+
+
+@dataclass
+class Waiter:
+    """A client refused while the board was busy: since when it waits, and until when its
+    claim holds (its retry time, with room for a person to come back)."""
+
+    since: float
+    until: float
+
 
 class Pairing:
-    """Pairing by physical presence, against hijacks and brute force (issue 12).
+    """Pairing by physical presence, against hijacks, brute force and denial.
 
     One request is pending at a time, its code on the board; a second client cannot replace
     it (409) and the same client replacing its own gets a new code. Holding undo approves the
     request whose code is on the board, nothing else. A typed code is accepted only from the
-    client that asked, and dies after MAX_FAILURES wrong guesses; wrong guesses slow down that
-    client and everyone (growing delays); starts are limited per client. Every limiter is
-    bounded in memory. `show_code(code_or_None)` puts the code on the board (and takes it off).
+    client that asked, and dies after MAX_FAILURES wrong guesses; each client's wrong guesses
+    slow down that client only. Codes to type are what guessing needs, so wrong guesses of
+    everyone together slow down new codes to type, never a code already on the board, and
+    never the undo-button way. When the board is free, a client that has waited with fewer
+    unfinished requests goes first (a neighbour taking turns from many addresses cannot keep
+    the board); starts are limited per client. Every limiter is bounded in memory.
+    `show_code(code_or_None)` puts the code on the board (and takes it off).
     """
 
     MAX_FAILURES = 3  # wrong codes before the code dies
@@ -229,6 +265,8 @@ class Pairing:
     STARTS = 3  # new requests per client per START_WINDOW_S
     START_WINDOW_S = 600.0
     CHECKS = 30  # request-id checks per client per minute (the page asks while waiting)
+    UNFINISHED_S = 1800.0  # a request that ended without a token counts this long
+    CLAIM_S = 60.0  # a waiting client's claim holds this long past its retry time
     # The Pi itself may ask for codes without a per-client limit (it can run `crib token
     # create` anyway); its wrong guesses are slowed down like anyone's.
     LOCAL = frozenset({"127.0.0.1", "::1"})
@@ -256,21 +294,28 @@ class Pairing:
         self.log_code = log_code
         self.now = now
         self._pending: PairingRequest | None = None
-        # Per client: starts (times), request checks (times), wrong-guess back-off.
+        # Per client: starts (times), request checks (times), wrong-guess back-off, requests
+        # that ended without a token (times), and a claim while it waits for the board.
         self._starts = Recent(self.CLIENTS, lambda: deque(maxlen=self.STARTS))
         self._checks = Recent(self.CLIENTS, lambda: deque(maxlen=self.CHECKS))
         # One typo is free; then 1 s, 2 s, 4 s, ... up to 5 minutes, halving every 10 minutes.
         self._guesses = Recent(self.CLIENTS, lambda: FailureThrottle(1, 1.0, 300.0, 600.0))
-        # Everyone together: five free wrong guesses, then 1 s, 2 s, ... up to 10 minutes,
-        # halving every half hour.
-        self._everyone = FailureThrottle(5, 1.0, 600.0, 1800.0)
+        self._unfinished = Recent(self.CLIENTS, lambda: deque(maxlen=8))
+        self._waiting = Recent(self.CLIENTS, lambda: Waiter(0.0, 0.0))
+        # New codes to type, after wrong guesses of everyone together: five free, then 1 s,
+        # 2 s, ... up to 5 minutes between codes, halving every half hour.
+        self._typed = FailureThrottle(5, 1.0, 300.0, 1800.0)
         self._lock = threading.Lock()
 
     def clients(self) -> list[str]:
         """The clients the limiters remember (as the daemon saw their addresses)."""
         with self._lock:
             return sorted(set(self._starts.keys()) | set(self._guesses.keys())
-                          | set(self._checks.keys()))
+                          | set(self._checks.keys()) | set(self._waiting.keys()))
+
+    @property
+    def _or_hold(self) -> str:
+        return f"or hold the board's undo button for {self.hold_s:g} s (the other way to pair)"
 
     def _window(self, times: object, limit: int, window_s: float, what: str) -> None:
         assert isinstance(times, deque)
@@ -281,31 +326,88 @@ class Pairing:
                                    retry_after=wait)
         times.append(now)
 
+    def _end(self, p: PairingRequest) -> None:
+        """A request ends without a token (ran out, withdrawn, replaced): its client's."""
+        times = self._unfinished.get(p.client)
+        assert isinstance(times, deque)
+        times.append(self.now())
+        self._pending = None
+
     def _current(self) -> PairingRequest | None:
         p = self._pending
         if p is not None and self.now() >= p.expires_at:
-            self._pending = None
+            self._end(p)
             self.show_code(None)
             return None
         return p
 
+    def _unfinished_count(self, client: str) -> int:
+        times = self._unfinished.peek(client)
+        if not isinstance(times, deque):
+            return 0
+        since = self.now() - self.UNFINISHED_S
+        return sum(1 for t in times if t > since)
+
+    def _wait(self, client: str, retry_after: float) -> None:
+        """Record that `client` was refused while it waits for the board."""
+        now = self.now()
+        waiter = self._waiting.peek(client)
+        if not isinstance(waiter, Waiter) or waiter.until < now:
+            waiter = Waiter(now, 0.0)
+        waiter.until = max(waiter.until, now + retry_after + self.CLAIM_S)
+        self._waiting.put(client, waiter)
+
+    def _ahead(self, client: str) -> Waiter | None:
+        """A waiting client that goes before `client` on a free board: fewer unfinished
+        requests, or as many and waiting longer."""
+        now = self.now()
+        mine = self._waiting.peek(client)
+        rank = (self._unfinished_count(client),
+                mine.since if isinstance(mine, Waiter) and mine.until >= now else now)
+        best: Waiter | None = None
+        for other, waiter in self._waiting.items():
+            assert isinstance(waiter, Waiter)
+            if other == client or waiter.until < now:
+                continue
+            if (self._unfinished_count(other), waiter.since) < rank:
+                best = waiter
+        return best
+
     def start(self, client: str = "?", *, hold: bool = False) -> dict[str, object]:
         """Light a new code on the board; returns the request id (a secret: it claims the
         token), its lifetime, the code's length, and for a `hold` request the code itself.
-        Raises PairingBusyError (another client's request is pending), RateLimitedError."""
+        Raises PairingBusyError (another client's request is pending, or another client has
+        waited first), RateLimitedError."""
         with self._lock:
+            now = self.now()
             p = self._current()
             if p is not None and p.client != client:
-                wait = int(p.expires_at - self.now()) + 1
+                wait = int(p.expires_at - now) + 1
+                self._wait(client, wait)
                 raise PairingBusyError(
                     f"someone else is pairing; try again in {wait} s", retry_after=wait)
+            if p is None and self._ahead(client) is not None:
+                wait = 5
+                self._wait(client, wait)
+                raise PairingBusyError(
+                    f"another phone has been waiting to pair; try again in {wait} s",
+                    retry_after=wait)
+            if not hold:
+                typed = math.ceil(self._typed.wait(now))
+                if typed > 0:
+                    raise RateLimitedError(
+                        f"too many wrong codes were typed here lately: a code to type can be "
+                        f"asked for in {typed} s, {self._or_hold}", retry_after=typed)
             if client not in self.LOCAL:
                 self._window(self._starts.get(client), self.STARTS, self.START_WINDOW_S,
                              "pairing requests")
+            if p is not None:
+                self._end(p)  # replaced by its own client
+            self._waiting.forget(client)
             code = "".join(str(secrets.randbelow(10)) for _ in range(self.digits))
             self._pending = PairingRequest(
                 request=secrets.token_urlsafe(16), code=code, client=client, hold=hold,
-                expires_at=self.now() + self.ttl_s)
+                expires_at=now + self.ttl_s)
             request = self._pending.request
         self.show_code(code)
         if self.log_code:
@@ -332,9 +434,6 @@ class Pairing:
         """A token for a correct code typed by the client that asked, or for an approved
         request; raises PairingError, RateLimitedError, BadRequestError, NameTakenError."""
         name = check_name(name)
-        if self.tokens.exists(name):  # before the code is spent on a name that cannot be had
-            raise NameTakenError(f"a phone named {name!r} is already paired: give this "
-                                 "phone another name", name=name)
         with self._lock:
             if code is not None:
                 self._guess_allowed(client)
@@ -360,6 +459,11 @@ class Pairing:
                     )
             else:
                 raise BadRequestError("pairing needs the code from the board or a request id")
+            # Only now, to the phone that proved its presence, is a taken name said (no
+            # one without the code learns which names are paired); the code is not spent.
+            if self.tokens.exists(name):
+                raise NameTakenError(f"a phone named {name!r} is already paired: give this "
+                                     "phone another name", name=name)
             # Saved before the request is spent: on a full or read-only disk (StorageFault,
             # 503) the same code or approval pairs once there is room again.
             token = self.tokens.create(name)
@@ -372,25 +476,27 @@ class Pairing:
         now = self.now()
         backoff = self._guesses.get(client)
         assert isinstance(backoff, FailureThrottle)
-        wait = max(backoff.wait(now), self._everyone.wait(now))
+        wait = backoff.wait(now)
         if wait > 0:
             secs = int(wait) + 1
-            raise RateLimitedError(f"too many wrong codes; try again in {secs} s",
-                                   retry_after=secs)
+            raise RateLimitedError(f"too many wrong codes; try again in {secs} s, "
+                                   f"{self._or_hold}", retry_after=secs)
 
     def _wrong(self, p: PairingRequest, client: str) -> None:
-        """Count a wrong guess (the client's, everyone's, the code's); always raises."""
+        """Count a wrong guess (the client's; for the requester, its code's and everyone's
+        codes to type); always raises."""
         now = self.now()
         backoff = self._guesses.get(client)
         assert isinstance(backoff, FailureThrottle)
         backoff.failed(now)
-        self._everyone.failed(now)
         if p.client != client:
+            # Never right (only the requester's guess counts): slows this client only.
             raise PairingError("that code is not for this phone: ask for your own code")
+        self._typed.failed(now)
         p.failures += 1
         left = self.MAX_FAILURES - p.failures
         if left <= 0:
-            self._pending = None
+            self._end(p)
             self.show_code(None)
             raise PairingError("wrong code too often: the code is withdrawn; ask again")
         raise PairingError(f"wrong code ({left} {'try' if left == 1 else 'tries'} left)")

@@ -12,6 +12,7 @@ import io
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cribbage.game import Game, GameTally, HandTally
 from cribbage.rules import TITLES
@@ -33,6 +34,23 @@ class Match:
     id: int
     keeper: Game
     started: dict[int, float]
+
+
+# A cell a spreadsheet would read as a formula starts with one of these (OWASP, "CSV
+# Injection"); such text gets a leading apostrophe, which the spreadsheet shows as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A CSV cell that no spreadsheet runs: text starting like a formula is prefixed with
+    `'`; numbers (a negative score too) stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _write(writer: Any, row: Sequence[object]) -> None:
+    writer.writerow([cell(v) for v in row])
 
 
 def local_time(epoch: float) -> str:
@@ -99,10 +117,10 @@ def games_csv(store: Store, game_id: int | None = None) -> str:
     """One row per game of every match (or of one); raises NotFoundError."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(GAME_COLUMNS)
+    _write(writer, GAME_COLUMNS)
     for m in matches(store, game_id):
         for g in m.keeper.game_tallies():
-            writer.writerow(game_row(m, g))
+            _write(writer, game_row(m, g))
     return out.getvalue()
 
 
@@ -116,8 +134,8 @@ def hands_csv(store: Store, game_id: int | None = None) -> str:
     header = ["match", "game", "hand", "dealer"]
     for i in range(1, width + 1):
         header += [f"side {i}"] + [f"side {i} {f}" for f in HAND_FIELDS]
-    writer.writerow(header)
+    _write(writer, header)
     for m in found:
         for h in m.keeper.hand_tallies():
-            writer.writerow(hand_row(m, h, width))
+            _write(writer, hand_row(m, h, width))
     return out.getvalue()

@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from firmware_host.api.deps import SCHEMAS
@@ -74,8 +75,18 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) else "request refused"
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"there is no {request.url.path}"
+    headers = exc.headers
+    if exc.status_code == 405:
+        # Starlette's Allow names the first route of the path only (GET of a GET and a PUT):
+        # the published schema names them all.
+        methods: set[str] = set()
+        for template, ops in request.app.openapi()["paths"].items():
+            if compile_path(template)[0].match(request.url.path):
+                methods |= {m.upper() for m in ops}
+        if methods:
+            headers = {**(headers or {}), "Allow": ", ".join(sorted(methods))}
     return JSONResponse({"error": detail, "code": f"http_{exc.status_code}"},
-                        status_code=exc.status_code, headers=exc.headers)
+                        status_code=exc.status_code, headers=headers)
 
 
 class CrashGuard:
@@ -172,6 +183,7 @@ def create_app(settings: Settings, services: Services) -> FastAPI:
     app.add_middleware(HostGuard, policy=policy)
     app.state.services = services
     app.state.host_policy = policy
+    app.state.stream_gate = events.StreamGate()  # who holds the live streams
     app.add_exception_handler(DaemonError, daemon_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -1,5 +1,5 @@
 """The door: request bodies bounded while they arrive, JSON checked before FastAPI parses it,
-and the Origin of every state-changing request checked (issue 12, items 1, 2 and 8)."""
+one framing per request, and the Origin of every state-changing request checked."""
 
 from __future__ import annotations
 
@@ -156,6 +156,11 @@ class Door:
                              "only this daemon's own page may")
                 return
         length = _header(scope, b"content-length")
+        if length is not None and _header(scope, b"transfer-encoding") is not None:
+            # Two framings: a proxy in front may read the other one (request smuggling).
+            await refuse(send, 400, "bad_framing",
+                         "a request may not carry both Content-Length and Transfer-Encoding")
+            return
         if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
             await refuse(send, 413, "too_large", self._too_large(length))
             return

@@ -12,6 +12,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("crib.api")
 
+MAX_HEAD = 16 * 1024  # a request line and headers together; real ones are under 2 KiB
+
+
+def head_size(scope: Scope) -> int:
+    """The bytes of a request's head as sent: its line and every header line."""
+    line = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    return line + sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+
 
 class HostPolicy:
     """Which Host headers and WebSocket Origins are allowed (against DNS rebinding).
@@ -93,7 +101,9 @@ class HostPolicy:
 
 
 class HostGuard:
-    """ASGI middleware refusing requests with a Host header that is not allowed."""
+    """ASGI middleware refusing requests with a head over MAX_HEAD (431, however its bytes
+    arrived: h11's own limit holds only for a head that is still incomplete) or a Host
+    header that is not allowed (403)."""
 
     def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
         self.app = app
@@ -102,6 +112,9 @@ class HostGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
+            return
+        if head_size(scope) > MAX_HEAD:
+            await self._too_large(scope, send)
             return
         host = ""
         for name, value in scope["headers"]:
@@ -120,4 +133,21 @@ class HostGuard:
         await send({"type": "http.response.start", "status": 403,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    async def _too_large(scope: Scope, send: Send) -> None:
+        log.warning("refused a request head over %d KiB from %s", MAX_HEAD // 1024,
+                    (scope.get("client") or ["?"])[0])
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1009})
+            return
+        sentence = (f"the request's headers pass the {MAX_HEAD // 1024} KiB limit: "
+                    "nothing was read")
+        body = json.dumps({"error": sentence, "code": "head_too_large",
+                           "say": sentence[:1].upper() + sentence[1:] + "."}).encode()
+        await send({"type": "http.response.start", "status": 431,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})

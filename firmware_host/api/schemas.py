@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from cribbage.actions import ACTION_TYPES
 from cribbage.actions import json_schema as action_json_schema
 from cribbage.rules import RULES
 from firmware_host.config import SKUNK_RULES, TARGET_MAX, TARGET_MIN
+from firmware_host.logs import UNSAFE_CLASS, unsafe_chars
 
 Variant = Literal[tuple(RULES)]  # type: ignore[valid-type]  # the engine's variants
 
@@ -17,7 +19,25 @@ Variant = Literal[tuple(RULES)]  # type: ignore[valid-type]  # the engine's vari
 # What the schema promises is what validation accepts (the fuzz contract): integers with
 # bounds, names and cards that are not blank. (An integral float like 1.0, which JSON Schema
 # counts as an integer, is still refused: bodies are strict, never coerced.)
-Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"\S")]
+def _shown_name(name: str) -> str:
+    """A name every screen, log and sheet shows as typed: no control, zero-width or direction
+    characters (they hide text, reorder it, or start a forged log line)."""
+    bad = unsafe_chars(name)
+    if bad:
+        raise PydanticCustomError(
+            "name_characters",
+            "the name holds {chars}: a name may not hold control, zero-width or "
+            "direction characters; type it again with letters, digits and spaces",
+            {"chars": ", ".join(bad)})
+    return name
+
+
+# The pattern says in JSON Schema what the validator checks: a visible character, and none
+# of the characters `escape` rewrites.
+NAME_PATTERN = f"^[^{UNSAFE_CLASS}]*[^{UNSAFE_CLASS}\\s][^{UNSAFE_CLASS}]*$"
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"\S",
+                            json_schema_extra={"pattern": NAME_PATTERN}),
+                 AfterValidator(_shown_name)]
 CardText = Annotated[str, Field(min_length=2, max_length=8, pattern=r"\S")]
 
 
@@ -188,11 +208,18 @@ class ShuffleIn(_In):
     plan: Literal["random", "exact", "light"] | None = None
 
 
+# A phone's token name: the pattern says what `auth.check_name` accepts (spaces around are
+# trimmed), and check_name refuses the rest with its own sentence for the page.
+TokenName = Annotated[str, Field(
+    min_length=1, max_length=64,
+    json_schema_extra={"pattern": r"^\s*[A-Za-z0-9][A-Za-z0-9 _.\-']{0,39}\s*$"})]
+
+
 class PairIn(_In):
     """A token for the code on the board (typed on the phone that asked), or for a request
     approved by holding the board's undo button."""
 
-    name: Name
+    name: TokenName
     code: str | None = Field(None, pattern=r"^\s*\d{4,12}\s*$")
     request: str | None = Field(None, min_length=1, max_length=64)
 

@@ -19,19 +19,20 @@ log = logging.getLogger("crib.device")
 def board_json(state: BoardState) -> dict[str, Any]:
     """What the board is told to show, for the event stream and `GET /api/board`.
 
-    The pairing code is left out on purpose: pairing proves physical presence, so the code
-    is seen only on the board itself (and in the daemon's log on the Pi).
+    The pairing code is left out on purpose, and so is whether one is lit: pairing proves
+    physical presence, so the code is seen only on the board itself (and in the daemon's log
+    on the Pi), and phones that did not ask are not told when one is up.
     """
     return {
         "tracks": [{"front": t.front, "back": t.back} for t in state.tracks],
         "target": state.target, "lines": list(state.lines), "brightness": state.brightness,
-        "palette": state.palette, "pairing": state.code is not None, "winner": state.winner,
+        "palette": state.palette, "winner": state.winner,
     }
 
 
 class BoardView:
     """Keeps the board showing the current game: subscribes to new games, committed actions
-    of the current game, and the board coming back; sends BoardShown for each new state."""
+    of the current game, and the board coming back; sends BoardShown when what a phone sees changes."""
 
     def __init__(self, settings: Settings, store: Store, board: ManagedDevice[PegBoard],
                  bus: EventBus) -> None:
@@ -43,6 +44,7 @@ class BoardView:
         self._keeper: Game | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
+        self._published: dict[str, Any] | None = None
 
         bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.keeper))
         bus.register_event_handler(ActionCommitted, self._committed)
@@ -90,7 +92,10 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        self.bus.send_event(BoardShown(state, board_json(state)))
+        shown = board_json(state)
+        if shown != self._published:  # a code lit or put out changes nothing a phone sees
+            self._published = shown
+            self.bus.send_event(BoardShown(state, shown))
 
     def show_code(self, code: str | None) -> None:
         """Light a pairing code (None: put it out)."""

@@ -1,5 +1,6 @@
-"""Issue 12 figures (printed, not asserted): the daemon's memory after 100 bodies of 10 MB,
-and the requests a second one real client gets while 1,000 idle connections are open.
+"""Security figures (printed, not asserted): the daemon's memory after 100 bodies of 10 MB,
+the requests a second one real client gets while 1,000 idle connections are open, and the
+live streams left for others and for a paired phone while one address floods.
 
 Run: `.venv/bin/python -m pytest tests/benchmarks/bench_security.py -s -o addopts=""`.
 Both run against `crib serve --simulate` in its own process (the uvicorn settings of the
@@ -199,8 +200,52 @@ def bench_memory_with_stalled_bodies(tmp: Path) -> None:
         d.stop()
 
 
+def bench_streams_while_one_address_floods(tmp: Path) -> None:
+    import asyncio
+
+    import websockets
+
+    from firmware_host.api.routes.events import MAX_STREAMS
+    from tests.firmware_host.test_security_streams import open_stream
+
+    d = Daemon(tmp / "streams")
+    d.start()
+
+    async def main() -> tuple[int, int, int, bool, bool]:
+        held = []
+        try:
+            got = refused = 0
+            for _ in range(2 * MAX_STREAMS):  # one address asks for twice the cap
+                try:
+                    held.append(await open_stream(d.port, "127.0.44.1"))
+                    got += 1
+                except websockets.exceptions.InvalidStatus:
+                    refused += 1
+            i = 0
+            while len(held) < MAX_STREAMS:  # others fill the rest
+                held.append(await open_stream(d.port, f"127.0.45.{1 + i // 8}"))
+                i += 1
+            paired = await open_stream(d.port, "127.0.46.1", d.token)
+            watcher = await open_stream(d.port, "127.0.46.2")
+            held += [paired, watcher]
+            return got, refused, MAX_STREAMS - got, paired.close_code is None, \
+                watcher.close_code is None
+        finally:
+            for ws in held:
+                await ws.close()
+
+    try:
+        got, refused, left, paired, watcher = asyncio.run(main())
+        print(f"\nstreams: one address asking for {2 * 128} got {got} ({refused} refused with "
+              f"503 and Retry-After); {left} of {128} left for the others; with the cap full, "
+              f"a paired phone got one: {paired}, a new watcher got one: {watcher}")
+    finally:
+        d.stop()
+
+
 def test_security_figures() -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        bench_streams_while_one_address_floods(Path(tmp))
         bench_memory_after_big_bodies(Path(tmp))
         bench_memory_with_stalled_bodies(Path(tmp))
         bench_requests_with_idle_connections(Path(tmp))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import uvicorn
 
-from firmware_host.app_main import GuardedH11, uvicorn_config
+from firmware_host.app_main import uvicorn_config
+from firmware_host.uvicorn_hooks import GuardedH11
 from tests.firmware_host.conftest import ThreadServer
 
 

@@ -5,7 +5,6 @@ is far below the connection cap (1,024, or less)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import resource
 import socket
@@ -18,10 +17,11 @@ import httpx
 import pytest
 import websockets
 
-from firmware_host.api.routes.events import MAX_STREAMS
+from firmware_host.api.routes.events import MAX_STREAMS, PER_ADDRESS
 from tests.conftest import CRIB
 from tests.firmware_host.conftest import ThreadServer
 from tests.firmware_host.security_helpers import connect_from
+from tests.firmware_host.test_security_streams import open_stream
 
 
 def _free_port() -> int:
@@ -106,19 +106,21 @@ def test_a_shells_open_file_limit_is_raised_to_what_the_cap_needs(tmp_path: Path
 def test_event_streams_are_capped_and_http_is_still_served(server: ThreadServer) -> None:
     # Idle streams answer pings, so no timeout ends them: without a cap, 2,048 of them
     # filled the connection cap and no phone could load the page.
-    url = f"ws://127.0.0.1:{server.port}/api/events"
+    # From many addresses: one address holds at most PER_ADDRESS of them.
+    port = server.port
+
+    def address(i: int) -> str:
+        return f"127.0.6.{1 + i // PER_ADDRESS}"
 
     async def main() -> None:
         streams = []
         try:
-            for _ in range(MAX_STREAMS):
-                ws = await websockets.connect(url)
-                await asyncio.wait_for(ws.recv(), 5)  # the snapshot: a real stream
-                streams.append(ws)
+            for i in range(MAX_STREAMS):
+                streams.append(await open_stream(port, address(i)))
             with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
-                await websockets.connect(url)
-            assert refused.value.response.status_code == 403
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}") as http:
+                await open_stream(port, address(0))
+            assert refused.value.response.status_code == 503
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
                 assert (await http.get("/api/health")).status_code == 200
             # A closed stream makes room for the next phone.
             await streams.pop().close()
@@ -126,8 +128,8 @@ def test_event_streams_are_capped_and_http_is_still_served(server: ThreadServer)
             while server.services.hub.subscribers >= MAX_STREAMS:
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.02)
-            async with websockets.connect(url) as ws:
-                assert "game" in json.loads(await asyncio.wait_for(ws.recv(), 5))
+            ws = await open_stream(port, address(MAX_STREAMS - 1))
+            await ws.close()
         finally:
             for ws in streams:
                 await ws.close()

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from firmware_host.auth import Pairing, Tokens
-from firmware_host.errors import PairingError, RateLimitedError
+from firmware_host.errors import PairingBusyError, PairingError, RateLimitedError
 from firmware_host.store import Store
 from hardware.clock import FakeClock
 from tests.firmware_host.conftest import ThreadServer
@@ -121,11 +121,11 @@ def attack(pairing: Pairing, clock: FakeClock, hours: float) -> int:
     guesses, n = 0, 0
     client = "x0"
     while clock.monotonic() < end:
-        if pairing._pending is None:
-            n += 1
-            client = f"x{n}"
-            pairing.start(client)
         try:
+            if pairing._pending is None:
+                n += 1
+                client = f"x{n}"
+                pairing.start(client)
             pairing.pair("eve", code="9" * pairing.digits, request=None, client=client)
         except RateLimitedError as exc:
             clock.advance(float(exc.extra["retry_after"]))
@@ -149,9 +149,138 @@ def test_guessing_is_hopeless_and_the_readme_says_how_long(tmp_path: Path) -> No
     pairing._pending = None
     per_hour = attack(pairing, clock, hours=24) / 24
     years = 10 ** pairing.digits / per_hour / (24 * 365)
+    print(f"guessing: {per_hour:.1f} guesses an hour, {years:.2f} years on average")
     assert per_hour < 60, per_hour
     readme = (Path(__file__).parents[2] / "docs" / "page.md").read_text()
     assert "guesses an hour" in readme and f"{int(years)} years" in readme, (per_hour, years)
     # Every limiter stays bounded however many addresses the attacker used.
     assert len(pairing._starts) <= Pairing.CLIENTS and len(pairing._guesses) <= Pairing.CLIENTS
     store.stop()
+
+
+def _scaled(server: ThreadServer, ttl_s: float) -> Pairing:
+    """The daemon's pairing with every period scaled down by the same factor as the code's
+    lifetime (120 s -> `ttl_s`), so an attack of minutes runs in seconds."""
+    pairing = server.services.pairing
+    k = ttl_s / 120.0
+    pairing.ttl_s = ttl_s
+    pairing.START_WINDOW_S = Pairing.START_WINDOW_S * k  # type: ignore[misc]
+    pairing.UNFINISHED_S = getattr(Pairing, "UNFINISHED_S", 1800.0) * k  # type: ignore[misc]
+    pairing.CLAIM_S = getattr(Pairing, "CLAIM_S", 60.0) * k  # type: ignore[misc]
+    return pairing
+
+
+@pytest.mark.parametrize("guessers", [16, 0])
+def test_the_owner_pairs_while_16_addresses_guess_and_two_take_turns_holding_the_board(
+        tmp_path: Path, guessers: int) -> None:
+    import random
+    import threading
+
+    from tests.firmware_host.security_helpers import ServeServer
+
+    with ServeServer(tmp_path / "state") as server:
+        server.wait_board_idle()
+        pairing = _scaled(server, ttl_s=1.5)
+        stop = threading.Event()
+        guesses = [0]
+
+        def rotate(address: str) -> None:
+            # Asks the moment the board is free, but leaves the next turn to its partner:
+            # so neither runs out of starts and the board is never free for long.
+            with phone(server, address) as eve:
+                while not stop.is_set():
+                    got = eve.post("/api/pair/start", json={}).status_code == 200
+                    time.sleep(pairing.ttl_s * 1.5 if got else 0.01)
+
+        def guess(address: str) -> None:
+            with phone(server, address) as eve:
+                while not stop.is_set():
+                    code = f"{random.randrange(10 ** 6):06d}"
+                    eve.post("/api/pair", json={"name": "eve", "code": code})
+                    guesses[0] += 1
+                    time.sleep(0.02)
+
+        attackers = [threading.Thread(target=rotate, args=(f"127.0.61.{i}",)) for i in (1, 2)]
+        attackers += [threading.Thread(target=guess, args=(f"127.0.62.{i}",))
+                      for i in range(1, guessers + 1)]
+        for t in attackers:
+            t.start()
+        outcomes = []
+        try:
+            time.sleep(0.5)  # the rotation is under way before the owner comes
+            for trial in range(3):
+                owner = phone(server, f"127.0.63.{trial + 1}")
+                deadline = time.monotonic() + 20 * pairing.ttl_s
+                paired, asked = False, 0
+                while not paired and time.monotonic() < deadline:
+                    r = owner.post("/api/pair/start", json={})
+                    asked += 1
+                    if r.status_code != 200:
+                        assert r.status_code in (409, 429), r.text
+                        time.sleep(min(float(r.headers["retry-after"]), pairing.ttl_s / 3))
+                        continue
+                    code = board_code(server)
+                    assert code is not None
+                    r = owner.post("/api/pair", json={"name": f"owner{trial}", "code": code})
+                    assert r.status_code == 200, r.text
+                    paired = True
+                outcomes.append((paired, asked))
+        finally:
+            stop.set()
+            for t in attackers:
+                t.join(10)
+        print(f"owner paired {sum(p for p, _ in outcomes)} of {len(outcomes)} times "
+              f"(asks: {[a for _, a in outcomes]}) while {guessers} addresses made {guesses[0]} "
+              "guesses and two took turns holding the board")
+        assert all(p for p, _ in outcomes), outcomes
+        assert "eve" not in [t["name"] for t in server.services.tokens.list()]
+
+
+def test_when_typing_is_refused_the_sentence_offers_the_undo_button(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.start()
+    clock = FakeClock(10_000.0)
+    pairing = Pairing(Tokens(store), lambda code: None, now=clock.monotonic)
+    try:
+        refusal = None
+        for n in range(10):  # phone after phone gets a code and guesses it wrong three times
+            try:
+                pairing.start(f"x{n}")
+            except RateLimitedError as exc:
+                refusal = exc
+                break
+            wrong = "1" * 6 if pairing.code != "1" * 6 else "2" * 6
+            while pairing._pending is not None:
+                with pytest.raises((PairingError, RateLimitedError)) as refused:
+                    pairing.pair("eve", code=wrong, request=None, client=f"x{n}")
+                if refused.type is RateLimitedError:
+                    assert "or hold the board's undo button for 3 s" in str(refused.value)
+                    clock.advance(float(refused.value.extra["retry_after"]))
+        assert refusal is not None and "or hold the board's undo button for 3 s" in str(refusal)
+        with pytest.raises(RateLimitedError, match="or hold the board's undo button for 3 s"):
+            pairing.start("owner")
+        # The undo-button way is never slowed by others' guesses.
+        assert pairing.start("owner", hold=True)["code"] == pairing.code
+    finally:
+        store.stop()
+
+
+def test_a_household_pairs_two_phones_even_after_a_code_ran_out(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite3")
+    store.start()
+    clock = FakeClock(10_000.0)
+    pairing = Pairing(Tokens(store), lambda code: None, ttl_s=120, now=clock.monotonic)
+    try:
+        pairing.start("ann")
+        with pytest.raises(PairingBusyError):
+            pairing.start("bob")  # Bob waits while Ann's code is up
+        clock.advance(121)  # Ann was slow: her code ran out
+        # Bob waited and Ann's request ended unfinished: Bob goes first, then Ann.
+        with pytest.raises(PairingBusyError, match="waiting to pair"):
+            pairing.start("ann")
+        pairing.start("bob")
+        assert pairing.pair("bob-phone", code=pairing.code, request=None, client="bob")
+        pairing.start("ann")
+        assert pairing.pair("ann-phone", code=pairing.code, request=None, client="ann")
+    finally:
+        store.stop()

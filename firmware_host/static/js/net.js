@@ -43,7 +43,11 @@ export const sayOf = (err) => err.say || err.message;
 const HEARTBEAT_MS = 1500;
 const HEARTBEAT_TIMEOUT_MS = 3000;
 const BACKOFF_MAX = 5000;
-const link = { ws: null, wanted: false, backoff: 500, retry: 0, beat: 0, beating: false, waiters: [] };
+const link = { ws: null, wanted: false, backoff: 500, retry: 0, beat: 0, beating: false, waiters: [],
+  refused: 0, poll: 0 };
+// When every live stream is taken (the daemon refuses, or closes ours with 1013 to make room
+// for a paired phone), the game is read over HTTP meanwhile, every POLL_MS (the daemon's poll_s).
+const POLL_MS = 5000;
 
 export function connect() {
   link.wanted = true;
@@ -52,9 +56,13 @@ export function connect() {
   if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/events`;
   let mine;
-  try { mine = new WebSocket(url); } catch { scheduleReconnect(); return; }
+  // A paired page shows its token the one way a browser can, as a subprotocol: the daemon
+  // keeps room for paired phones when others hold the streams.
+  const protocols = state.token ? ["crib", `bearer.${state.token}`] : ["crib"];
+  try { mine = new WebSocket(url, protocols); } catch { scheduleReconnect(); return; }
   link.ws = mine;
-  mine.onopen = () => { link.backoff = 500; };
+  let opened = false;
+  mine.onopen = () => { opened = true; link.refused = 0; stopPolling(); link.backoff = 500; };
   mine.onmessage = (ev) => {
     if (link.ws !== mine) return;
     let msg;
@@ -69,8 +77,29 @@ export function connect() {
     if (msg.type === "snapshot") setLive(true);
     renderLink();
   };
-  mine.onclose = () => { if (link.ws !== mine) return; link.ws = null; setLive(false); scheduleReconnect(); };
+  mine.onclose = (ev) => {
+    if (link.ws !== mine) return;
+    link.ws = null;
+    if (!opened) link.refused++;
+    if (ev.code === 1013 || link.refused >= 2) startPolling();
+    setLive(false);
+    renderLink();
+    scheduleReconnect();
+  };
   mine.onerror = () => { try { mine.close(); } catch { /* closing anyway */ } };
+}
+function startPolling() {
+  if (link.poll) return;
+  state.polling = true;
+  link.poll = setInterval(async () => {
+    try { setGame(await api("GET", "/api/games/current")); } catch { /* no game, or away: next time */ }
+    renderLink();
+  }, POLL_MS);
+}
+function stopPolling() {
+  clearInterval(link.poll);
+  link.poll = 0;
+  state.polling = false;
 }
 function scheduleReconnect() {
   clearTimeout(link.retry);
@@ -147,8 +176,9 @@ export function renderLink() {
   const link = $("#link");
   const age = state.lastUpdate ? Math.round((Date.now() - state.lastUpdate) / 1000) : null;
   if (state.live) { link.textContent = state.token ? "live" : "live · watching"; link.className = "link live"; }
+  else if (state.polling) { link.textContent = `live view busy · checking every ${POLL_MS / 1000} s`; link.className = "link down"; }
   else { link.textContent = age === null ? "offline" : `offline · updated ${age} s ago`; link.className = "link down"; }
-  document.body.classList.toggle("offline", !state.live);
+  document.body.classList.toggle("offline", !state.live && !state.polling);
 }
 
 // The taps kept while the link is down, said in words: the player knows what will be sent.

@@ -14,6 +14,7 @@ export const state = {
   plans: {},
   lastUpdate: 0,
   live: false,
+  polling: false, // every stream taken: the game read over HTTP meanwhile
   seq: 0,
   pending: false,
   spoken: [],
