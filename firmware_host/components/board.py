@@ -32,7 +32,8 @@ def board_json(state: BoardState) -> dict[str, Any]:
 
 class BoardView:
     """Keeps the board showing the current game: subscribes to new games, committed actions
-    of the current game, and the board coming back; sends BoardShown when what a phone sees changes."""
+    of the current game, and the board coming back; sends BoardShown when what a phone sees
+    changes."""
 
     def __init__(self, settings: Settings, store: Store, board: ManagedDevice[PegBoard],
                  bus: EventBus) -> None:
