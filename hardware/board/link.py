@@ -112,11 +112,13 @@ class DeviceInfo:
     holes: int
     budget_ma: int = 0
     colour_order: str = "RGB"
+    wire_hash: int = field(default_factory=wire.wire_hash)  # the board's wire format
+    fault: str = ""  # a wrong setting in the board's config.py, named ("" when none)
 
     def encode(self) -> bytes:
         payload: bytes = wire.encode_hello(
             self.protocol, self.build, self.led_count, self.boot_id, self.tracks, self.holes,
-            self.budget_ma, self.colour_order)
+            self.budget_ma, self.colour_order, self.fault, self.wire_hash)
         return payload
 
     @classmethod
@@ -479,7 +481,7 @@ class HostLink:
 
     def _send_next(self, now: float) -> None:
         if not self.connected:
-            self._send(Msg.HELLO, bytes((PROTOCOL_VERSION,)), now)
+            self._send(Msg.HELLO, wire.encode_host_hello(), now)
         elif self.state_pending:
             assert self._desired is not None
             self._send(Msg.STATE, self._desired_payload, now, tag=self._version)
@@ -591,6 +593,14 @@ class HostLink:
                 self._complete(now)
         if info.protocol != PROTOCOL_VERSION:
             self.refused = version_sentence(info.protocol)
+        elif info.fault:
+            self.refused = (f"the board's config.py is wrong: {info.fault}; fix it "
+                            "(hardware/board/firmware/config.py), then run `crib board flash`")
+        elif info.wire_hash != wire.wire_hash():
+            from hardware.board.firmware.core import FIRMWARE_BUILD
+
+            self.refused = wire.wire_sentence(info.wire_hash, wire.wire_hash(), info.build,
+                                              FIRMWARE_BUILD)
         elif self.expect_leds is not None and info.led_count != self.expect_leds:
             self.refused = (
                 f"the board has {info.led_count} LEDs ({info.tracks} tracks of {info.holes} "
