@@ -125,8 +125,8 @@ def walk_seconds() -> tuple[float, int]:
                               capture_output=True, text=True, timeout=1200)
         return time.perf_counter() - t, done.returncode
     finally:
-        sim.send_signal(signal.SIGINT)
-        sim.wait(timeout=30)
+        sim.send_signal(signal.SIGTERM)  # as systemd stops it (SIGINT may be ignored here)
+        sim.wait(timeout=60)
 
 
 def main(argv: list[str] | None = None) -> int:
