@@ -194,9 +194,12 @@ class SerialPegBoard:
         return self.last_rtt
 
     def wait_connected(self, timeout: float) -> bool:
-        """Wait (real time) until the hello has been answered."""
+        """Wait (real time) until the hello has been answered; False at once when the board
+        was refused (its reason is the fault in `describe()`)."""
         with self._rb_cond:
-            return self._rb_cond.wait_for(lambda: self.link.connected, timeout)
+            self._rb_cond.wait_for(
+                lambda: self.link.connected or self.link.refused is not None, timeout)
+            return self.link.connected
 
     def _command(self, mtype: Msg, request: Any, timeout: float) -> bool:
         done = threading.Event()
@@ -285,6 +288,8 @@ class SerialPegBoard:
                     self._rb_cond.notify_all()
             elif isinstance(ev, Refused):
                 self._status.set(DeviceState.FAULT, ev.reason)
+                with self._lock:
+                    self._rb_cond.notify_all()  # wait_connected: refused is an answer too
             elif isinstance(ev, Lost):
                 self._status.set(DeviceState.LOST, f"{ev.reason}; retrying")
             elif isinstance(ev, Degraded):
