@@ -17,8 +17,10 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e .
 	touch $(RUN_STAMP)
 
-$(DEV_STAMP): pyproject.toml | $(BIN)/python
+# The firmware's tests run a real MicroPython: the official WebAssembly port, under Node.
+$(DEV_STAMP): pyproject.toml hardware/board/mpnode/package-lock.json | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	npm ci --silent --no-audit --no-fund --prefix hardware/board/mpnode
 	touch $(RUN_STAMP) $(DEV_STAMP)
 
 $(CAD_STAMP): pyproject.toml | $(BIN)/python

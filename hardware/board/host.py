@@ -68,6 +68,7 @@ class SerialPegBoard(WorkerDevice):
         self._rb_cond = threading.Condition(self._lock)
         self._rb_result: Readback | None = None
         self._rb_gen = 0
+        self._rb_waiting = 0  # read_back calls waiting for a Readback
         self._acks: dict[Msg, threading.Event] = {}
         self.last_rtt: float | None = None
 
@@ -143,10 +144,13 @@ class SerialPegBoard(WorkerDevice):
             self.link.request_readback()
         self._kick()
         with self._rb_cond:
-            ok = self._rb_cond.wait_for(
-                lambda: self._rb_result is not None or self._rb_gen != gen
-                or not self.link.connected, timeout,
-            )
+            self._rb_waiting += 1
+            try:
+                ok = self._rb_cond.wait_for(
+                    lambda: self._rb_result is not None or self._rb_gen != gen
+                    or not self.link.connected, timeout)
+            finally:
+                self._rb_waiting -= 1
             result = self._rb_result if ok and self._rb_gen == gen else None
         if result is None:
             return None
@@ -169,9 +173,12 @@ class SerialPegBoard(WorkerDevice):
         return self.last_rtt
 
     def wait_connected(self, timeout: float) -> bool:
-        """Wait (real time) until the hello has been answered."""
+        """Wait (real time) until the hello has been answered; False at once when the board
+        was refused (its reason is the fault in `describe()`)."""
         with self._rb_cond:
-            return self._rb_cond.wait_for(lambda: self.link.connected, timeout)
+            self._rb_cond.wait_for(
+                lambda: self.link.connected or self.link.refused is not None, timeout)
+            return self.link.connected
 
     def _command(self, mtype: Msg, request: Any, timeout: float) -> bool:
         done = threading.Event()
@@ -245,6 +252,10 @@ class SerialPegBoard(WorkerDevice):
             if isinstance(ev, Connected):
                 if ev.new_boot:
                     self.inputs.reset()
+                    with self._lock:
+                        if self._rb_waiting and self._rb_result is None:
+                            # the restart lost the read in progress: read the new boot's
+                            self.link.request_readback()
                 self._reconnects += self._ever_connected
                 self._ever_connected = True
                 self.backoff.reset()
@@ -256,6 +267,8 @@ class SerialPegBoard(WorkerDevice):
                     self._rb_cond.notify_all()
             elif isinstance(ev, Refused):
                 self._status.set(DeviceState.FAULT, ev.reason)
+                with self._lock:
+                    self._rb_cond.notify_all()  # wait_connected: refused is an answer too
             elif isinstance(ev, Lost):
                 self._status.set(DeviceState.LOST, f"{ev.reason}; retrying")
             elif isinstance(ev, Degraded):

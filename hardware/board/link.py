@@ -112,11 +112,13 @@ class DeviceInfo:
     holes: int
     budget_ma: int = 0
     colour_order: str = "RGB"
+    wire_hash: int = field(default_factory=wire.wire_hash)  # the board's wire format
+    fault: str = ""  # a wrong setting in the board's config.py, named ("" when none)
 
     def encode(self) -> bytes:
         payload: bytes = wire.encode_hello(
             self.protocol, self.build, self.led_count, self.boot_id, self.tracks, self.holes,
-            self.budget_ma, self.colour_order)
+            self.budget_ma, self.colour_order, self.fault, self.wire_hash)
         return payload
 
     @classmethod
@@ -277,6 +279,29 @@ HostEvent = (
 )
 
 
+class LinkState(enum.Enum):
+    """Where the link is: one state, not a set of flags that could contradict each other."""
+
+    STOPPED = "stopped"  # no port open
+    HELLO = "hello"  # port open, saying hello
+    CONNECTED = "connected"  # the hello was answered
+    LOST = "lost"  # three heartbeats missed; saying hello again
+    DEGRADED = "degraded"  # heartbeats arrive, answers do not; saying hello again
+    REFUSED = "refused"  # the board cannot be used as it is (`HostLink.refused` says why)
+
+
+S = LinkState
+# Every change the link makes (a state may always stay as it is).
+TRANSITIONS: dict[LinkState, frozenset[LinkState]] = {
+    S.STOPPED: frozenset({S.HELLO, S.LOST, S.DEGRADED, S.CONNECTED, S.REFUSED}),
+    S.HELLO: frozenset({S.CONNECTED, S.REFUSED, S.LOST, S.DEGRADED, S.STOPPED}),
+    S.CONNECTED: frozenset({S.HELLO, S.LOST, S.DEGRADED, S.REFUSED, S.STOPPED}),
+    S.LOST: frozenset({S.CONNECTED, S.REFUSED, S.STOPPED}),
+    S.DEGRADED: frozenset({S.CONNECTED, S.REFUSED, S.LOST, S.STOPPED}),
+    S.REFUSED: frozenset({S.CONNECTED, S.HELLO, S.STOPPED}),
+}
+
+
 @dataclass(slots=True)
 class _Pending:
     type: Msg
@@ -310,16 +335,14 @@ class HostLink:
         self.reader = FrameReader()
         self.stats = LinkStats()
         self.device: DeviceInfo | None = None
-        self.connected = False
-        self.lost = False
-        self.degraded = False
-        self.refused: str | None = None
+        self.state = LinkState.STOPPED
+        self._resume = LinkState.HELLO  # the state a new port starts in (lost stays lost)
+        self.refused: str | None = None  # why, in REFUSED
         self.rto = RTO_INITIAL
         self.srtt: float | None = None
         self._out = bytearray()
         self._seq = 0
         self._inflight: _Pending | None = None
-        self._started = False
         self._last_rx = 0.0
         self._last_ping = 0.0
         self._desired: BoardState | None = None
@@ -333,25 +356,50 @@ class HostLink:
         self._rb_leds: list[tuple[int, int, int]] = []
         self._rb_tries = 0
 
+    @property
+    def connected(self) -> bool:
+        return self.state is LinkState.CONNECTED
+
+    @property
+    def lost(self) -> bool:
+        return self.state is LinkState.LOST
+
+    @property
+    def degraded(self) -> bool:
+        return self.state is LinkState.DEGRADED
+
+    def _to(self, new: LinkState) -> None:
+        """Change state. Raises RuntimeError for a change TRANSITIONS does not have."""
+        if new is not self.state and new not in TRANSITIONS[self.state]:
+            raise RuntimeError(f"the board link cannot go from {self.state.value} to "
+                               f"{new.value}")
+        self.state = new
+
     # commands --------------------------------------------------------------------------
 
     def connection_made(self, now: float) -> None:
         """A (new) port is open: start over with a hello; the state will be sent again."""
         self.reader = FrameReader()
-        self.connected = False
         self.refused = None
+        if self.state is LinkState.STOPPED:
+            start, self._resume = self._resume, LinkState.HELLO
+        elif self.state in (LinkState.LOST, LinkState.DEGRADED):
+            start = self.state  # still saying hello, still lost
+        else:
+            start = LinkState.HELLO
+        self._to(start)
         self._inflight = None
         self._queue.clear()
         self._rb_info = None
-        self._started = True
         self._last_rx = now
         self._out += b"\x00"  # ends any half frame the board holds from before
         self._shown_version = -1 if self._desired is not None else 0
 
     def connection_lost(self) -> None:
         """The port went away (unplugged): nothing is in flight any more."""
-        self._started = False
-        self.connected = False
+        self._resume = self.state if self.state in (LinkState.LOST, LinkState.DEGRADED) else (
+            LinkState.HELLO)
+        self._to(LinkState.STOPPED)
         self._inflight = None
         self._rb_info = None
         self._out.clear()
@@ -392,7 +440,7 @@ class HostLink:
 
     def next_deadline(self) -> float | None:
         """When `poll` next has work (a retransmit, heartbeat or lost check)."""
-        if not self._started or self.refused:
+        if self.state in (LinkState.STOPPED, LinkState.REFUSED):
             return None
         times = [self._last_rx + HEARTBEAT_S * MISSES_FOR_LOST]
         if self._inflight is not None:
@@ -423,12 +471,11 @@ class HostLink:
     def poll(self, now: float) -> list[HostEvent]:
         """Run timers (retransmit, heartbeat, lost) and start the next message."""
         events: list[HostEvent] = []
-        if not self._started or self.refused:
+        if self.state in (LinkState.STOPPED, LinkState.REFUSED):
             return events
         if now - self._last_rx > HEARTBEAT_S * MISSES_FOR_LOST and not self.lost:
             was = self.connected
-            self.lost = True
-            self.connected = False
+            self._to(LinkState.LOST)
             self._inflight = None
             self._rb_info = None
             if was or self.device is not None:
@@ -442,11 +489,10 @@ class HostLink:
             self.stats.resets += 1
             self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
             self._inflight = None
-            self.connected = False
             self._rb_info = None
             self._shown_version = -1 if self._desired is not None else 0
             if not self.degraded:
-                self.degraded = True
+                self._to(LinkState.DEGRADED)
                 events.append(Degraded(
                     f"the board's heartbeats arrive but {p.type.name} went unanswered "
                     f"{p.tries} times: bytes to the board are being lost; starting over "
@@ -479,7 +525,7 @@ class HostLink:
 
     def _send_next(self, now: float) -> None:
         if not self.connected:
-            self._send(Msg.HELLO, bytes((PROTOCOL_VERSION,)), now)
+            self._send(Msg.HELLO, wire.encode_host_hello(), now)
         elif self.state_pending:
             assert self._desired is not None
             self._send(Msg.STATE, self._desired_payload, now, tag=self._version)
@@ -528,7 +574,7 @@ class HostLink:
                 raise ProtocolError(f"heartbeat of {len(f.payload)} bytes, not 5")
             boot = int.from_bytes(f.payload[:4], "big")
             if self.connected and self.device and boot != self.device.boot_id:
-                self.connected = False  # rebooted and its hello was lost: hello again
+                self._to(LinkState.HELLO)  # rebooted and its hello was lost: hello again
                 self._inflight = None
         elif f.type is Msg.DEV_EVENT:
             if len(f.payload) != 2:
@@ -546,7 +592,6 @@ class HostLink:
             if not self._matches(f, Msg.DEV_ACK):
                 return
             p, rtt = self._complete(now)
-            self.degraded = False
             if f.payload[:1] not in (b"", b"\x00"):
                 reason = f.payload[1:].decode("utf-8", "replace") or "refused"
                 if p.type is Msg.STATE:
@@ -591,6 +636,14 @@ class HostLink:
                 self._complete(now)
         if info.protocol != PROTOCOL_VERSION:
             self.refused = version_sentence(info.protocol)
+        elif info.fault:
+            self.refused = (f"the board's config.py is wrong: {info.fault}; fix it "
+                            "(hardware/board/firmware/config.py), then run `crib board flash`")
+        elif info.wire_hash != wire.wire_hash():
+            from hardware.board.firmware.core import FIRMWARE_BUILD
+
+            self.refused = wire.wire_sentence(info.wire_hash, wire.wire_hash(), info.build,
+                                              FIRMWARE_BUILD)
         elif self.expect_leds is not None and info.led_count != self.expect_leds:
             self.refused = (
                 f"the board has {info.led_count} LEDs ({info.tracks} tracks of {info.holes} "
@@ -599,7 +652,7 @@ class HostLink:
             )
         if self.refused:
             self._inflight = None
-            self.connected = False
+            self._to(LinkState.REFUSED)
             events.append(Refused(self.refused))
             return
         new_boot = self.device is not None and info.boot_id != self.device.boot_id
@@ -612,9 +665,7 @@ class HostLink:
             self._rb_info = None
         fresh = new_boot or not self.connected
         self.device = info
-        self.connected = True
-        self.lost = False
-        self.degraded = False
+        self._to(LinkState.CONNECTED)
         self._last_ping = now
         if fresh:
             events.append(Connected(info, new_boot))

@@ -13,7 +13,11 @@ Board events carry their own sequence numbers in the seq field; the host acknowl
 with EVENT_ACK and the board resends until it does. Both sides send a heartbeat about once a
 second; three missed ones mark the peer lost.
 
-Protocol 2 (this one) carries scores up to 32767 (targets up to 1000) and the skunk lines.
+Protocol 3 (this one) carries scores up to 32767 (targets up to 1000) and the skunk lines,
+and the hello carries the wire format's hash (`wire_hash`) and the board's settings fault.
+The hash covers the message table, the sizes and the bytes the encoders make of fixed
+examples, so a host and a firmware that drifted apart are told which side to update even
+when nobody bumped PROTOCOL_VERSION.
 """
 
 # ruff: noqa: UP031  (%-formatting: the firmware's MicroPython runs this module too)
@@ -21,7 +25,7 @@ Protocol 2 (this one) carries scores up to 32767 (targets up to 1000) and the sk
 from hardware.board import cobs
 from hardware.errors import ProtocolError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 MAX_WIRE = 64  # bytes on the wire per frame, 0x00 delimiter included
 MAX_RAW = MAX_WIRE - 2  # COBS adds one byte to frames under 254 bytes, plus the delimiter
 MAX_PAYLOAD = MAX_RAW - 4  # type, seq, crc16
@@ -35,7 +39,7 @@ PALETTE_IDS = ("classic", "colorblind")  # wire order
 COLOUR_ORDERS = ("RGB", "GRB", "GRBW")  # wire order of the hello's colour-order byte
 
 # Message types. Host to board below 0x80, board to host from 0x80.
-HELLO = 0x01  # [protocol] -> DEV_HELLO
+HELLO = 0x01  # [protocol, wire hash u32] -> DEV_HELLO
 STATE = 0x02  # board state -> DEV_ACK
 READ_INFO = 0x03  # -> DEV_INFO
 READ_LEDS = 0x04  # [offset u16, count u8] -> DEV_LEDS
@@ -43,7 +47,8 @@ PING = 0x05  # heartbeat -> DEV_ACK
 EVENT_ACK = 0x06  # [event seq]; no answer
 TEST = 0x07  # [r, g, b] light every LED (power-capped) -> DEV_ACK
 MAINTENANCE = 0x08  # -> DEV_ACK, then the board restarts into its plain REPL (for flashing)
-DEV_HELLO = 0x81  # [protocol, build u16, leds u16, boot u32, tracks, holes, budget u16, order]
+DEV_HELLO = 0x81  # [protocol, build u16, leds u16, boot u32, tracks, holes, budget u16, order,
+#                    wire hash u32, settings fault utf-8...]
 DEV_ACK = 0x82  # [status (0 ok, 1 refused), reason utf-8...]
 DEV_INFO = 0x83  # [boot u32, frame crc32 u32, leds u16, power (5 bytes), flags, state...]
 DEV_LEDS = 0x84  # [offset u16, r, g, b, ...]
@@ -61,7 +66,8 @@ EVENT_BUTTON = 1  # [button]: pressed (a track's button, or a short press of und
 EVENT_HOLDING = 2  # [tenths]: undo is still down, held this long (up to 255)
 EVENT_HELD = 3  # [tenths]: undo came up after a hold this long
 BUTTON_UNDO = 0  # button numbers: 0 is undo, 1 + t is track t's commit/peg button
-HELLO_SIZE = 14
+HELLO_SIZE = 18  # without the settings fault (a board whose config.py is right sends none)
+MAX_FAULT = MAX_PAYLOAD - HELLO_SIZE
 INFO_FLAG_WAITING = 1  # the board shows its "waiting for the Pi" pattern
 
 INFO_HEAD = 16  # read info bytes before the state
@@ -390,15 +396,20 @@ def decode_state(payload):
 # --- hello and read info --------------------------------------------------------------------
 
 
-def encode_hello(protocol, build, led_count, boot_id, tracks, holes, budget_ma, order):
-    """The board's hello payload (HELLO_SIZE bytes; the protocol byte always first)."""
+def encode_hello(protocol, build, led_count, boot_id, tracks, holes, budget_ma, order,
+                 fault="", wire=None):
+    """The board's hello payload (the protocol byte always first); `fault` names a bad
+    setting in the board's config.py (cut to MAX_FAULT bytes), "" when there is none;
+    `wire` is the wire hash to send (None: this module's)."""
     return (bytes((protocol,)) + build.to_bytes(2, "big") + led_count.to_bytes(2, "big")
             + (boot_id & 0xFFFFFFFF).to_bytes(4, "big") + bytes((tracks, holes))
-            + budget_ma.to_bytes(2, "big") + bytes((COLOUR_ORDERS.index(order),)))
+            + budget_ma.to_bytes(2, "big") + bytes((COLOUR_ORDERS.index(order),))
+            + (wire_hash() if wire is None else wire).to_bytes(4, "big")
+            + fault.encode()[:MAX_FAULT])
 
 
 def decode_hello(payload):
-    """(protocol, build, leds, boot, tracks, holes, budget_ma, order) from a hello.
+    """(protocol, build, leds, boot, tracks, holes, budget_ma, order, wire hash, fault).
 
     Another protocol's hello gives its version (and build where there) and zeros: the caller
     refuses it. Raises ProtocolError for an empty hello, or one of this protocol's bad size.
@@ -407,15 +418,31 @@ def decode_hello(payload):
         raise ProtocolError("empty hello")
     if payload[0] != PROTOCOL_VERSION:
         build = u16(payload, 1) if len(payload) >= 3 else 0
-        return (payload[0], build, 0, 0, 0, 0, 0, "RGB")
-    if len(payload) != HELLO_SIZE:
-        raise ProtocolError("hello of %d bytes; protocol %d sends %d"
+        return (payload[0], build, 0, 0, 0, 0, 0, "RGB", 0, "")
+    if len(payload) < HELLO_SIZE:
+        raise ProtocolError("hello of %d bytes; protocol %d sends at least %d"
                             % (len(payload), PROTOCOL_VERSION, HELLO_SIZE))
     if payload[13] >= len(COLOUR_ORDERS):
         raise ProtocolError("hello names colour order %d of %d" % (payload[13],
                                                                    len(COLOUR_ORDERS)))
+    fault = bytes(payload[HELLO_SIZE:]).decode("utf-8", "replace") if len(payload) > HELLO_SIZE \
+        else ""
     return (payload[0], u16(payload, 1), u16(payload, 3), u32(payload, 5), payload[9],
-            payload[10], u16(payload, 11), COLOUR_ORDERS[payload[13]])
+            payload[10], u16(payload, 11), COLOUR_ORDERS[payload[13]], u32(payload, 14), fault)
+
+
+def encode_host_hello():
+    """The host's HELLO payload: its protocol, then its wire hash."""
+    return bytes((PROTOCOL_VERSION,)) + wire_hash().to_bytes(4, "big")
+
+
+def wire_sentence(board_hash, host_hash, board_build, host_build):
+    """What to do when both speak this protocol but their wire formats differ (one side
+    was changed and the other not): the daemon carries the firmware it matches, so an older
+    or equal board build is flashed, a newer one means the daemon is the older side."""
+    side = "update the daemon" if board_build > host_build else "run `crib board flash`"
+    return ("the board's wire format %08x (firmware build %d) differs from this daemon's "
+            "%08x (build %d): %s" % (board_hash, board_build, host_hash, host_build, side))
 
 
 def encode_info(boot_id, crc, led_count, budget_ma, drawn_ma, dim, flags, state_payload):
@@ -439,3 +466,58 @@ def decode_info(payload):
     dim = 256 if flags & 0x80 else payload[14]
     return (u32(payload, 0), u32(payload, 4), u16(payload, 8), u16(payload, 10),
             u16(payload, 12), dim, flags & 0x7F, decode_state(payload[INFO_HEAD:]))
+
+
+# --- the wire format's hash -----------------------------------------------------------------
+
+# Each message's fields, in order (what the encoders above write): part of the hash.
+LAYOUTS = (
+    (HELLO, "protocol u8, wire_hash u32"),
+    (STATE, "flags u8 (palette 0, tracks 1-2, winner+1 3-4, code 5, lines 6-7), brightness u8,"
+            " target score, per track front score back score, lines score*, code len u8"
+            " bcd*; score u8 <128 else u16|0x8000"),
+    (READ_INFO, ""),
+    (READ_LEDS, "offset u16, count u8"),
+    (PING, ""),
+    (EVENT_ACK, "event_seq u8"),
+    (TEST, "r u8, g u8, b u8"),
+    (MAINTENANCE, ""),
+    (DEV_HELLO, "protocol u8, build u16, leds u16, boot u32, tracks u8, holes u8, budget u16,"
+                " order u8, wire_hash u32, fault utf8*"),
+    (DEV_ACK, "status u8, reason utf8*"),
+    (DEV_INFO, "boot u32, crc32 u32, leds u16, budget u16, drawn u16, dim u8, flags u8,"
+               " state*"),
+    (DEV_LEDS, "offset u16, rgb u8*3*"),
+    (DEV_HEARTBEAT, "boot u32, events u8"),
+    (DEV_EVENT, "kind u8, arg u8"),
+)
+_WIRE_HASH = None
+
+
+def wire_description():
+    """The wire format as bytes: the message table and layouts, the limits, and what the
+    encoders make of fixed examples (so a change in the code shows, not only in the table)."""
+    parts = ["%d" % PROTOCOL_VERSION]
+    for mtype, layout in LAYOUTS:
+        parts.append("%02x %s: %s" % (mtype, MSG_NAMES[mtype], layout))
+    parts.append("wire %d chunk %d hello %d info %d score %d lines %d code %d" % (
+        MAX_WIRE, LEDS_PER_CHUNK, HELLO_SIZE, INFO_HEAD, MAX_SCORE, MAX_LINES, MAX_CODE_DIGITS))
+    parts.append("palettes %s orders %s" % (",".join(PALETTE_IDS), ",".join(COLOUR_ORDERS)))
+    parts.append("events %d %d %d undo %d waiting %d beat %d lost %d" % (
+        EVENT_BUTTON, EVENT_HOLDING, EVENT_HELD, BUTTON_UNDO, INFO_FLAG_WAITING, HEARTBEAT_MS,
+        MISSES_FOR_LOST))
+    state = State((Pegs(300, 288), Pegs(61, 5), Pegs(0, 0)), 1000, 200, "colorblind",
+                  "1234567", 1, (751, 501, 91))
+    sample = encode_state(state)
+    parts.append(sample.hex())
+    parts.append(encode_info(0x01020304, 0x0A0B0C0D, 366, 2000, 1234, 200, 1, sample).hex())
+    parts.append(encode_frame(DEV_ACK, 0xFE, b"\x01no").hex())
+    return "\n".join(parts).encode()
+
+
+def wire_hash():
+    """CRC-32 of `wire_description()` (computed once): the same under MicroPython."""
+    global _WIRE_HASH
+    if _WIRE_HASH is None:
+        _WIRE_HASH = crc32(wire_description())
+    return _WIRE_HASH

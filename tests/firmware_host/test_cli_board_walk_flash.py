@@ -3,6 +3,7 @@ runs them."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -109,7 +110,8 @@ def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None,
     exe = bin_dir / "mpremote"
     if where:
         exe.write_text(f'#!/bin/sh\nif [ -e "$2" ]; then echo "port there" >> "{log}"; '
-                       f'else echo "port gone" >> "{log}"; fi\necho "$*" >> "{log}"\nexit 0\n')
+                       f'else echo "port gone" >> "{log}"; fi\necho "CALL $*" >> "{log}"\n'
+                       'exit 0\n')
         exe.chmod(0o755)
         return exe
     cases = ""
@@ -119,7 +121,7 @@ def fake_mpremote(bin_dir: Path, log: Path, fail_on: str | None = None,
         cases += f'*"mkdir :{exists}") echo "mpremote: mkdir: {exists}: File exists." >&2; ' \
                  "exit 1;;\n"
     body = f'case "$*" in\n{cases}esac\n' if cases else ""
-    exe.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{body}exit 0\n')
+    exe.write_text(f'#!/bin/sh\necho "CALL $*" >> "{log}"\n{body}exit 0\n')
     exe.chmod(0o755)
     return exe
 
@@ -152,25 +154,36 @@ def firmware(tmp_path, monkeypatch):
     return files
 
 
-def test_flash_makes_the_directories_copies_each_file_then_resets(tmp_path, monkeypatch, capsys,
-                                                                 firmware, bare_pico):
+def calls(log: Path) -> list[str]:
+    """Each mpremote run's arguments (the exec code's lines joined by spaces)."""
+    return [" ".join(c.split()) for c in log.read_text().split("CALL ")[1:]]
+
+
+def copies(call: str) -> list[tuple[str, str]]:
+    """The (local, board) pairs of the `fs cp` commands chained in one mpremote run."""
+    return re.findall(r"\+ fs cp (\S+) :(\S+)", call)
+
+
+def test_flash_is_one_mpremote_session_of_precompiled_modules(tmp_path, monkeypatch, capsys,
+                                                              firmware, bare_pico):
     log = tmp_path / "mpremote.log"
-    fake_mpremote(tmp_path / "bin", log, exists="pkg")  # flashed before: pkg/ is there
+    fake_mpremote(tmp_path / "bin", log)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     sim, port = bare_pico
     assert main(["board", "flash", "--port", str(port)]) == 0
     # Bare MicroPython does not answer the hello: it gets no MAINTENANCE.
     assert Msg.HELLO in frames_sent(sim) and Msg.MAINTENANCE not in frames_sent(sim)
     assert sim.maintenance_requests == 0
-    (main_py, _), (init_py, _), (core_py, _) = firmware
-    assert log.read_text().splitlines() == [
-        f"connect {port} fs mkdir :pkg",
-        f"connect {port} fs cp {main_py} :main.py",
-        f"connect {port} fs cp {init_py} :pkg/__init__.py",
-        f"connect {port} fs cp {core_py} :pkg/core.py",
-        f"connect {port} reset",
-    ]
-    assert f"flashed 3 files to {port}" in capsys.readouterr().out
+    (main_py, _), (init_py, _), _ = firmware
+    [call] = calls(log)  # one session: a restart halfway cannot leave half a flash
+    assert call.startswith(f"connect {port} exec import os for d in [\"pkg\"]:")
+    assert '"pkg/core.py"' in call.split(" + ")[0]  # a stale source copy would shadow the .mpy
+    assert call.endswith(" + reset")
+    pairs = copies(call)
+    assert pairs[:2] == [(str(main_py), "main.py"), (str(init_py), "pkg/__init__.py")]
+    assert pairs[2][1] == "pkg/core.mpy" and pairs[2][0].endswith("/pkg/core.mpy")
+    out = capsys.readouterr().out
+    assert f"flashed 3 files (1 precompiled) to {port} in one mpremote session" in out
 
 
 def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware, bare_pico):
@@ -180,7 +193,27 @@ def test_flash_finds_the_one_micropython_board(tmp_path, monkeypatch, firmware, 
     _, link = bare_pico  # as /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_...-if00
     monkeypatch.setattr(doctor, "micropython_ports", lambda by_id, root: [link])
     assert main(["board", "flash"]) == 0
-    assert log.read_text().splitlines()[-1] == f"connect {link} reset"
+    [call] = calls(log)
+    assert call.startswith(f"connect {link} exec ") and call.endswith(" + reset")
+
+
+def test_flash_dry_run_prints_the_plan_without_a_board_or_mpremote(tmp_path, monkeypatch,
+                                                                   capsys):
+    from hardware.board.firmware import manifest
+
+    monkeypatch.setattr(doctor, "BY_ID_DIR", tmp_path / "no-by-id")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["board", "flash", "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    compiled = [d for _, d in manifest.files() if manifest.compiled_name(d) != d]
+    assert [ln for ln in lines if ln.startswith("+ mpy-cross")] and len(
+        [ln for ln in lines if ln.startswith("+ mpy-cross")]) == len(compiled)
+    session = [ln for ln in lines if ln.startswith("+ mpremote connect")]
+    assert len(session) == 1  # one session
+    assert session[0].startswith("+ mpremote connect /dev/serial/by-id/usb-MicroPython")
+    tail = lines[-1]
+    assert tail.endswith(" + reset") and ":main.py" in tail
+    assert all(f":{manifest.compiled_name(d)}" in tail for _, d in manifest.files())
 
 
 def test_flash_without_a_board_or_mpremote_says_so_in_one_line(tmp_path, monkeypatch, capsys,
@@ -202,16 +235,16 @@ def test_flash_without_a_board_or_mpremote_says_so_in_one_line(tmp_path, monkeyp
                                               "pip install mpremote==1.29.0")
 
 
-def test_flash_stops_at_the_first_mpremote_failure(tmp_path, monkeypatch, capsys, firmware,
-                                                  bare_pico):
+def test_flash_reports_the_failing_mpremote_session(tmp_path, monkeypatch, capsys, firmware,
+                                                    bare_pico):
     log = tmp_path / "mpremote.log"
-    fake_mpremote(tmp_path / "bin", log, fail_on=":pkg/core.py")
+    fake_mpremote(tmp_path / "bin", log, fail_on=":pkg/core.mpy")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     _, port = bare_pico
     assert main(["board", "flash", "--port", str(port)]) == 1
-    assert len(log.read_text().splitlines()) == 4  # no reset after the failed copy
-    assert capsys.readouterr().err == ("crib board flash: mpremote failed (1) on :pkg/core.py: "
-                                       "mpremote: failed to access :pkg/core.py\n")
+    assert len(calls(log)) == 1
+    assert capsys.readouterr().err == ("crib board flash: mpremote failed (1): "
+                                       "mpremote: failed to access :pkg/core.mpy\n")
 
 
 def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path, bare_pico):
@@ -221,15 +254,16 @@ def test_flash_as_a_user_runs_it_with_the_real_firmware_list(tmp_path, bare_pico
     fake_mpremote(tmp_path / "bin", log)
     _, port = bare_pico
     done = subprocess.run([str(CRIB), "board", "flash", "--port", str(port)],
-                          capture_output=True, text=True, timeout=60,
+                          capture_output=True, text=True, timeout=120,
                           env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
-    calls = log.read_text().splitlines()
-    assert calls == [f"connect {port} fs mkdir :{d}" for d in manifest.DIRECTORIES] + [
-        f"connect {port} fs cp {src} :{dest}" for src, dest in manifest.files()
-    ] + [f"connect {port} reset"]
-    assert f"connect {port} fs cp {manifest.ROOT}/hardware/board/firmware/main.py :main.py" \
-        in calls
+    [call] = calls(log)
+    pairs = copies(call)
+    assert [b for _, b in pairs] == [manifest.compiled_name(d) for _, d in manifest.files()]
+    assert (f"{manifest.ROOT}/hardware/board/firmware/main.py", "main.py") in pairs
+    assert any(b == "hardware/board/firmware/core.mpy" for _, b in pairs)
+    assert all(not b.endswith(".py") or b in manifest.SOURCE_ON_BOARD
+               or b.endswith("__init__.py") for _, b in pairs)
 
 
 def test_reflashing_a_board_that_runs_the_firmware_restarts_it_into_its_repl_first(
@@ -246,11 +280,9 @@ def test_reflashing_a_board_that_runs_the_firmware_restarts_it_into_its_repl_fir
     out = capsys.readouterr().out
     assert f"the board on {port} ran the firmware: restarted it into its MicroPython REPL" in out
     # mpremote ran only once the board was back on USB, and did the whole job.
-    calls = log.read_text().splitlines()
-    assert set(calls[0::2]) == {"port there"}
-    assert calls[1::2] == [f"connect {port} fs mkdir :pkg"] + [
-        f"connect {port} fs cp {src} :{dest}" for src, dest in firmware] + [
-        f"connect {port} reset"]
+    assert log.read_text().splitlines()[0] == "port there"
+    [call] = calls(log)
+    assert [b for _, b in copies(call)] == ["main.py", "pkg/__init__.py", "pkg/core.mpy"]
 
 
 def test_an_old_firmware_that_ignores_maintenance_is_named_and_not_flashed(

@@ -44,10 +44,11 @@ from hardware.board.protocol import (
     encode_state,
     frame_crc,
     seq_newer,
+    wire_hash,
 )
 from hardware.board.render import Geometry, render, render_waiting
 
-FIRMWARE_BUILD = 5  # 5: the board's own buttons (undo held, a button per track)
+FIRMWARE_BUILD = 6  # 6: protocol 3 (wire hash, settings fault), settings checked at boot
 EVENT_BUFFER = 32  # events kept until acknowledged; the oldest go first when it overflows
 EVENT_RTO_MS = 50  # first resend of an unacknowledged event; doubles up to EVENT_RTO_MAX_MS
 EVENT_RTO_MAX_MS = 1000
@@ -83,6 +84,7 @@ class BoardCore:
         self.events_dropped = 0
         self.waiting = False  # showing "waiting for the Pi"
         self.host_protocol = None
+        self.host_hash = None  # the host's wire hash from its hello (None: it sent none)
         self.maintenance = False  # the host asked for the plain REPL (main.py restarts)
         self._out = bytearray()
         self._last_seq = None
@@ -200,8 +202,13 @@ class BoardCore:
         self._capped()
 
     def _mismatch(self):
-        if self.host_protocol is None or self.host_protocol == self.protocol:
+        if self.host_protocol is None:
             return None
+        if self.host_protocol == self.protocol:
+            if self.host_hash is None or self.host_hash == wire_hash():
+                return None
+            return "wire %08x, host %08x: run `crib board flash`" % (
+                wire_hash(), self.host_hash)
         side = "update the daemon" if self.host_protocol < self.protocol else (
             "run `crib board flash`")
         return "board speaks protocol %d, host %d: %s" % (self.protocol, self.host_protocol,
@@ -219,6 +226,8 @@ class BoardCore:
             # A new host session numbers from here; its protocol decides what it may send.
             self._last_seq = seq
             self.host_protocol = payload[0] if payload else None
+            self.host_hash = (payload[1] << 24 | payload[2] << 16 | payload[3] << 8
+                              | payload[4]) if len(payload) >= 5 else None
             self._out += encode_frame(DEV_HELLO, seq, self.hello)
             self._event_sent = None  # resend the oldest waiting event now
             return
@@ -288,13 +297,174 @@ def _decode_checked(geometry, payload):
     return state
 
 
+RP2040_WATCHDOG_MAX_MS = 8388  # the RP2040's watchdog counts at most this long
+PINS = 30  # GP0..GP29
+# The settings in config.py, in the order the fault pattern counts them (setting k: k+1 LEDs).
+SETTINGS = ("DATA_PIN", "TRACKS", "HOLES", "LED_COUNT", "LED_MAP", "COLOUR_ORDER",
+            "SUPPLY_BUDGET_MA", "IDLE_MA_PER_LED", "CHANNEL_MA", "WATCHDOG_MS", "UNDO_PIN",
+            "TRACK_BUTTON_PINS", "BOUNCE_MS", "HOLD_REPORT_MS")
+OPTIONAL = {"UNDO_PIN": None, "TRACK_BUTTON_PINS": None, "BOUNCE_MS": 20,
+            "HOLD_REPORT_MS": 500}
+
+
+def _int_in(settings, name, low, high, none_ok=False):
+    value = getattr(settings, name, OPTIONAL.get(name)) if name in OPTIONAL else getattr(
+        settings, name)
+    if value is None and none_ok:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError("%s = %r is not %d..%d" % (name, value, low, high))
+    return value
+
+
+def check_settings(settings):
+    """(None, None) when config.py's settings make a board, else (setting, reason): the
+    first wrong one, the reason naming it and its value. Never raises."""
+    name = "DATA_PIN"
+    try:
+        for name in SETTINGS:
+            if name not in OPTIONAL and not hasattr(settings, name):
+                return name, "%s is missing from config.py" % name
+        name = "DATA_PIN"
+        _int_in(settings, name, 0, PINS - 1)
+        name = "TRACKS"
+        _int_in(settings, name, 1, 3)
+        name = "HOLES"
+        if settings.HOLES not in (60, 120):
+            raise ValueError("HOLES = %r is not 60 or 120" % (settings.HOLES,))
+        name = "LED_COUNT"
+        _int_in(settings, name, 1, 2000, none_ok=True)
+        name = "LED_MAP"
+        try:
+            Geometry(settings.TRACKS, settings.HOLES, settings.LED_MAP, settings.LED_COUNT)
+        except (ValueError, TypeError, IndexError) as exc:
+            name = "LED_COUNT" if "LED_COUNT" in str(exc) else "LED_MAP"
+            raise ValueError("%s: %s" % (name, exc)) from exc
+        name = "COLOUR_ORDER"
+        if settings.COLOUR_ORDER not in ("RGB", "GRB", "GRBW"):
+            raise ValueError("COLOUR_ORDER = %r is not RGB, GRB or GRBW"
+                             % (settings.COLOUR_ORDER,))
+        name = "SUPPLY_BUDGET_MA"
+        _int_in(settings, name, 100, 60000)
+        name = "IDLE_MA_PER_LED"
+        _int_in(settings, name, 0, 10)
+        name = "CHANNEL_MA"
+        _int_in(settings, name, 1, 60)
+        name = "WATCHDOG_MS"
+        value = settings.WATCHDOG_MS
+        if not isinstance(value, int) or not 100 <= value <= RP2040_WATCHDOG_MAX_MS:
+            raise ValueError("WATCHDOG_MS = %r is not 100..%d (RP2040)"
+                             % (value, RP2040_WATCHDOG_MAX_MS))
+        name = "UNDO_PIN"
+        undo = _int_in(settings, name, 0, PINS - 1, none_ok=True)
+        name = "TRACK_BUTTON_PINS"
+        pins = getattr(settings, name, None) or ()
+        for pin in pins:
+            if pin is not None and (not isinstance(pin, int) or not 0 <= pin < PINS):
+                raise ValueError("TRACK_BUTTON_PINS has %r, not a GPIO 0..%d" % (pin, PINS - 1))
+        used = [p for p in [settings.DATA_PIN, undo] + list(pins)[:settings.TRACKS]
+                if p is not None]
+        for i, pin in enumerate(used):
+            if pin in used[:i]:
+                raise ValueError("TRACK_BUTTON_PINS: GP%d used twice" % pin)
+        name = "BOUNCE_MS"
+        _int_in(settings, name, 1, 500)
+        name = "HOLD_REPORT_MS"
+        _int_in(settings, name, 100, 10000)
+    except Exception as exc:  # any mistake in the file is named, never a reset loop
+        return name, str(exc) or exc.__class__.__name__
+    return None, None
+
+
 def make_core(settings, boot_id, now_ms=0):
-    """A BoardCore from a settings module or object (see config.py). Raises ValueError."""
+    """A BoardCore from a settings module or object (see config.py). Raises ValueError
+    naming the first wrong setting."""
+    name, reason = check_settings(settings)
+    if reason:
+        raise ValueError(reason)
     geometry = Geometry(settings.TRACKS, settings.HOLES, settings.LED_MAP, settings.LED_COUNT)
-    if settings.COLOUR_ORDER not in ("RGB", "GRB", "GRBW"):
-        raise ValueError("COLOUR_ORDER %r is not RGB, GRB or GRBW" % (settings.COLOUR_ORDER,))
-    if not 100 <= settings.SUPPLY_BUDGET_MA <= 60000:
-        raise ValueError("SUPPLY_BUDGET_MA %r is not 100..60000" % (settings.SUPPLY_BUDGET_MA,))
     return BoardCore(geometry, boot_id, now_ms, budget_ma=settings.SUPPLY_BUDGET_MA,
                      order=settings.COLOUR_ORDER, idle_ma=settings.IDLE_MA_PER_LED,
                      channel_ma=settings.CHANNEL_MA)
+
+
+FAULT_LEDS = 16  # the fault pattern needs no more of the strip than this
+FAULT_BLINK_MS = 500
+FAULT_RGB = (48, 0, 0)  # dim red: never near the supply's limit
+
+
+class FaultCore:
+    """The board when config.py is wrong: no watchdog (no reset loop), the fault pattern
+    on the strip (the first k+1 LEDs blink red for setting k of SETTINGS, the next one
+    amber), and the setting named in its hello and in the refusal of every state. It
+    still answers MAINTENANCE, so `crib board flash` can put a right config.py on it."""
+
+    def __init__(self, setting, reason, boot_id, now_ms=0, build=FIRMWARE_BUILD,
+                 protocol=PROTOCOL_VERSION):
+        self.setting = setting
+        self.fault = reason  # the hello carries MAX_FAULT bytes of it, a refusal more
+        self.boot_id = boot_id & 0xFFFFFFFF
+        self.build = build
+        self.protocol = protocol
+        self.code = SETTINGS.index(setting) + 1 if setting in SETTINGS else len(SETTINGS) + 1
+        self.led_count = min(FAULT_LEDS, self.code + 1)
+        self.hello = encode_hello(protocol, build, 0, self.boot_id, 0, 0, 0, "GRB", self.fault)
+        self.frame = bytearray(3 * FAULT_LEDS)
+        self.frame_version = 0
+        self.states_applied = 0
+        self.waiting = False
+        self.maintenance = False
+        self.reader = FrameReader()
+        self._lit = False
+        self._blink_at = now_ms - FAULT_BLINK_MS
+        self._last_beat = now_ms
+        self._out = bytearray(b"\x00" + encode_frame(DEV_HELLO, 0, self.hello))
+
+    def data_to_send(self):
+        data = bytes(self._out)
+        self._out = bytearray()
+        return data
+
+    def next_deadline(self):
+        return min(self._blink_at + FAULT_BLINK_MS, self._last_beat + HEARTBEAT_MS)
+
+    def press(self, button, now_ms, kind=EVENT_BUTTON):
+        return 0  # buttons mean nothing until the settings are right
+
+    def step(self, data, now_ms):
+        for item in self.reader.feed(data) if data else ():
+            if not isinstance(item, Frame):
+                continue
+            if item.type == HELLO:
+                self._out += encode_frame(DEV_HELLO, item.seq, self.hello)
+            elif item.type == MAINTENANCE:
+                self.maintenance = True
+                self._out += encode_frame(DEV_ACK, item.seq, b"\x00")
+            elif item.type == PING:
+                self._out += encode_frame(DEV_ACK, item.seq, b"\x00")
+            elif item.type != EVENT_ACK:
+                self._out += encode_frame(DEV_ACK, item.seq,
+                                          b"\x01config.py: "
+                                          + self.fault.encode()[:MAX_PAYLOAD - 12])
+        if now_ms - self._last_beat >= HEARTBEAT_MS:
+            self._last_beat = now_ms
+            self._out += encode_frame(DEV_HEARTBEAT, 0, self.boot_id.to_bytes(4, "big") + b"\x00")
+        if now_ms - self._blink_at >= FAULT_BLINK_MS:
+            self._blink_at = now_ms
+            self._lit = not self._lit
+            self.show()
+        return self.data_to_send()
+
+    def show(self):
+        """Draw the pattern's current phase into `frame` (RGB)."""
+        f = self.frame
+        for i in range(FAULT_LEDS):
+            rgb = (0, 0, 0)
+            if self._lit and i < self.code:
+                rgb = FAULT_RGB
+            elif i == self.code and self.code < FAULT_LEDS:
+                rgb = (24, 12, 0)  # the end mark: count the red ones before it
+            f[3 * i] = rgb[0]
+            f[3 * i + 1] = rgb[1]
+            f[3 * i + 2] = rgb[2]
+        self.frame_version += 1

@@ -7,22 +7,40 @@ hold), which the tests run under a real MicroPython: this file only reads the pi
 Pico runs it at power-on. Settings are in hardware/board/firmware/config.py.
 """
 
-import sys
-import time
+# ruff: noqa: UP031  (%-formatting: MicroPython runs this file)
 
-import machine
+# Ctrl-C off first, before anything that takes time: importing our modules takes hundreds of
+# ms (more from source), and a 0x03 from the daemon in that window would stop the firmware.
 import micropython
-import neopixel
 
-from hardware.board.firmware import config
-from hardware.board.firmware.buttons import BOUNCE_MS, HOLD_REPORT_MS, Buttons
-from hardware.board.firmware.core import make_core
-from hardware.board.render import strip_bytes
+micropython.kbd_intr(-1)
+
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import machine  # noqa: E402
+import neopixel  # noqa: E402
+
+from hardware.board.firmware.buttons import BOUNCE_MS, HOLD_REPORT_MS, Buttons  # noqa: E402
+from hardware.board.firmware.core import (  # noqa: E402
+    FAULT_LEDS,
+    FaultCore,
+    check_settings,
+    make_core,
+)
+from hardware.board.render import strip_bytes  # noqa: E402
+
+try:  # a config.py that does not even load is a fault to show, not a crash
+    from hardware.board.firmware import config
+except Exception as exc:  # noqa: BLE001
+    config = None
+    CONFIG_ERROR = "config.py does not load: %s" % (exc,)
 
 MAINTENANCE_FLAG = "/maintenance"  # present at boot: stay in the REPL for mpremote
 READ_MAX = 256  # bytes taken from USB per loop turn, so the strip and the watchdog keep up
 WAIT_MAX_MS = 20  # the longest a loop turn waits for bytes
 BUTTON_POLL_MS = 5  # with buttons wired, the pins are sampled at least this often
+REFRESH_MS = 1000  # the strip is written again this often, changed or not (noise, a replug)
 
 
 class UsbPort:
@@ -102,10 +120,19 @@ def pressed(pins):
 def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
     """The main loop; `turns` bounds it (tests), None runs until the watchdog or power goes.
 
-    A MAINTENANCE message (sent by `crib board flash`) is acknowledged, then `maintenance`
-    restarts the board into its REPL so mpremote can copy files.
+    The settings are checked before the watchdog is armed: a wrong one runs `run_fault`
+    (the fault pattern, no watchdog, no reset loop) instead. A MAINTENANCE message (sent by
+    `crib board flash`) is acknowledged, then `maintenance` restarts the board into its
+    REPL so mpremote can copy files.
     """
     micropython.kbd_intr(-1)  # 0x03 in a frame is data, not Ctrl-C
+    if port is None:
+        port = UsbPort()
+    if settings is None:
+        return run_fault(None, "config.py", CONFIG_ERROR, port, turns, maintenance)
+    name, reason = check_settings(settings)
+    if reason:
+        return run_fault(settings, name, reason, port, turns, maintenance)
     wdt = machine.WDT(timeout=settings.WATCHDOG_MS)
     core = make_core(settings, boot_id(), 0)
     order = settings.COLOUR_ORDER
@@ -115,16 +142,15 @@ def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
     buttons = Buttons(len(pins), getattr(settings, "BOUNCE_MS", BOUNCE_MS),
                       getattr(settings, "HOLD_REPORT_MS", HOLD_REPORT_MS)) if pins else None
     wait_max = BUTTON_POLL_MS if pins else WAIT_MAX_MS
-    if port is None:
-        port = UsbPort()
     now = 0
     last = time.ticks_ms()
     shown = -1
+    written = 0
     turn = 0
     while turns is None or turn < turns:
         turn += 1
         wdt.feed()
-        wait = core.next_deadline() - now
+        wait = min(core.next_deadline(), written + REFRESH_MS) - now
         data = port.read(max(0, min(wait_max, wait)))
         t = time.ticks_ms()
         now += time.ticks_diff(t, last)
@@ -142,8 +168,46 @@ def run(settings=config, port=None, turns=None, maintenance=enter_maintenance):
             shown = core.frame_version
             strip_bytes(core.frame, order, strip.buf)
             strip.write()
+            written = now
+        elif now - written >= REFRESH_MS:  # as the SPI build does: a glitched LED heals
+            strip.write()
+            written = now
     return core
 
 
-if __name__ == "__main__" and not maintenance_boot():
-    run()
+def run_fault(settings, name, reason, port, turns=None, maintenance=enter_maintenance):
+    """A wrong setting: no watchdog; the fault pattern on the strip's first LEDs (when the
+    data pin itself is right) and the setting named to the daemon (`FaultCore`)."""
+    core = FaultCore(name, reason, boot_id(), 0)
+    strip = None
+    pin = getattr(settings, "DATA_PIN", None) if settings is not None else None
+    if name != "DATA_PIN" and isinstance(pin, int) and 0 <= pin < 30:
+        strip = neopixel.NeoPixel(machine.Pin(pin), FAULT_LEDS)
+    now = 0
+    last = time.ticks_ms()
+    shown = -1
+    turn = 0
+    while turns is None or turn < turns:
+        turn += 1
+        data = port.read(max(0, min(WAIT_MAX_MS, core.next_deadline() - now)))
+        t = time.ticks_ms()
+        now += time.ticks_diff(t, last)
+        last = t
+        out = core.step(data, now)
+        if out:
+            port.write(out)
+        if core.maintenance:
+            maintenance()
+            break
+        if strip is not None and core.frame_version != shown:
+            shown = core.frame_version
+            strip_bytes(core.frame, "GRB", strip.buf)
+            strip.write()
+    return core
+
+
+if __name__ == "__main__":
+    if maintenance_boot():
+        micropython.kbd_intr(3)  # the plain REPL, for mpremote
+    else:
+        run()

