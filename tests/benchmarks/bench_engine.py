@@ -142,7 +142,7 @@ def test_engine_per_action_and_code_size() -> None:
     report(Path(cribbage.__file__).resolve().parent)
 
 
-def against(commit: str, rounds: int = 6) -> None:
+def against(commit: str, rounds: int = 10) -> None:
     """This engine and the one of `commit`, interleaved in one process (see the docstring)."""
     import importlib
     import io
