@@ -227,7 +227,7 @@ def with_led_map(files: list[tuple[Path, str]], map_file: str | None) -> list[tu
     out = []
     for src, dest in files:
         if dest.endswith("firmware/config.py"):
-            folder = Path(tempfile.mkdtemp(prefix="crib-flash-"))
+            folder = Path(tempfile.mkdtemp(prefix="crib-led-map-"))
             src = folder / "config.py"
             src.write_text(firmware_config(_source(files, dest), doc))
         out.append((src, dest))

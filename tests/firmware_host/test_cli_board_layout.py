@@ -102,7 +102,7 @@ def test_flash_writes_the_map_into_the_config_it_copies(tmp_path, capsys):
     rc = main(["board", "flash", "--dry-run", "--port", str(port), "--map", str(path)])
     out = capsys.readouterr().out
     assert rc == 0, out
-    folder = re.search(r"(\S*crib-flash-[^/\s]+)/", out)
+    folder = re.search(r"(\S*crib-led-map-[^/\s]+)/", out)
     assert folder, out
     generated = (Path(folder.group(1)) / "config.py").read_text()
     assert "config.py" in out.split(folder.group(1))[1].split()[0]
@@ -184,9 +184,9 @@ def test_flash_takes_the_map_beside_the_configuration_by_default(tmp_path, monke
     assert main(["board", "flash", "--dry-run", "--port", str(port)]) == 0
     out = capsys.readouterr().out
     assert f"LED map: {written}" in out
-    folder = re.search(r"(\S*crib-flash-[^/\s]+)/", out)
+    folder = re.search(r"(\S*crib-led-map-[^/\s]+)/", out)
     assert folder and "TRACKS = 1  #" in (Path(folder.group(1)) / "config.py").read_text()
     written.unlink()  # none there: the repository's config.py as it is
     assert main(["board", "flash", "--dry-run", "--port", str(port)]) == 0
     out = capsys.readouterr().out
-    assert "LED map" not in out and "crib-flash-" not in out
+    assert "LED map" not in out and "crib-led-map-" not in out
