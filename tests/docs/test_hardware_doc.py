@@ -154,7 +154,11 @@ def test_the_mechanism_section_is_the_cad_design():
     # the design the CAD builds, not the old top roller and separator
     assert "separator" not in mechanism and "bottom feed" in mechanism
     assert f"{g.gate_gap_cards:g} card thicknesses ({g.gate_gap:.2f} mm)" in mechanism
-    assert f"{g.beam_inset:g} mm before the outlet" in mechanism
+    from hardware.shuffler import design
+
+    assert f"break-beam** crosses its branch {g.beam_path:.1f} mm along the path" in mechanism
+    assert f"{g.beam_path:.1f} mm" == f"{design.NIP_TO_BEAM_MM:.1f} mm"
+    assert f"pulled no more than {design.NIP_CLEARANCE_MM:g} mm" in mechanism
     swing = g.lower_angle - g.upper_angle
     assert f"about {swing:.0f}°" in mechanism
     for needed in ("two O-ring tyres", "adjustable gate blade", "forks", "SG90", "TCRT5000"):
