@@ -109,7 +109,7 @@ class RouterBuild:
 
 DEFAULT_DRIVE = DriveBuild()
 # The flap's swing between its two branches, as the printed router is drawn (the left
-# branch's 30 degrees less the right's 12.6: hardware/shuffler/cad/params.py, whose test holds
+# branch's 30 degrees less the right's 12.6 in hardware/shuffler/cad/params.py; a test holds
 # the two equal); the servo's default angles are half of it either side of centre.
 SERVO_SWING_DEG = 17.4
 # The default build routes with the SG90 servo the printed router mounts: 64 ms from command
