@@ -194,7 +194,8 @@ class ShufflerSettings(_Section):
     # set, it is checked against the speed:
     # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),
     sensor_filter_ms: float | None = Field(None, ge=0, le=1000)
-    # the router's own settle, command to a still flap (absent: from router_kind and swing),
+    # the router's own settle, command to a still flap (absent: from router_kind and the
+    # servo's swing from left_angle to right_angle; the default SG90's, or a solenoid's),
     router_settle_ms: float | None = Field(None, ge=0, le=2000)
     # and the fail-safes that stop the motor: no card within card_timeout_s of a feed (a jam,
     # 3 flights from the gate to the beam); a pile sensor blocked blocked_limit_s (a stuck

@@ -108,14 +108,19 @@ class RouterBuild:
 
 
 DEFAULT_DRIVE = DriveBuild()
-# The default build routes with a 5 V push-pull solenoid (pulled in at full power, then held
-# at a share of it, within its duty cycle): 20 ms from command to a still flap, so a card to
-# the other pile costs about what a card to the same pile does, and a pass of 52 takes about
-# 5 s. An SG90 servo on a 24-degree swing takes 75 ms (its 20 ms frame, the swing, ringing),
-# which every change of pile must wait in the gap at the flap: about 1.4 s more a pass.
-SERVO_ROUTER = RouterBuild(kind="servo", swing_deg=24.0, ring_s=0.015)
+# The flap's swing between its two branches, as the printed router is drawn (the left
+# branch's 30 degrees less the right's 12.6 in hardware/shuffler/cad/params.py; a test holds
+# the two equal); the servo's default angles are half of it either side of centre.
+SERVO_SWING_DEG = 17.4
+# The default build routes with the SG90 servo the printed router mounts: 64 ms from command
+# to a still flap (its 20 ms frame, the 17.4-degree swing at 0.1 s per 60 degrees, 15 ms of
+# ringing), which every change of pile waits in the gap at the flap: a pass of 52 takes about
+# 6.9 s. A 5 V push-pull solenoid (pulled in at full power, then held at a share of it, within
+# its duty cycle) settles in 20 ms, so a card to the other pile costs about what a card to the
+# same pile does: about 1.1 s less a pass, but it needs a mount of its own.
+SERVO_ROUTER = RouterBuild(kind="servo", swing_deg=SERVO_SWING_DEG, ring_s=0.015)
 SOLENOID_ROUTER = RouterBuild()
-DEFAULT_ROUTER = SOLENOID_ROUTER
+DEFAULT_ROUTER = SERVO_ROUTER
 
 
 def card_transit_s(feed_speed_mm_s: float, card_length_mm: float = CARD_LENGTH_MM) -> float:

@@ -3,14 +3,16 @@
 Parts and their pins come from configuration (BCM numbers or gpiozero pin names):
 
 - `motor`: the feed motor's driver enable (DigitalOutputDevice; on = one feed cycle),
-- `router`: the pile router, chosen by `router_kind`: a push-pull solenoid (the default
-  build: PWMOutputDevice, on = right pile: full power for `solenoid_pull_in_ms`, then
-  `solenoid_hold` of it, so a solenoid held for half a pass stays within its duty cycle), or
-  a servo (AngularServo at `left_angle` / `right_angle`, pulses `min_pulse_ms` to
+- `router`: the pile router, chosen by `router_kind`: a servo (the default build, the SG90
+  the printed router mounts: AngularServo at `left_angle` / `right_angle`, by default half
+  the flap's swing between its branches either side of centre, pulses `min_pulse_ms` to
   `max_pulse_ms` for -90 to +90 degrees, 0.5 to 2.5 ms for an SG90; the pulses stop once the
-  flap has settled, so a servo never buzzes holding still). GPIO 12, 13, 18 and 19 have
-  the Pi's hardware PWM; gpiozero's lgpio factory times pulses in software, which jitters
-  (a held servo buzzes): releasing it after the move keeps the jitter out of the rest,
+  flap has settled, so a servo never buzzes holding still), or a push-pull solenoid on a
+  mount of its own (PWMOutputDevice, on = right pile: full power for
+  `solenoid_pull_in_ms`, then `solenoid_hold` of it, so a solenoid held for half a pass
+  stays within its duty cycle). GPIO 12, 13, 18 and 19 have the Pi's hardware PWM;
+  gpiozero's lgpio factory times pulses in software, which jitters (a held servo buzzes):
+  releasing it after the move keeps the jitter out of the rest,
 - `left_sensor`, `right_sensor`: card sensors at each pile (DigitalInputDevice, active while
   a card blocks it; `sensor_pull_up`, True by default: break-beam receivers and TCRT5000
   modules pull their output low when blocked),
@@ -47,12 +49,12 @@ from hardware.shuffler.plan import Pile
 
 REQUIRED_PINS = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor")
 OPTIONAL_PINS = ("touch", "led")
-ROUTER_KINDS = ("solenoid", "servo")
+ROUTER_KINDS = ("servo", "solenoid")
 # Router and sensor settings the pins mapping may carry, with their defaults.
 PIN_OPTIONS: dict[str, object] = {
-    "router_kind": "solenoid",
-    "left_angle": -12.0,
-    "right_angle": 12.0,
+    "router_kind": "servo",
+    "left_angle": -design.SERVO_SWING_DEG / 2,
+    "right_angle": design.SERVO_SWING_DEG / 2,
     "min_pulse_ms": 0.5,
     "max_pulse_ms": 2.5,
     "solenoid_hold": 0.3,

@@ -154,7 +154,11 @@ def test_the_mechanism_section_is_the_cad_design():
     # the design the CAD builds, not the old top roller and separator
     assert "separator" not in mechanism and "bottom feed" in mechanism
     assert f"{g.gate_gap_cards:g} card thicknesses ({g.gate_gap:.2f} mm)" in mechanism
-    assert f"{g.beam_inset:g} mm before the outlet" in mechanism
+    from hardware.shuffler import design
+
+    assert f"break-beam** crosses its branch {g.beam_path:.1f} mm along the path" in mechanism
+    assert f"{g.beam_path:.1f} mm" == f"{design.NIP_TO_BEAM_MM:.1f} mm"
+    assert f"pulled no more than {design.NIP_CLEARANCE_MM:g} mm" in mechanism
     swing = g.lower_angle - g.upper_angle
     assert f"about {swing:.0f}°" in mechanism
     for needed in ("two O-ring tyres", "adjustable gate blade", "forks", "SG90", "TCRT5000"):
@@ -277,3 +281,49 @@ def test_the_pace_table_is_the_design_arithmetic():
             row = next(ln for ln in text.splitlines() if ln.startswith(f"| `{plan}`"))
             cell = row.split("|")[2 if cards == 52 else 3]
             assert f"{passes} passes: **{p.shuffle_s(cards, passes):.0f} s**" in cell, (plan, cards)
+    # the router's rows: the default build's servo settle, and the wait it sets
+    assert p.other_wait_s > p.same_wait_s  # a servo's settle shows in the gap at the flap
+    from hardware.shuffler.design import DEFAULT_ROUTER
+
+    assert f"| {DEFAULT_ROUTER.settle_s * 1000:.1f} ms |" in text
+    assert f"| {p.other_wait_s * 1000:.1f} ms |" in text and f"| {p.gap_s * 1000:.1f} ms |" in text
+
+
+def _solenoid_line(text: str) -> str:
+    """The docs' one sentence of a solenoid router's figures, whitespace folded."""
+    flat = " ".join(text.split())
+    start = flat.index("solenoid router")
+    return flat[start:flat.index("light", start) + 20]
+
+
+def test_both_docs_quote_the_default_servo_and_the_solenoid_option_from_the_design():
+    from hardware.shuffler.design import SERVO_ROUTER, SOLENOID_ROUTER, pace, plan_passes
+
+    servo, solenoid = pace(router=SERVO_ROUTER), pace(router=SOLENOID_ROUTER)
+    hardware = DOC.read_text()
+    router = " ".join(hardware.split("**The router.**", 1)[1].split("\n\n", 1)[0].split())
+    assert "default build's router is the **SG90 servo**" in router
+    assert f"a pass of 52 takes **{servo.pass_s(52):.1f} s**" in router
+    assert f"a pass of 52 takes {solenoid.pass_s(52):.1f} s" in router
+    saved = servo.pass_s(52) - solenoid.pass_s(52)
+    assert f"{saved:.1f} s less" in router and "mount" in router
+    pace_text = hardware.split("### The pace: what a pass takes", 1)[1].split("\n## ", 1)[0]
+    shuffling = (ROOT / "docs" / "shuffling.md").read_text()
+    times = shuffling.split("**Time per plan on the default build**", 1)[1].split("\n\n**", 1)[0]
+    assert "SG90 servo" in " ".join(times.split())
+    row = next(ln for ln in times.splitlines() if ln.startswith("| a pass"))
+    assert row == f"| a pass | {servo.pass_s(52):.1f} s | {servo.pass_s(104):.1f} s |"
+    for cards in (52, 104):
+        for plan, passes in plan_passes(cards).items():
+            row = next(ln for ln in times.splitlines() if ln.startswith(f"| `{plan}`"))
+            cell = row.split("|")[2 if cards == 52 else 3]
+            assert f"{passes} passes: {servo.shuffle_s(cards, passes):.0f} s" in cell, (plan,
+                                                                                     cards)
+    # the solenoid's figures, in both docs, are the design's too
+    for text in (pace_text, times):
+        line = _solenoid_line(text)
+        assert f"{solenoid.pass_s(52):.1f} s / {solenoid.pass_s(104):.1f} s" in line
+        for plan in ("exact", "random", "light"):
+            figures = " / ".join(f"{solenoid.shuffle_s(c, plan_passes(c)[plan]):.0f} s"
+                                 for c in (52, 104))
+            assert f"`{plan}` {figures}" in line, (plan, line)

@@ -237,19 +237,14 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
     shown = dict(re.findall(rf"^#\s+({'|'.join(names)}) = (\S+)", text, re.M))
     assert set(shown) == set(names)
     pins = load_settings(ROOT / "systemd" / "config.example.toml").shuffler.pins
+    assert "router_kind" not in pins  # the example's shuffler is the default build's
     factory = MockFactory(pin_class=MockPWMPin)
     sh = GpioShuffler(dict(pins), FakeClock(), pin_factory=factory)
     sh.open()
     try:
-        default_router = type(sh.mechanism.router).__name__
-    finally:
-        sh.stop()
-    assert shown["router_kind"] == '"solenoid"' and default_router == "PWMOutputDevice"
-    factory = MockFactory(pin_class=MockPWMPin)
-    sh = GpioShuffler({**pins, "router_kind": "servo"}, FakeClock(), pin_factory=factory)
-    sh.open()
-    try:
         mech = sh.mechanism
+        # the default router is the SG90 servo the printed router mounts
+        assert shown["router_kind"] == '"servo"'
         assert type(mech.router).__name__ == "AngularServo"
         # sensor_pull_up = true: a pull-up, and low means a card
         assert shown["sensor_pull_up"] == "true"
@@ -264,6 +259,12 @@ def test_the_optional_pin_settings_the_example_shows_are_the_shufflers_defaults(
         assert pulse_ms == pytest.approx(lo + (angle + 90) / 180 * (hi - lo))
         mech.set_router(Pile.LEFT)
         assert mech.router.angle == pytest.approx(float(shown["left_angle"]))
+        # the angles turn the printed flap from one branch to the other, no further
+        from hardware.shuffler.cad.params import Geometry
+
+        g = Geometry()
+        swing = float(shown["right_angle"]) - float(shown["left_angle"])
+        assert swing == pytest.approx(g.lower_angle - g.upper_angle, abs=0.1)
     finally:
         sh.stop()
     solenoid = {**pins, "router_kind": "solenoid"}

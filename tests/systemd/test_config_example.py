@@ -45,6 +45,15 @@ def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
     timing = settings.shuffler.timing()
     speed = design.DEFAULT_DRIVE.surface_speed_mm_s
     assert timing == Timing.for_speed(speed, design.DEFAULT_ROUTER.settle_s)
+    # the example's router is the default build's SG90, and its comments say so
+    from hardware.shuffler.gpio import router_settle_s
+
+    assert design.DEFAULT_ROUTER is design.SERVO_ROUTER
+    assert router_settle_s(settings.shuffler.pins) == design.SERVO_ROUTER.settle_s
+    text = (SYSTEMD / "config.example.toml").read_text()
+    assert re.search(r'^#\s+router_kind = "servo"', text, re.M)
+    shown = re.search(r"^#\s+router_settle_ms = (\d+)", text, re.M)
+    assert shown and int(shown[1]) == round(design.SERVO_ROUTER.settle_s * 1000)
     assert timing.sensor_filter == design.sensor_filter_s(speed)
     assert timing.pass_budget(52) > 1.5 * design.pace().pass_s(52)  # room for the pace
 

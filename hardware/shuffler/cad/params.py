@@ -22,6 +22,20 @@ def _drive_roller() -> float:
     return design.DEFAULT_DRIVE.roller_diameter_mm
 
 
+# The card path's lengths are read from design.py when a Geometry is made (not when this
+# module is imported), so the timing model and the CAD always agree.
+def _nip_to_beam() -> float:
+    return design.NIP_TO_BEAM_MM
+
+
+def _nip_to_flap() -> float:
+    return design.NIP_TO_FLAP_MM
+
+
+def _flap_length() -> float:
+    return design.FLAP_LENGTH_MM
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """Every dimension the parts are built from.
@@ -85,9 +99,11 @@ class Geometry:
 
     # The path: a chute, then a fork into two branches, each ending over its pile bay.
     chute_angle: float = 20.0
-    fork_run: float = 25.0  # x from the chute's start to the fork
     lower_angle: float = 30.0  # the branch into the near (left) bay
-    beam_inset: float = 6.0  # beam back from the branch's outlet, along the path
+    # Along the card's path from the nip (design.py): the fork, where the flap is hinged, and
+    # each pile's beam (the same on both branches: the controller stops the motor there).
+    nip_to_flap: float = field(default_factory=_nip_to_flap)
+    beam_path: float = field(default_factory=_nip_to_beam)
     beam_hole_d: float = 3.1  # a 3 mm IR LED or receiver
     beam_boss_d: float = 7.0
     beam_boss_len: float = 5.0
@@ -96,7 +112,7 @@ class Geometry:
     # The flap (vane) and its SG90 servo.
     vane_thickness: float = 2.4
     vane_clearance: float = 0.4
-    vane_length: float = 12.0
+    vane_length: float = field(default_factory=_flap_length)
     axle_d: float = 3.0
     servo_l: float = 22.8
     servo_w: float = 12.2
@@ -225,6 +241,12 @@ class Geometry:
         return self.bay_floor_top + self.pile_height(self.capacity_cards) + self.pile_clearance
 
     @property
+    def fork_run(self) -> float:
+        """x from the chute's start to the fork, so the fork is ``nip_to_flap`` along the path."""
+        lip = math.dist(self.nip, (self.router_x0, self.tray_floor_z))
+        return (self.nip_to_flap - lip) * math.cos(math.radians(self.chute_angle))
+
+    @property
     def fork(self) -> Point:
         """Where the chute's floor meets the two branches."""
         return (self.router_x0 + self.fork_run,
@@ -262,26 +284,59 @@ class Geometry:
         outlet = {"left": self.left_outlet, "right": self.right_outlet}[pile]
         return [self.nip, (self.router_x0, self.tray_floor_z), self.fork, outlet]
 
+    def along(self, pile: str, s: float) -> tuple[Point, Point]:
+        """The point ``s`` mm along the path to ``pile`` from the nip, and the path's direction.
+
+        Raises ValueError when ``s`` is past the branch's outlet.
+        """
+        pts = self.path(pile)
+        left = s
+        for a, b in zip(pts, pts[1:], strict=False):
+            seg = math.dist(a, b)
+            if left <= seg:
+                ux, uz = (b[0] - a[0]) / seg, (b[1] - a[1]) / seg
+                return (a[0] + ux * left, a[1] + uz * left), (ux, uz)
+            left -= seg
+        raise ValueError(f"{s:.1f} mm is past the {pile} branch's outlet")
+
+    def path_length(self, pile: str) -> float:
+        """Nip to the outlet of ``pile``'s branch, along the path."""
+        pts = self.path(pile)
+        return sum(math.dist(a, b) for a, b in zip(pts, pts[1:], strict=False))
+
     def beam(self, pile: str) -> Point:
-        """The beam's centre (mid-gap of the branch, ``beam_inset`` before its outlet)."""
-        (fx, fz), (ox, oz) = self.path(pile)[-2:]
-        seg = math.hypot(ox - fx, oz - fz)
-        ux, uz = (ox - fx) / seg, (oz - fz) / seg
-        nx, nz = -uz, ux  # normal pointing up out of the floor
-        bx, bz = ox - ux * self.beam_inset, oz - uz * self.beam_inset
+        """The beam's centre: mid-gap of the branch, ``beam_path`` along the path from the nip."""
+        (fx, fz), (ux, uz) = self.along(pile, self.beam_path)
         half = self.channel_gap / 2
-        return bx + nx * half, bz + nz * half
+        return fx - uz * half, fz + ux * half  # up out of the floor, square to it
+
+    def beam_past_fork(self, pile: str) -> float:
+        """How far the beam is along its branch from the fork."""
+        return self.beam_path - self.nip_to_flap
 
     def nip_to_beam(self, pile: str) -> float:
-        """Path length from the nip to the beam's foot on the card's path."""
+        """Path length from the nip to the beam's foot, found from the beam's centre.
+
+        The centre is dropped square onto the branch's floor and the path is summed up to
+        that foot, so this measures where the beam is rather than restating ``beam_path``.
+        """
+        bx, bz = self.beam(pile)
         pts = self.path(pile)
-        total = sum(math.dist(a, b) for a, b in zip(pts, pts[1:], strict=False))
-        return total - self.beam_inset
+        best, done = None, 0.0
+        for a, b in zip(pts, pts[1:], strict=False):
+            seg = math.dist(a, b)
+            ux, uz = (b[0] - a[0]) / seg, (b[1] - a[1]) / seg
+            t = min(max((bx - a[0]) * ux + (bz - a[1]) * uz, 0.0), seg)
+            off = math.dist((bx, bz), (a[0] + ux * t, a[1] + uz * t))
+            if best is None or off < best[0] - 1e-9:
+                best = (off, done + t)
+            done += seg
+        return best[1]
 
     @property
     def required_nip_to_beam(self) -> float:
-        """A card is clear of the roller when the beam sees it: one card length and 5 mm."""
-        return self.card_length + 5.0
+        """Where the controller's timing expects each beam: design.py's NIP_TO_BEAM_MM."""
+        return design.NIP_TO_BEAM_MM
 
     def beam_above_pile(self, pile: str, cards: int) -> float:
         """Height of the beam's lowest ray above a full pile of ``cards``."""
@@ -345,14 +400,28 @@ class Geometry:
         if not 3.0 < self.upper_angle < self.lower_angle:
             out.append(f"right branch slope {self.upper_angle:.1f} deg must be above 3 and "
                        f"below the left branch's {self.lower_angle} deg")
+        if self.beam_path <= self.card_length:
+            out.append(f"beam is {self.beam_path:.1f} mm along the path from the nip, not past "
+                       f"the {self.card_length:.1f} mm card: the roller would still hold the "
+                       f"card when its beam sees it")
+        if self.fork_run < 10.0:
+            out.append(f"fork is {self.nip_to_flap:.1f} mm along the path from the nip: the "
+                       f"chute is only {self.fork_run:.1f} mm long")
+        boss = self.beam_boss_d / 2
         for pile in ("left", "right"):
-            if self.nip_to_beam(pile) < self.required_nip_to_beam:
-                out.append(f"{pile} beam is {self.nip_to_beam(pile):.1f} mm along the path "
-                           f"from the nip, under the {self.required_nip_to_beam:.1f} mm a card "
-                           f"needs to be clear of the roller: raise tray_floor_z")
-            if self.beam_above_pile(pile, self.capacity_cards) < self.pile_clearance:
+            past = self.beam_past_fork(pile)
+            room = self.path_length(pile) - self.beam_path
+            if past < self.septum_apex + boss:
+                out.append(f"{pile} beam is {past:.1f} mm past the fork, before the branches "
+                           f"part ({self.septum_apex + boss:.1f} mm with its boss)")
+            elif room < boss:
+                out.append(f"{pile} beam is {self.beam_path:.1f} mm along the path, past its "
+                           f"branch's outlet less its boss ({room:.1f} mm left)")
+            elif self.beam_above_pile(pile, self.capacity_cards) < self.pile_clearance:
                 out.append(f"{pile} beam is under a full pile of {self.capacity_cards} cards "
                            f"plus {self.pile_clearance} mm")
+        if not out and math.dist(self.beam("left"), self.beam("right")) < self.beam_boss_d:
+            out.append("the two beams' bosses meet")
         if self.vane_length + self.vane_clearance >= self.septum_apex:
             out.append(f"flap {self.vane_length} mm reaches the septum at "
                        f"{self.septum_apex:.1f} mm from the fork")

@@ -96,7 +96,7 @@ class SimHarness(Harness):
 class GpioHarness(Harness):
     kind = "gpio"
 
-    def __init__(self, router_kind: str = "solenoid", timing: Timing | None = None,
+    def __init__(self, router_kind: str = "servo", timing: Timing | None = None,
                  pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -117,6 +117,8 @@ class GpioHarness(Harness):
                                       router_settle_s(pins) / speed)
         self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
                                      rng=random.Random(7), timing=timing)
+        # the simulated flap moves as the configured router does
+        kw.setdefault("router_settle_s", router_settle_s(pins))
         self.table = ShufflerTable(speed=speed, model=model, rng=random.Random(8), **kw)
         self.shuffler.subscribe(self.events.append)
         self.shuffler.open()

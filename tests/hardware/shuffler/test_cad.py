@@ -144,17 +144,61 @@ def test_the_gate_gap_measured_on_the_parts(model):
     assert window >= DEFAULT.gate_gap + DEFAULT.gate_travel
 
 
-def test_every_beam_is_a_card_length_and_more_past_the_nip(model):
+def _beam_path_lengths(g: Geometry, router, nip) -> list[float]:
+    """Each beam's way along the path from ``nip``, from the holes in ``router``.
+
+    The beam's centre comes from its hole; a ray square to the branch through it finds the
+    branch's floor and roof on the solid; the foot on the floor is then summed along the path.
+    """
+    out = []
+    for (bx, bz), pile in zip(_beams(router), ("left", "right"), strict=True):
+        (fx, fz), (ox, oz) = g.path(pile)[-2:]
+        seg = math.hypot(ox - fx, oz - fz)
+        ux, uz = (ox - fx) / seg, (oz - fz) / seg
+        nx, nz = -uz, ux  # up out of the floor
+        # At mid-width (where the hole is inside the channel), from well outside the part.
+        far = 200.0
+        start = (bx - nx * far, 0.0, bz - nz * far)
+        runs = material_runs(router, start, (nx, 0, nz))
+        floor, roof = next((a[1], b[0]) for a, b in zip(runs, runs[1:], strict=False)
+                           if a[1] <= far <= b[0])
+        assert roof - floor == pytest.approx(g.channel_gap, abs=1e-3)
+        assert far - floor == pytest.approx(g.channel_gap / 2, abs=1e-3)  # at mid-gap
+        foot = (start[0] + nx * floor, start[2] + nz * floor)
+        # The foot lies on the branch's floor line, between the fork and the outlet.
+        t = (foot[0] - fx) * ux + (foot[1] - fz) * uz
+        assert 0 < t < seg
+        pts = [nip, *g.path(pile)[1:3]]
+        out.append(sum(math.dist(a, b) for a, b in zip(pts, pts[1:], strict=False)) + t)
+    return out
+
+
+def test_every_beam_is_a_card_and_6_mm_along_the_path_from_the_nip(model):
     hub, rings = model["roller_hub"], model["o_rings"]
     nip = (hub.bounding_box().center().X, rings.bounding_box().max.Z)
     assert nip == pytest.approx(DEFAULT.nip, abs=1e-3)
     beams = _beams(model["router"])
     assert len(beams) == 2
-    need = design.CARD_LENGTH_MM + 5.0
     for beam, pile in zip(beams, ("left", "right"), strict=True):
         assert beam == pytest.approx(DEFAULT.beam(pile), abs=1e-3)
-        assert math.dist(nip, beam) >= need  # even a straight path is long enough
-        assert DEFAULT.nip_to_beam(pile) >= need
+        assert math.dist(nip, beam) > design.CARD_LENGTH_MM  # even a straight path is longer
+    lengths = _beam_path_lengths(DEFAULT, model["router"], nip)
+    for got in lengths:
+        assert got == pytest.approx(design.NIP_TO_BEAM_MM, abs=1.0)
+        assert got > design.CARD_LENGTH_MM
+    assert lengths[0] == pytest.approx(lengths[1], abs=1.0)
+
+
+def test_design_pys_nip_to_beam_moves_the_beams_in_the_router(monkeypatch, model):
+    monkeypatch.setattr(design, "NIP_TO_BEAM_MM", design.NIP_TO_BEAM_MM + 10)
+    g = Geometry()
+    router = parts.router(g)
+    moved = _beams(router)
+    assert len(moved) == 2
+    for a, b in zip(moved, _beams(model["router"]), strict=True):
+        assert math.dist(a, b) == pytest.approx(10, abs=1e-3)
+    for got in _beam_path_lengths(g, router, DEFAULT.nip):
+        assert got == pytest.approx(design.NIP_TO_BEAM_MM, abs=1.0)
 
 
 @pytest.mark.parametrize("cards", [52, 104])

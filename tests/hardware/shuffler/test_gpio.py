@@ -83,7 +83,8 @@ def test_servo_router_reaches_each_pile_angle() -> None:
     servo = h.factory.pin(PINS["router"])
     # no pulse until the first move; each move is a pulse width held while the flap settles,
     # then released (no pulses: a held SG90 buzzes)
-    angle = {"left": -12.0, "right": 12.0}
+    # the default angles: half the printed flap's 17.4-degree swing either side of centre
+    angle = {"left": -8.7, "right": 8.7}
     expected = [0.0]
     for p in piles[:1] + [q for q, prev in zip(piles[1:], piles, strict=False) if q != prev]:
         # SG90 pulses: 0.5 ms at -90 degrees to 2.5 ms at +90, in 20 ms frames
