@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -12,12 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CRIB
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.firmware_host.conftest import free_port
 
 
 def _serve_log(tmp_path: Path, factory: str) -> list[str]:
@@ -29,7 +23,7 @@ def _serve_log(tmp_path: Path, factory: str) -> list[str]:
             "GPIOZERO_PIN_FACTORY": factory}
     proc = subprocess.Popen(
         [str(CRIB), "serve", "--config", str(config), "--host", "127.0.0.1",
-         "--port", str(_free_port())],
+         "--port", str(free_port())],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     try:
