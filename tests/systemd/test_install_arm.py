@@ -68,14 +68,18 @@ def _root_tarball() -> Path:
     """A Bookworm arm64 root as a tarball, built once per package list and reused."""
     key = hashlib.sha256(" ".join([ARCH, SUITE, MIRROR, *PACKAGES]).encode()).hexdigest()[:12]
     tarball = CACHE / f"{SUITE}-{ARCH}-{key}.tar"
-    if tarball.exists():
+    if tarball.is_file():
         _say(f"root from the cache: {tarball}")
         return tarball
+    if tarball.is_dir():  # an older run's mmdebstrap wrote a directory under this name
+        shutil.rmtree(tarball)
     CACHE.mkdir(parents=True, exist_ok=True)
-    partial = tarball.with_suffix(".partial")
+    # mmdebstrap picks its output by the name's ending unless told: it is told.
+    partial = tarball.with_name(tarball.name + ".partial")
+    partial.unlink(missing_ok=True)
     t0 = time.monotonic()
     _say(f"building a {SUITE} {ARCH} root with mmdebstrap (minutes under emulation)")
-    subprocess.run(["mmdebstrap", f"--arch={ARCH}", "--variant=minbase",
+    subprocess.run(["mmdebstrap", f"--arch={ARCH}", "--variant=minbase", "--format=tar",
                     f"--include={','.join(PACKAGES)}", SUITE, str(partial), MIRROR],
                    check=True, stdout=subprocess.DEVNULL)
     partial.rename(tarball)
