@@ -17,8 +17,11 @@ Topics (`{club}` and `{table}` are slugs):
 | crib/v1/{club}/standings                | director | yes      | 1   | Standings  |
 | homeassistant/sensor/{table}/{object}/config | table | yes   | 1   | Home Assistant discovery |
 
-A result stays in the table's outbox until the director's `counted` lists its id: the table
-sends it again on every reconnect until then, and the director counts each id once.
+A result stays in the table's outbox until the director's `counted` lists its id and
+revision (`"{id}@{rev}"`): the table sends it again on every reconnect until then, and the
+director counts each id once, at its highest revision. An undo at the table that takes a
+sent game's win back sends the same id with `rev` + 1 and `void` true; winning it again
+sends `rev` + 2, not void.
 """
 
 from __future__ import annotations
@@ -137,6 +140,12 @@ class GameResult(_Payload):
     target: Score
     variant: str = Field(max_length=32)
     finished_at: float
+    rev: int = Field(0, ge=0, le=1000)
+    void: bool = False  # the table took this game's win back
+
+    def counted_key(self) -> str:
+        """How the director's `counted` names this revision: "{id}@{rev}"."""
+        return f"{self.id}@{self.rev}"
 
 
 class Seating(_Payload):
@@ -154,10 +163,11 @@ class Seating(_Payload):
 
 
 class Counted(_Payload):
-    """The result ids from this table that the director has counted (retained)."""
+    """The results from this table that the director has counted (retained), each as
+    "{id}@{rev}"."""
 
     night: str = Field(max_length=40)
-    ids: list[str] = Field(max_length=200)
+    ids: list[str] = Field(max_length=400)
 
 
 class StandingRow(BaseModel):
