@@ -342,6 +342,55 @@ class ShuffleDefaults(_Section):
     plan: Literal["random", "exact", "light"] = "random"
 
 
+class ClubSettings(_Section):
+    """The table's place in a club night: the broker, the club and this table's name."""
+
+    broker: str = ""  # the broker's host name or address; "" = no club
+    port: int = Field(0, ge=0, le=65535)  # 0: 1883, or 8883 with TLS
+    club: str = ""
+    table: str = ""
+    password: str = ""
+    password_file: Path | None = None
+    tls: bool = False
+    ca_file: Path | None = None
+    homeassistant: bool = False  # publish Home Assistant's MQTT discovery for the scores
+
+    @model_validator(mode="after")
+    def _complete(self) -> ClubSettings:
+        if not self.broker:
+            return self
+        from firmware_host.club.schema import check_slug
+
+        for key in ("club", "table"):
+            value = getattr(self, key)
+            if not value:
+                raise ValueError(f"club.{key} is needed when club.broker is set")
+            check_slug(key, value)
+        if not self.password and self.password_file is None:
+            raise ValueError("club.password or club.password_file is needed when club.broker "
+                             "is set (the broker's password for this table)")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+    @property
+    def broker_port(self) -> int:
+        return self.port or (8883 if self.tls else 1883)
+
+    def secret(self) -> str:
+        """The broker password (read from password_file when given); raises ConfigError
+        naming the file when it cannot be read."""
+        if self.password_file is None:
+            return self.password
+        try:
+            return self.password_file.read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"club.password_file {self.password_file}: "
+                              f"{exc.strerror}") from None
+
+
 def default_state_dir() -> Path:
     """systemd's STATE_DIRECTORY, else ~/.local/state/cribbage-table."""
     systemd_dir = os.environ.get("STATE_DIRECTORY")
@@ -368,6 +417,7 @@ class Settings(BaseSettings):
     inputs: InputSettings = Field(default_factory=InputSettings)
     game: GameDefaults = Field(default_factory=GameDefaults)
     shuffle: ShuffleDefaults = Field(default_factory=ShuffleDefaults)
+    club: ClubSettings = Field(default_factory=ClubSettings)
     pairing_code_ttl_s: float = Field(120.0, gt=0, le=3600)
     undo_hold_s: float = Field(3.0, gt=0, le=30)
     # Addresses of reverse proxies whose X-Forwarded-For is believed (none: it is ignored).

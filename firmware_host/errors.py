@@ -115,6 +115,12 @@ class DeviceRefusedError(DaemonError, ValueError):
     code = "device_refused"
 
 
+class ClubError(DaemonError):
+    """A club request the table cannot do now (no seating from the director)."""
+
+    code = "club"
+
+
 # The one place where errors become HTTP status codes; the most specific class wins.
 HTTP_STATUS: dict[type[DaemonError], int] = {
     DaemonError: 500,
@@ -133,6 +139,7 @@ HTTP_STATUS: dict[type[DaemonError], int] = {
     RateLimitedError: 429,
     DeviceUnavailableError: 503,
     DeviceRefusedError: 409,
+    ClubError: 409,
 }
 
 

@@ -9,7 +9,7 @@ it is built, to the events it needs; none calls up into the container. Who sends
 - BoardView: BoardShown; ShufflerService: ShufflerChanged; the store: StoreFaulted
 
 Start order: store, games, devices (a first attempt each, never fatal), inputs, board,
-shuffler, results, health. Stop order is the reverse: health first, then the devices (motor
+shuffler, results, club, health. Stop order is the reverse: health first, then the devices (motor
 off, board state kept), the store last. The event stream needs no start: the app's lifespan
 binds it.
 """
@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from firmware_host.auth import Pairing, Tokens
 from firmware_host.bus import EventBus, StoreFaulted
+from firmware_host.club.table import ClubLink
 from firmware_host.components.board import BoardView
 from firmware_host.components.devices import Devices, ManagedDevice
 from firmware_host.components.events import EventHub
@@ -63,6 +64,7 @@ class Services:
     board: BoardView
     shuffler: ShufflerService
     results: ResultsLog
+    club: ClubLink
     status: Status
     health: Health
     notifier: Notifier
@@ -70,7 +72,7 @@ class Services:
     def order(self) -> list[Component]:
         """Start order; stop is the reverse."""
         return [self.store, self.hub, self.games, self.devices, self.inputs, self.board,
-                self.shuffler, self.results, self.health]
+                self.shuffler, self.results, self.club, self.health]
 
     def start(self) -> None:
         """Start every component in order."""
@@ -131,10 +133,11 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
                       log_code=factories["board"][0] not in ("real", "spi"))
     inputs = TableInputs(games, pairing, touch=shuffler.touch, bus=bus)
     results = ResultsLog(bus)
-    status = Status(store, devices, games)
+    club = ClubLink(settings.club, settings.state_dir, store, games, bus)
+    status = Status(store, devices, games, club=club)
     health = Health(notifier, status.healthy, status.status_line, bus)
     # STATUS= says degraded, and why, at once.
     store.on_fault = lambda: bus.send_event(StoreFaulted())
     log.info("state directory %s (pid %d)", settings.state_dir, os.getpid())
     return Services(settings, bus, store, tokens, pairing, hub, games, devices, inputs, board,
-                    shuffler, results, status, health, notifier)
+                    shuffler, results, club, status, health, notifier)

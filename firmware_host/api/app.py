@@ -25,6 +25,7 @@ from firmware_host.api.hosts import HostGuard, HostPolicy
 from firmware_host.api.routes import (
     advice,
     board,
+    club,
     events,
     games,
     history,
@@ -42,7 +43,8 @@ from firmware_host.version import version
 
 log = logging.getLogger("crib.api")
 
-ROUTERS = (games, advice, rules, board, shuffler, history, pairing, settings, events, page)
+ROUTERS = (games, advice, rules, board, shuffler, history, pairing, settings, club, events,
+           page)
 
 
 async def daemon_error(request: Request, exc: Exception) -> JSONResponse:

@@ -268,6 +268,7 @@ class HealthOut(BaseModel):
     version: str
     uptime_s: float
     devices: dict[str, dict[str, Any]]
+    club: dict[str, Any] | None = None  # the club link: on, connected, results waiting
 
 
 class PlanOut(BaseModel):

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from firmware_host.bus import (
     ActionCommitted,
@@ -19,6 +20,9 @@ from firmware_host.components.games import GameService
 from firmware_host.notify import Notifier
 from firmware_host.store import Store
 
+if TYPE_CHECKING:
+    from firmware_host.club.table import ClubLink
+
 log = logging.getLogger("crib.daemon")
 
 
@@ -26,8 +30,9 @@ class Status:
     """What the daemon's health says: the store answers, its problems, one status line."""
 
     def __init__(self, store: Store, devices: Devices, games: GameService,
-                 board: str = "board") -> None:
+                 board: str = "board", club: ClubLink | None = None) -> None:
         self.store = store
+        self.club = club
         self.devices = devices
         self.games = games
         self.board = board
@@ -66,7 +71,8 @@ class Status:
             k = entry.keeper
             scores = " ".join(f"{k.side_name(i)} {p.front}" for i, p in enumerate(k.pegs))
             game = f"game {entry.id} {k.phase}: {scores}"
-        return f"{self.devices.status_line()}; {game}"
+        club = f"; {self.club.line()}" if self.club is not None and self.club.enabled else ""
+        return f"{self.devices.status_line()}; {game}{club}"
 
     def uptime(self) -> float:
         return time.monotonic() - self.started_at

@@ -24,7 +24,8 @@ def health(services: Svc) -> dict[str, Any]:
     problems = status.problems()
     return {"status": "degraded" if problems else "ok", "problems": problems,
             "version": version(), "uptime_s": round(status.uptime(), 3),
-            "devices": services.devices.describe(), "schema": services.store.schema_version()}
+            "devices": services.devices.describe(), "schema": services.store.schema_version(),
+            "club": services.club.describe()}
 
 
 def router() -> APIRouter:
