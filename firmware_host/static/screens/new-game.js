@@ -126,8 +126,41 @@ export function sayProblem(problem) {
 }
 
 
+// The club night: the director's seating starts this table's game in one tap, and the
+// club's line ("club: offline, 2 results waiting") shows while the table is in a club.
+let seating = null;
+export async function refreshClub() {
+  let club;
+  try { club = await api("GET", "/api/club"); } catch { return; }
+  const line = $("#club-line");
+  line.hidden = !club.enabled;
+  line.textContent = club.line || "";
+  seating = club.seating && club.seating.names.length >= 2 ? club.seating : null;
+  const seat = $("#club-seat");
+  seat.hidden = !seating;
+  if (seating) $("#club-start").textContent = `Round ${seating.round}: ${seating.names.join(" v ")} — start`;
+}
+
+async function startSeated() {
+  if (!state.token) { openPairing(); return; }
+  try {
+    let game = await api("POST", "/api/club/start", {});
+    if ((game.legal || []).includes("cut")) game = await cutForDeal(game);
+    state.leftGameId = null;
+    setGame(game);
+    window.scrollTo(0, 0);
+  } catch (err) {
+    toast(sayOf(err), null, 6);
+  }
+  refreshClub();
+}
+
 // The screen's controls, wired once the page has loaded.
 export function mount() {
+  $("#club-start").addEventListener("click", startSeated);
+  refreshClub();
+  // A seating or an outage shows within a quarter of a minute; a club-less table asks once.
+  setInterval(() => { if (!$("#club-line").hidden || !$("#club-seat").hidden) refreshClub(); }, 15000);
   subscribe(["board"], renderBoardFit);
   $("#variant").addEventListener("change", renderNameFields);
   $("#new-game").target.addEventListener("change", renderTargetChoices);
