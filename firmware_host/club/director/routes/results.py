@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from firmware_host.club.director.routes.deps import Director, NightDep
+from firmware_host.club.director.routes.players import PlayersIn
 from firmware_host.club.schema import Name, Score
 
 
@@ -23,6 +24,11 @@ class CorrectionIn(BaseModel):
     names: Annotated[list[Name], Field(min_length=2, max_length=2)] | None = None
     round: Annotated[int, Field(ge=1, le=99)] | None = None
     void: bool | None = None
+
+    @field_validator("names")
+    @classmethod
+    def _printable(cls, names: list[str] | None) -> list[str] | None:
+        return None if names is None else PlayersIn._printable(names)
 
 
 def post_correct(result_id: str, body: CorrectionIn, night: NightDep,
