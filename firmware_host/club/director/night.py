@@ -324,7 +324,7 @@ class Night:
     def _publish_counted(self, table: str) -> None:
         self.publish(table_topic(self.config.club, table, "counted"),
                      encode(Counted(night=self.night,
-                                    ids=self.store.counted_ids(self.night, table))))
+                                    ids=self.store.counted_ids(table))))
 
     def _publish_seating(self, round_: int, table: str, names: Sequence[str]) -> None:
         self.publish(table_topic(self.config.club, table, "seating"),

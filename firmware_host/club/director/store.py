@@ -184,12 +184,12 @@ class DirectorStore:
             (result_id, table, night, rev, int(void), json.dumps(payload), self.clock(),
              arrived_round))])
 
-    def counted_ids(self, night: str, table: str) -> list[str]:
-        """"{id}@{rev}" of every result this table sent for the night."""
+    def counted_ids(self, table: str) -> list[str]:
+        """"{id}@{rev}" of the results this table sent, the latest 400: tonight's, and an
+        earlier night's that it may still be sending (it never saw them counted)."""
         with self.lock:
-            rows = self.db.execute("SELECT id, rev FROM results WHERE night=? AND tbl=? "
-                                   "ORDER BY received_at DESC LIMIT 400",
-                                   (night, table)).fetchall()
+            rows = self.db.execute("SELECT id, rev FROM results WHERE tbl=? "
+                                   "ORDER BY received_at DESC LIMIT 400", (table,)).fetchall()
         return sorted(f"{r['id']}@{r['rev']}" for r in rows)
 
     def result_tables(self, night: str) -> list[str]:

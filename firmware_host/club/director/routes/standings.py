@@ -28,9 +28,20 @@ def get_night(night: NightDep) -> dict[str, Any]:
     return night.view()
 
 
+def get_health(night: NightDep, request: Request) -> dict[str, Any]:
+    """Whether the director has its broker, and where the night is."""
+    intake = request.app.state.intake
+    connected = bool(intake and intake.connected)
+    return {"ok": connected, "club": night.config.club, "night": night.night,
+            "round": night.current_round(), "broker": {
+                "connected": connected,
+                "line": intake.status() if intake else "broker: not started"}}
+
+
 def router() -> APIRouter:
     r = APIRouter()
     r.add_api_route("/api/standings", get_standings, methods=["GET"])
     r.add_api_route("/api/tables", get_tables, methods=["GET"])
     r.add_api_route("/api/night", get_night, methods=["GET"])
+    r.add_api_route("/api/health", get_health, methods=["GET"])
     return r
