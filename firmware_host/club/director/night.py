@@ -385,7 +385,10 @@ class Night:
                                     "no table is online and none is configured: start the "
                                     "tables (their [club] section) or list them in tables =")
             number = self.current_round() + 1
-            seated = tournament.seating(players, number, tables=len(tables))
+            try:
+                seated = tournament.seating(players, number, tables=len(tables))
+            except ValueError as exc:  # the rules' own refusal (too few tables, ...)
+                raise DirectorError(409, "cannot_seat", f"round {number}: {exc}") from None
             if len(seated.pairs) > len(tables):
                 raise DirectorError(409, "too_few_tables",
                                     f"{len(seated.pairs)} pairs need {len(seated.pairs)} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 
 from fastapi import APIRouter
@@ -27,7 +28,8 @@ def _csv(rows: Iterable[Sequence[object]], name: str) -> Response:
     for row in rows:
         writer.writerow([cell(v) for v in row])
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                    headers={"Content-Disposition":
+                             f'attachment; filename="{re.sub(r"[^A-Za-z0-9._-]", "_", name)}"'})
 
 
 def scorecard_rows(night: Night) -> list[tuple[object, ...]]:
