@@ -55,13 +55,18 @@ def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from firmware_host.club.director.config import DirectorConfigError
-    from firmware_host.club.director.serve import ServeError, serve
-    from firmware_host.club.director.store import StoreError
-    from firmware_host.errors import DaemonError
 
     config = _config(args)
     if config is None:
         return 2
+    try:
+        config.broker_password()  # before anything is started: one line, not a traceback
+    except DirectorConfigError as exc:
+        return fail(args, exc)
+    from firmware_host.club.director.serve import ServeError, serve
+    from firmware_host.club.director.store import StoreError
+    from firmware_host.errors import DaemonError
+
     try:
         return serve(config)
     except (DirectorConfigError, ServeError, StoreError, DaemonError) as exc:
