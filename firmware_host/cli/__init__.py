@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "bringup": ("inputs", "shuffler"),
     "daemon": ("serve", "token"),
     "doctor": ("doctor",),
+    "club": ("club",),
 }
 
 

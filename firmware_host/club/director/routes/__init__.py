@@ -1,0 +1,1 @@
+"""The director's API, one router per area."""

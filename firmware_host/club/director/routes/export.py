@@ -1,0 +1,66 @@
+"""CSV of the night: the score cards (one row per player per game) and the standings, with
+the table's guard against spreadsheet formulas."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Sequence
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from cribbage import tournament
+from firmware_host.club.director.night import Night
+from firmware_host.club.director.routes.deps import Director, NightDep
+from firmware_host.export import cell
+
+SCORECARD_HEADER = ("round", "table", "player", "opponent", "score", "opponent_score", "won",
+                    "game_points", "spread", "kind", "result")
+STANDINGS_HEADER = ("place", "name", "game_points", "won", "lost", "skunks", "spread",
+                    "played")
+
+
+def _csv(rows: Iterable[Sequence[object]], name: str) -> Response:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    for row in rows:
+        writer.writerow([cell(v) for v in row])
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="{re.sub(r"[^A-Za-z0-9._-]", "_", name)}"'})
+
+
+def scorecard_rows(night: Night) -> list[tuple[object, ...]]:
+    """Two rows per counted game, in round then table order."""
+    rows: list[tuple[object, ...]] = []
+    games = [g.record for g in night.games() if g.record is not None]
+    ids = {id(g.record): g.stored.id for g in night.games() if g.record is not None}
+    for game in sorted(games, key=lambda g: (g.round, g.table)):
+        margin = game.winner_score - game.loser_score
+        for player, other, own, theirs, won in (
+                (game.winner, game.loser, game.winner_score, game.loser_score, True),
+                (game.loser, game.winner, game.loser_score, game.winner_score, False)):
+            rows.append((game.round, game.table, player, other, own, theirs,
+                         "yes" if won else "no", tournament.game_points(game.kind, won),
+                         margin if won else -margin, game.kind, ids[id(game)]))
+    return rows
+
+
+def scorecards(night: NightDep, who: Director) -> Response:
+    return _csv([SCORECARD_HEADER, *scorecard_rows(night)],
+                f"scorecards-{night.config.club}-{night.night}.csv")
+
+
+def standings(night: NightDep, who: Director) -> Response:
+    rows = [(r.place, r.name, r.game_points, r.won, r.lost, r.skunks, r.spread, r.played)
+            for r in night.standings().rows]
+    return _csv([STANDINGS_HEADER, *rows], f"standings-{night.config.club}-{night.night}.csv")
+
+
+def router() -> APIRouter:
+    r = APIRouter()
+    r.add_api_route("/api/export/scorecards.csv", scorecards, methods=["GET"])
+    r.add_api_route("/api/export/standings.csv", standings, methods=["GET"])
+    return r
