@@ -386,8 +386,10 @@ class Night:
                                     "tables (their [club] section) or list them in tables =")
             number = self.current_round() + 1
             try:
-                seated = tournament.seating(players, number, tables=len(tables))
-            except ValueError as exc:  # the rules' own refusal (too few tables, ...)
+                # Uncapped: a night short of tables is refused and said, never turned into
+                # byes that nobody chose.
+                seated = tournament.seating(players, number)
+            except ValueError as exc:  # the rules' own refusal (too few players, ...)
                 raise DirectorError(409, "cannot_seat", f"round {number}: {exc}") from None
             if len(seated.pairs) > len(tables):
                 raise DirectorError(409, "too_few_tables",

@@ -19,7 +19,6 @@ from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
 
 # Until the rules of a tournament (cribbage/tournament.py) are merged here.
-pytest.importorskip("cribbage.tournament")
 
 
 PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret", "t3": "3-secret"}

@@ -29,7 +29,6 @@ from tests.firmware_host.club.director_helpers import (
 )
 
 # Until the rules of a tournament (cribbage/tournament.py) are merged here.
-pytest.importorskip("cribbage.tournament")
 
 
 PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret"}

@@ -16,7 +16,6 @@ from tests.firmware_host.club.director_helpers import Director, TableClient, res
 from tests.firmware_host.page_helpers import BROWSER, PHONE, browser  # noqa: F401 (fixture)
 
 # Until the rules of a tournament (cribbage/tournament.py) are merged here.
-pytest.importorskip("cribbage.tournament")
 
 
 pytestmark = BROWSER
