@@ -32,12 +32,16 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cribbage.rules import ResultKind
+
 VERSION = 1
 PREFIX = f"crib/v{VERSION}"
 MAX_PAYLOAD = 16 * 1024  # bytes: the biggest payload (standings of 64 players) is under 8 KiB
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
 DIRECTOR_USER = "director"
-RESULT_KINDS = ("win", "skunk", "double_skunk", "lurch")
+# How a game was won: the engine's names, never listed again here.
+RESULT_KINDS = tuple(kind.value for kind in ResultKind)
+Kind = Literal[RESULT_KINDS]  # type: ignore[valid-type]
 
 
 class PayloadError(ValueError):
@@ -136,7 +140,7 @@ class GameResult(_Payload):
     round: int | None = Field(None, ge=1, le=99)  # the seating's round, when seated
     sides: list[Side] = Field(min_length=2, max_length=3)
     winner: int = Field(ge=0, le=2)
-    kind: Literal["win", "skunk", "double_skunk", "lurch"]
+    kind: Kind
     target: Score
     variant: str = Field(max_length=32)
     finished_at: float

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from firmware_host.club.director.routes.deps import Director, NightDep
 from firmware_host.club.director.routes.players import PlayersIn
-from firmware_host.club.schema import Name, Score
+from firmware_host.club.schema import Kind, Name, Score
 
 
 class CorrectionIn(BaseModel):
@@ -20,7 +20,7 @@ class CorrectionIn(BaseModel):
     reason: Annotated[str, Field(min_length=1, max_length=200)]
     winner: Literal[0, 1] | None = None
     scores: Annotated[list[Score], Field(min_length=2, max_length=2)] | None = None
-    kind: Literal["win", "skunk", "double_skunk", "lurch"] | None = None
+    kind: Kind | None = None
     names: Annotated[list[Name], Field(min_length=2, max_length=2)] | None = None
     round: Annotated[int, Field(ge=1, le=99)] | None = None
     void: bool | None = None
