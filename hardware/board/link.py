@@ -318,9 +318,6 @@ class _Pending:
 class LinkStats:
     """Counters for `describe()` and the benchmark."""
 
-    frames_in: int = 0
-    frames_out: int = 0
-    bytes_out: int = 0
     retransmits: int = 0
     stale: int = 0
     resets: int = 0  # fresh hellos after a one-way link
@@ -460,7 +457,6 @@ class HostLink:
                 self.stats.garbled[item.reason] += 1
                 events.append(item)
                 continue
-            self.stats.frames_in += 1
             try:
                 self._handle(item, now, events)
             except ProtocolError as exc:
@@ -513,8 +509,6 @@ class HostLink:
 
     def _write(self, frame: bytes) -> None:
         self._out += frame
-        self.stats.frames_out += 1
-        self.stats.bytes_out += len(frame)
 
     def _send(self, mtype: Msg, payload: bytes, now: float, tag: int = 0) -> None:
         self._seq = (self._seq + 1) & 0xFF

@@ -40,7 +40,6 @@ log = logging.getLogger("crib.club")
 
 DIRECTOR_LEAVES = ("seating", "counted")  # only the director writes these
 NIGHT_IDLE_S = 12 * 3600  # night = "": a restart within this of the last change keeps the night
-FIX_KEYS = ("names", "scores", "winner", "kind", "round", "void")
 
 Publish = Callable[[str, bytes], None]
 
