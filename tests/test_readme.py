@@ -4,6 +4,7 @@ the code's."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -25,7 +26,8 @@ SHUFFLING = (ROOT / "docs" / "shuffling.md").read_text()
 
 def _command_lines(text: str) -> list[str]:
     block = text.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
-    return [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    return [line for line in lines if line]  # a line of its own that is a comment heads a group
 
 
 @pytest.mark.parametrize("text", [README, CLI], ids=["README.md", "docs/cli.md"])
@@ -37,6 +39,16 @@ def test_every_command_the_readme_lists_exists(text: str) -> None:
         names = [" ".join(words[:i]) for i in range(len(words), 0, -1)]
         assert any(name in progs for name in names if name != "crib") or line.startswith(
             "crib --version"), line
+
+
+def test_every_command_the_parser_has_is_in_docs_cli() -> None:
+    leaves = {p.prog for p in parsers(build_parser()) if not any(
+        isinstance(a, argparse._SubParsersAction) for a in p._actions)}
+    assert {"crib score", "crib board walk", "crib club status"} <= leaves  # the whole parser
+    listed = _command_lines(CLI)
+    missing = sorted(prog for prog in leaves
+                     if not any(line == prog or line.startswith(prog + " ") for line in listed))
+    assert missing == [], f"docs/cli.md lists none of {missing}"
 
 
 def test_the_readme_says_where_crib_is() -> None:
