@@ -203,3 +203,24 @@ def test_one_copy_of_the_pi_install() -> None:
     systemd_readme = (ROOT / "systemd" / "README.md").read_text()
     assert "docs/install-pi.md" in systemd_readme and "docs/install-pi.md" in README
     assert "3. **Install**" not in README + systemd_readme
+
+
+def _apt_lines(text: str) -> list[list[str]]:
+    return [line.split("apt-get install", 1)[1].split() for line in text.splitlines()
+            if "apt-get install" in line]
+
+
+def test_the_readme_names_each_system_package_once_and_ci_installs_the_same() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    listed = re.search(r"^TEST_PACKAGES=\(([^)]*)\)", ci, re.MULTILINE)
+    assert listed is not None
+    ci_packages = listed.group(1).split()
+    readme = _apt_lines(README)
+    assert len(readme) == 1, readme  # one place names them
+    assert readme[0] == ci_packages and len(set(ci_packages)) == len(ci_packages)
+    # what the tests start from the system comes from those packages
+    for needed in ("chromium", "systemd", "nodejs", "npm", "mosquitto", "mosquitto-clients",
+                   "python3-venv", "make"):
+        assert needed in ci_packages, needed
+    # and .ci/run installs them, each only when its part is missing
+    assert '"${TEST_PACKAGES[@]}"' in ci and "present" in ci
