@@ -13,10 +13,10 @@ import json
 import logging
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.bus import ActionCommitted, EventBus, GameStarted
+from firmware_host.bus import ActionCommitted, Answer, EventBus, GameEntry, GameStarted
 from firmware_host.components.results import ResultChange, result_change
 from firmware_host.errors import (
     BadRequestError,
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
-
-Answer = dict[str, Any]
-
 
 # One encoder for every answer (json.dumps with options makes a new one per call).
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None,
@@ -66,26 +63,6 @@ def new_keeper(params: dict[str, Any]) -> Game:
     if "names" in args:
         args["names"] = tuple(args["names"])
     return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
-
-
-@dataclass
-class GameEntry:
-    """A game in memory: its engine state (the fold of its log) and its JSON view."""
-
-    id: int
-    params: dict[str, Any]
-    keeper: Game
-    version: int = 0
-    view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
-    # Answers of actions whose commit is under way, by op id (removed once on disk).
-    ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
-    # Op ids of the actions on disk: only a repeated one needs a look in the store.
-    logged: set[str] = field(default_factory=set)
-    # Each side's score after every accepted action (the race), built step by step.
-    race: list[dict[str, Any]] = field(default_factory=list)
-
-    def body(self) -> dict[str, Any]:
-        return {**self.view, "id": self.id, "version": self.version}
 
 
 @dataclass(frozen=True, slots=True)
