@@ -470,31 +470,9 @@ class HostLink:
         events: list[HostEvent] = []
         if self.state in (LinkState.STOPPED, LinkState.REFUSED):
             return events
-        if now - self._last_rx > HEARTBEAT_S * MISSES_FOR_LOST and not self.lost:
-            was = self.connected
-            self._to(LinkState.LOST)
-            self._inflight = None
-            self._rb_info = None
-            if was or self.device is not None:
-                events.append(Lost(f"no answer for {now - self._last_rx:.1f} s "
-                                   f"({MISSES_FOR_LOST} heartbeats missed)"))
+        self._check_lost(now, events)
+        self._check_one_way(now, events)
         p = self._inflight
-        if (p is not None and now >= p.sent + self.rto and p.tries >= DEGRADED_TRIES
-                and not self.lost and self._last_rx > p.first_sent):
-            # Heartbeats arrive (not lost) but this went unanswered DEGRADED_TRIES times:
-            # the way to the board is broken. Say so, and start over with a fresh hello.
-            self.stats.resets += 1
-            self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
-            self._inflight = None
-            self._rb_info = None
-            self._shown_version = -1 if self._desired is not None else 0
-            if not self.degraded:
-                self._to(LinkState.DEGRADED)
-                events.append(Degraded(
-                    f"the board's heartbeats arrive but {p.type.name} went unanswered "
-                    f"{p.tries} times: bytes to the board are being lost; starting over "
-                    "with a hello"))
-            p = None
         if p is not None and now >= p.sent + self.rto:
             self.stats.retransmits += 1
             p.tries += 1
@@ -504,6 +482,37 @@ class HostLink:
         if self._inflight is None:
             self._send_next(now)
         return events
+
+    def _check_lost(self, now: float, events: list[HostEvent]) -> None:
+        """MISSES_FOR_LOST heartbeats without a byte from the board: lost, hello again."""
+        if now - self._last_rx <= HEARTBEAT_S * MISSES_FOR_LOST or self.lost:
+            return
+        was = self.connected
+        self._to(LinkState.LOST)
+        self._inflight = None
+        self._rb_info = None
+        if was or self.device is not None:
+            events.append(Lost(f"no answer for {now - self._last_rx:.1f} s "
+                               f"({MISSES_FOR_LOST} heartbeats missed)"))
+
+    def _check_one_way(self, now: float, events: list[HostEvent]) -> None:
+        """A message unanswered DEGRADED_TRIES times while the board's heartbeats arrive: the
+        way to the board is broken. Say so, and start over with a fresh hello."""
+        p = self._inflight
+        if (p is None or now < p.sent + self.rto or p.tries < DEGRADED_TRIES or self.lost
+                or self._last_rx <= p.first_sent):
+            return
+        self.stats.resets += 1
+        self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
+        self._inflight = None
+        self._rb_info = None
+        self._shown_version = -1 if self._desired is not None else 0
+        if not self.degraded:
+            self._to(LinkState.DEGRADED)
+            events.append(Degraded(
+                f"the board's heartbeats arrive but {p.type.name} went unanswered "
+                f"{p.tries} times: bytes to the board are being lost; starting over "
+                "with a hello"))
 
     # internals -------------------------------------------------------------------------
 
