@@ -103,12 +103,9 @@ def test_jog_motor_stops_at_once_on_ctrl_c_or_sigterm(sig, inherited):
                sigint=inherited) as proc:
         first = json.loads(proc.stdout.readline())  # type: ignore[union-attr]
         assert first["kind"] == "motor" and first["on"] is True
-        t0 = time.monotonic()
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
-        stopped_in = time.monotonic() - t0
-    assert proc.returncode == 130, err
-    assert stopped_in < 5, stopped_in  # at once, not at the end of the 30 s
+    assert proc.returncode == 130, err  # interrupted: a jog that ran its 30 s ends with 0
     lines = _json_lines(out)
     assert [d["kind"] for d in lines] == ["motor", "motor_pin"]
     assert lines[0]["on"] is False
@@ -138,14 +135,10 @@ def test_inputs_watch_runs_as_a_command_and_a_reader_that_leaves_ends_it_quietly
 
 def test_board_walk_runs_as_a_command_and_ctrl_c_ends_it():
     with _crib("board", "walk", "--simulate", "--track", "2") as proc:
-        t0 = time.monotonic()
         out, err = proc.communicate(timeout=60)
-        took = time.monotonic() - t0
     assert proc.returncode == 0, err
     steps = [ln for ln in out.splitlines() if ln.startswith("track 2 hole ")]
     assert len(steps) == 122 and steps[0].startswith("track 2 hole 0 (LED 243): ")
-    # a simulated board has no LEDs to watch: its default walk does not pause on each hole
-    assert took < 20, took
     with _crib("board", "walk", "--simulate", "--delay", "0.2") as proc:
         assert proc.stdout.readline().startswith("walking 2 tracks")  # type: ignore[union-attr]
         proc.stdout.readline()  # type: ignore[union-attr]  # the first hole is lit
@@ -169,3 +162,26 @@ def test_off_a_pi_a_bring_up_command_says_in_one_line_to_simulate(command, nothi
     assert done.stderr.splitlines() == [
         f"crib {words}: {nothing} here (this machine is not a Raspberry Pi): "
         f"`crib {words} --simulate` runs the simulated one"]
+
+
+@pytest.mark.parametrize(("given", "pauses"), [((), []), (("--delay", "0.2"), [0.2] * 122)])
+def test_a_simulated_walk_pauses_on_a_hole_only_when_told(given, pauses, monkeypatch, capsys):
+    # A simulated board has no LEDs to watch: by default its walk does not wait on each hole
+    # (a real board's waits 0.5 s, to watch it).
+    from firmware_host.cli import hardware
+
+    slept: list[float] = []
+
+    class Time:
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            if seconds >= 0.1:  # the read-back's own polls are shorter
+                slept.append(seconds)
+            time.sleep(min(seconds, 0.01))
+
+    monkeypatch.setattr(hardware, "time", Time)
+    assert main(["board", "walk", "--simulate", "--track", "2", *given]) == 0
+    assert capsys.readouterr().out.count("track 2 hole ") == 122
+    assert slept == pauses
