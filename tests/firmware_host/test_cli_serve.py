@@ -50,24 +50,18 @@ def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None,
     base |= {"HOME": str(home), "CRIB_STATE_DIR": str(home / "state"),
              "CRIB_SHUFFLER__SPEED": "1000"}
     flag = ["--simulate"] if simulate else []
-    proc = subprocess.Popen([str(CRIB), "serve", *flag, "--port", str(port), *args],
-                            env=base | (env or {}), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    with running([str(CRIB), "serve", *flag, "--port", str(port), *args],
+                 env=base | (env or {}), stdout=subprocess.DEVNULL) as proc:
         deadline = time.monotonic() + 30
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready on http://" in line:
-                return line.split("ready on ")[1].split()[0], _listening(port)
+                found = line.split("ready on ")[1].split()[0], _listening(port)
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=15)
+                return found
             assert time.monotonic() < deadline, "no ready line"
         raise AssertionError(f"crib serve ended: {proc.wait()}")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_make_run_on_a_laptop_listens_on_loopback_only(tmp_path: Path) -> None:
