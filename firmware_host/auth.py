@@ -438,7 +438,7 @@ class Pairing:
                 request=secrets.token_urlsafe(16), code=code, client=client, hold=hold,
                 expires_at=now + self.ttl_s)
             request = self._pending.request
-        self._lit(code, "for the phone that asked")
+        self._lit(code)
         out: dict[str, object] = {"request": request, "expires_s": self.ttl_s,
                                   "hold_s": self.hold_s, "digits": self.digits}
         if hold:
@@ -464,7 +464,7 @@ class Pairing:
                 request=secrets.token_urlsafe(16), code=code, client=None, hold=False,
                 expires_at=self.now() + self.ttl_s)
             self._refused = Recent(2, float)  # the board is the holder's now
-        self._lit(code, "lit by holding the undo button")
+        self._lit(code, ", lit by holding the undo button")
         return "lit"
 
     def _contested(self, client: str) -> bool:
@@ -476,14 +476,14 @@ class Pairing:
     def _new_code(self, digits: int) -> str:
         return "".join(str(secrets.randbelow(10)) for _ in range(digits))
 
-    def _lit(self, code: str, why: str) -> None:
+    def _lit(self, code: str, why: str = "") -> None:
         """Put `code` on the board, and in the log where no real board lights it."""
         self.show_code(code)
         if self.log_code:
-            log.warning("pairing code %s is on the board, %s (valid %d s)", code, why,
-                        int(self.ttl_s))
+            log.warning("pairing code %s is on the board (valid %d s)%s", code,
+                        int(self.ttl_s), why)
         else:
-            log.warning("a pairing code is on the board, %s (valid %d s)", why, int(self.ttl_s))
+            log.warning("a pairing code is on the board (valid %d s)%s", int(self.ttl_s), why)
 
     def pair(self, name: str, *, code: str | None, request: str | None, client: str) -> str:
         """A token for a correct code typed by the client that asked, or for an approved
@@ -570,7 +570,7 @@ class Pairing:
             raise PairingError("wrong code: type the code the board lights")
         if self.most_digits > len(p.code):
             p.code = self._new_code(self.most_digits)
-            self._lit(p.code, "longer after many wrong guesses")
+            self._lit(p.code, ", longer after many wrong guesses")
             raise PairingError("wrong code: the board now lights a longer code; type that one",
                                lit=True)
         self._end(p)
