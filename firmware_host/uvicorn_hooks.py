@@ -1,10 +1,11 @@
 """What the daemon builds on uvicorn's internals, in one place: the h11 protocol with the
 guards uvicorn has no setting for (the idle connection shed over the cap, a deadline for a
-request head), one write per answer, and the server's quiet idle loop. Everything uvicorn
-offers as a setting (keep-alive, the incomplete-head limit, the concurrency cap, the
-graceful-shutdown timeout, WebSocket sizes) is set in `app_main.uvicorn_config` instead.
+request head, a chunk size no body fits answered at once), one write per answer, and the
+server's quiet idle loop. Everything uvicorn offers as a setting (keep-alive, the
+incomplete-head limit, the concurrency cap, the graceful-shutdown timeout, WebSocket sizes)
+is set in `app_main.uvicorn_config` instead.
 `tests/firmware_host/test_uvicorn_hooks.py` fails if an upgrade of uvicorn changes what
-these rely on."""
+these rely on (and `test_security_door.py` if h11's chunk reader changes)."""
 
 from __future__ import annotations
 
