@@ -463,7 +463,6 @@ class Pairing:
             self._pending = PairingRequest(
                 request=secrets.token_urlsafe(16), code=code, client=None, hold=False,
                 expires_at=self.now() + self.ttl_s)
-            self._refused = Recent(2, float)  # the board is the holder's now
         self._lit(code, ", lit by holding the undo button")
         return "lit"
 

@@ -116,6 +116,14 @@ def test_a_hold_on_a_contested_board_withdraws_the_request_instead_of_approving_
         pairing.pair("eve", code=None, request=eve, client="eve")
     assert pairing.pair("owner", code=shown[-1], request=None, client="owner")
     assert [t["name"] for t in tokens.list()] == ["owner"]
+    # Eve alone asks again, and her new request is lit: the owner's turning away still
+    # counts, so a second hold does not approve hers either.
+    clock.advance(Pairing.CONTEST_S / 4)
+    eve = str(pairing.start("eve", hold=True)["request"])
+    assert pairing.undo_held(3.0) == "lit"
+    with pytest.raises(PairingError, match="held undo"):
+        pairing.pair("eve", code=None, request=eve, client="eve")
+    pairing._pending = None
     # A phone turned away long ago does not count: the hold approves again.
     mine = str(pairing.start("ann", hold=True)["request"])
     with pytest.raises(PairingBusyError):
