@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,14 +40,25 @@ class Match:
 # A cell a spreadsheet would read as a formula starts with one of these (OWASP, "CSV
 # Injection"); such text gets a leading apostrophe, which the spreadsheet shows as text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet whose locale lists with ';' (or a tab) splits a line there, quotes or not
+# (a quote counts only where a cell begins): text after one must not start a formula either.
+INNER_FORMULA = re.compile(r"([,;\t])(?=[=+\-@\t\r])")
 
 
 def cell(value: object) -> object:
-    """A CSV cell that no spreadsheet runs: text starting like a formula is prefixed with
-    `'`; numbers (a negative score too) stay numbers."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    """A CSV cell that no spreadsheet runs, whatever separator it splits on: text starting
+    like a formula, or holding a separator followed by one, gets `'` there; numbers (a
+    negative score too) stay numbers."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_STARTS):
+        value = "'" + value
+    return INNER_FORMULA.sub(r"\1'", value)
+
+
+def sheet(out: io.StringIO) -> Any:
+    """A CSV writer that quotes every text cell (numbers stay bare, to stay numbers)."""
+    return csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
 
 
 def _write(writer: Any, row: Sequence[object]) -> None:
@@ -116,7 +128,7 @@ def hand_row(m: Match, h: HandTally, width: int) -> list[object]:
 def games_csv(store: Store, game_id: int | None = None) -> str:
     """One row per game of every match (or of one); raises NotFoundError."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = sheet(out)
     _write(writer, GAME_COLUMNS)
     for m in matches(store, game_id):
         for g in m.keeper.game_tallies():
@@ -130,7 +142,7 @@ def hands_csv(store: Store, game_id: int | None = None) -> str:
     found = list(matches(store, game_id))
     width = max((len(m.keeper.sides) for m in found), default=2)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = sheet(out)
     header = ["match", "game", "hand", "dealer"]
     for i in range(1, width + 1):
         header += [f"side {i}"] + [f"side {i} {f}" for f in HAND_FIELDS]

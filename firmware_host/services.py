@@ -129,6 +129,7 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
                       ttl_s=settings.pairing_code_ttl_s, hold_s=settings.undo_hold_s,
                       # as long a code as the board shows (one digit per ten holes), up to 6
                       digits=min(Pairing.DIGITS, settings.board.holes // CODE_GROUP),
+                      most_digits=settings.board.holes // CODE_GROUP,
                       # the log says the code only where no real board lights it
                       log_code=factories["board"][0] not in ("real", "spi"))
     inputs = TableInputs(games, pairing, touch=shuffler.touch, bus=bus)

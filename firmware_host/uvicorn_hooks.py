@@ -1,10 +1,11 @@
 """What the daemon builds on uvicorn's internals, in one place: the h11 protocol with the
 guards uvicorn has no setting for (the idle connection shed over the cap, a deadline for a
-request head), one write per answer, and the server's quiet idle loop. Everything uvicorn
-offers as a setting (keep-alive, the incomplete-head limit, the concurrency cap, the
-graceful-shutdown timeout, WebSocket sizes) is set in `app_main.uvicorn_config` instead.
+request head, a chunk size no body fits answered at once), one write per answer, and the
+server's quiet idle loop. Everything uvicorn offers as a setting (keep-alive, the
+incomplete-head limit, the concurrency cap, the graceful-shutdown timeout, WebSocket sizes)
+is set in `app_main.uvicorn_config` instead.
 `tests/firmware_host/test_uvicorn_hooks.py` fails if an upgrade of uvicorn changes what
-these rely on."""
+these rely on (and `test_security_door.py` if h11's chunk reader changes)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from types import FrameType
 
 import h11
 import uvicorn
+from h11._readers import ChunkedReader
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from firmware_host.api.guard import chunk_refusal, refusal_body
 from firmware_host.notify import Notifier
 
 log = logging.getLogger("crib.daemon")
@@ -113,6 +116,33 @@ class GuardedH11(H11Protocol):
             # A new request: its answer's head and body leave in one socket write, not two
             # (each write to a socket is a system call and a TCP segment).
             self.cycle.transport = OneWrite(self.transport, self.loop)
+        # h11 takes a chunk size of up to 20 hex digits and waits for that many bytes: a
+        # size no body fits is answered at once instead (the door never sees the size).
+        reader = getattr(self.conn, "_reader", None)
+        if isinstance(reader, ChunkedReader) and not self.transport.is_closing():
+            why = chunk_refusal(reader._bytes_in_chunk)
+            if why is not None:
+                self._refuse_chunk(*why)
+
+    def _refuse_chunk(self, status: int, code: str, sentence: str) -> None:
+        """Answer `status` with the door's JSON body unless an answer has begun, and close;
+        the request's app sees a client that left."""
+        log.warning("refused a request: %s", sentence)
+        cycle = self.cycle
+        if cycle is not None:
+            started = cycle.response_started
+            cycle.disconnected = True  # the app's answer, if any, goes nowhere
+            cycle.message_event.set()
+        else:
+            started = False
+        if not started and self.conn.our_state is h11.SEND_RESPONSE:
+            body = refusal_body(code, sentence)
+            self.transport.write(b"".join(self.conn.send(event) or b"" for event in (
+                h11.Response(status_code=status, headers=[
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()), (b"connection", b"close")]),
+                h11.Data(data=body), h11.EndOfMessage())))
+        self.transport.close()
 
     def on_response_complete(self) -> None:
         transport = getattr(self.cycle, "transport", None)

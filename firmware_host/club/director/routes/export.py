@@ -3,7 +3,6 @@ the table's guard against spreadsheet formulas."""
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from collections.abc import Iterable, Sequence
@@ -14,7 +13,7 @@ from fastapi.responses import Response
 from cribbage import tournament
 from firmware_host.club.director.night import Night
 from firmware_host.club.director.routes.deps import Director, NightDep
-from firmware_host.export import cell
+from firmware_host.export import cell, sheet
 
 SCORECARD_HEADER = ("round", "table", "player", "opponent", "score", "opponent_score", "won",
                     "game_points", "spread", "kind", "result")
@@ -24,7 +23,7 @@ STANDINGS_HEADER = ("place", "name", "game_points", "won", "lost", "skunks", "sp
 
 def _csv(rows: Iterable[Sequence[object]], name: str) -> Response:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = sheet(out)  # every text cell quoted
     for row in rows:
         writer.writerow([cell(v) for v in row])
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
