@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cribbage.actions import parse_action
 from cribbage.game import Game, GameTally, HandTally
 from cribbage.rules import TITLES
 from firmware_host.components.games import new_keeper
@@ -66,7 +67,7 @@ def matches(store: Store, game_id: int | None = None) -> Iterator[Match]:
         started = {keeper.game_number: created[mid]}
         for row in store.actions(mid):
             before = keeper.game_number
-            keeper = keeper.apply(row.action)
+            keeper = keeper.apply(parse_action(row.action))  # the log holds JSON
             if keeper.game_number > before:  # a next game (again, if it was undone)
                 started[keeper.game_number] = row.created_at
         yield Match(mid, keeper, started)

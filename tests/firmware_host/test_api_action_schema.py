@@ -50,7 +50,7 @@ def test_a_late_peg_outside_the_show_is_refused_with_the_engines_sentence(
     game = client.new_game(dealer=0)
     action = {"type": "late_peg", "side": 0, "points": 1}
     with pytest.raises(IllegalPlayError) as engine:
-        Game.new("six-card", ("Ann", "Bob"), dealer=0).apply(action)
+        Game.new("six-card", ("Ann", "Bob"), dealer=0).apply(parse_action(action))
     r = client.act(game, action)
     assert r.status_code == 422, r.text
     body = r.json()
