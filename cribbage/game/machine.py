@@ -130,11 +130,11 @@ class Game:
 
     @property
     def players(self) -> int:
-        return self.table.rules.players
+        return self.table.players
 
     @property
     def sides(self) -> tuple[tuple[int, ...], ...]:
-        return self.table.rules.sides
+        return self.table.sides
 
     @property
     def phase(self) -> Phase:
@@ -159,7 +159,7 @@ class Game:
     @property
     def names(self) -> tuple[str, ...]:
         """The players' names, by player index."""
-        return self.table.config.names
+        return self.table.names
 
     @property
     def mode(self) -> str:
@@ -266,7 +266,7 @@ class Game:
     def skunk_lines(self) -> tuple[int, ...]:
         """The scores of this game's lines in the order the rules name them (skunk, double
         skunk; or the lurch line); a loser below a line is caught by it."""
-        return self.table.rules.skunk_lines
+        return self.table.skunk_lines
 
     @property
     def can_undo(self) -> bool:
@@ -369,7 +369,7 @@ class Game:
     def view(self) -> dict[str, Any]:
         """The JSON-ready view of the game (docs/contracts.md section 1)."""
         return views.view(self.table, self.core, can_undo=bool(self.past),
-                          can_redo=bool(self.redo_stack))
+                          can_redo=bool(self.redo_stack), legal=self.legal_actions())
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready record: the options, every accepted action (in canonical form) and

@@ -17,7 +17,7 @@ from typing import Any
 
 from cribbage.actions import Action, Count, Starter
 from cribbage.errors import InvalidActionError
-from cribbage.game.refusals import REFUSED, card_play_refusal, heels_allowed
+from cribbage.game.refusals import REFUSED, card_play_refusal
 from cribbage.game.show import (
     claim_refusal,
     counted_cards,
@@ -85,8 +85,12 @@ class KeeperMode(Mode):
         return CountRecord(entry["kind"], entry["player"], entry["side"], entry["label"],
                            points)
 
-    def play_view(self, c: Core) -> dict[str, Any] | None:
-        return None
+
+def heels_allowed(c: Core) -> bool:
+    """Keeper mode: whether his heels may be pegged now (the starter turned, or about to be,
+    and no card played)."""
+    return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
+            and (c.starter is None or c.starter.rank == JACK))
 
 
 def _starter_known(c: Core) -> Refusal:

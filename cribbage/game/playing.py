@@ -16,18 +16,18 @@ def peg(table: Table, c: Core, act: Peg) -> Stepped:
     """Points pegged in the play (keeper mode)."""
     if not c.play_started:
         c = replace(c, play_started=True)
-    return _pegged(table, c, act, "pegging", f"{table.side_name(act.side)} pegs {act.points}")
+    return _pegged(table, c, act, "pegging", f"{table.side_names[act.side]} pegs {act.points}")
 
 
 def late_peg(table: Table, c: Core, act: LatePeg) -> Stepped:
     """A peg of the play forgotten until the show: recorded as "late", the show goes on."""
     return _pegged(table, c, act, "late",
-                   f"{table.side_name(act.side)} pegs {act.points} late, from the play")
+                   f"{table.side_names[act.side]} pegs {act.points} late, from the play")
 
 
 def _pegged(table: Table, c: Core, act: Peg | LatePeg, kind: str, say: str) -> Stepped:
     out: list[Event] = []
-    c = score(table, c, act.side, act.points, kind, table.player_of(act.side), out,
+    c = score(table, c, act.side, act.points, kind, table.player_of[act.side], out,
               ((kind, act.points),), say)
     return c, tuple(out)
 
@@ -40,7 +40,7 @@ def heels_action(table: Table, c: Core, act: Heels) -> Stepped:
 
 def heels(table: Table, c: Core, out: list[Event]) -> Core:
     assert c.dealer is not None
-    return score(table, c, table.rules.side_of(c.dealer), HEELS, "heels", c.dealer, out,
+    return score(table, c, table.side_of[c.dealer], HEELS, "heels", c.dealer, out,
                  (("heels", HEELS),), f"Two for his heels to {table.names[c.dealer]}")
 
 
@@ -81,7 +81,7 @@ def play(table: Table, c: Core, act: Play | Go) -> Stepped:
         else:
             say = "thirty-one for two" if event.count == 31 else "one for last"
         c = replace(c, play_notes=c.play_notes + (PlayNote(event.player, event.points, say),))
-        c = score(table, c, table.rules.side_of(event.player), event.points, "pegging",
+        c = score(table, c, table.side_of[event.player], event.points, "pegging",
                   event.player, out, event.parts or (("last", event.points),),
                   f"{who} pegs {event.points}: {say}")
         if c.phase is Phase.OVER:

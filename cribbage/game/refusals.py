@@ -30,7 +30,7 @@ from cribbage.actions import (
 from cribbage.cards import Card
 from cribbage.counts import describe_totals, say_impossible
 from cribbage.errors import IllegalPlayError, ImpossibleScoreError, InvalidActionError
-from cribbage.game.state import JACK, MAX_PEG, MUGGINS_PHASES, Core, Phase
+from cribbage.game.state import MAX_PEG, MUGGINS_PHASES, Core, Phase
 from cribbage.game.table import Refusal, Table, refused
 from cribbage.rules import CutRule
 
@@ -114,13 +114,6 @@ def kind_refusal(table: Table, c: Core, kind: str, act: Action | None = None) ->
     if kind not in _PLAY_KINDS:
         raise ValueError(f"no action type {kind!r}")
     return table.strategy.refusal(table, c, kind, act, True)
-
-
-def heels_allowed(c: Core) -> bool:
-    """Keeper mode: whether his heels may be pegged now (the starter turned, or about to be,
-    and no card played)."""
-    return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
-            and (c.starter is None or c.starter.rank == JACK))
 
 
 def muggins_room(table: Table, c: Core) -> int:
@@ -344,4 +337,4 @@ redo have no values)."""
 
 
 __all__ = ["NOTHING_TO", "ORDER", "REFUSED", "Refusal", "card_play_refusal", "cut_winners",
-           "heels_allowed", "kind_refusal", "legal_kinds", "muggins_room", "refusal"]
+           "kind_refusal", "legal_kinds", "muggins_room", "refusal"]

@@ -9,7 +9,6 @@ from cribbage.game.events import Caught, Event, GameWon, Parts, Scored
 from cribbage.game.state import Core, Phase, ScoreRecord
 from cribbage.game.table import Table
 from cribbage.rules import Result
-from cribbage.tuples import set_at
 
 
 def score(table: Table, c: Core, side: int, points: int, kind: str, player: int | None,
@@ -25,8 +24,9 @@ def score(table: Table, c: Core, side: int, points: int, kind: str, player: int 
     front = min(c.fronts[side] + points, target)
     rec = ScoreRecord(c.game_number, c.hand_number, side, player, kind,
                       front - c.fronts[side])
-    c = replace(c, fronts=set_at(c.fronts, side, front),
-                backs=set_at(c.backs, side, c.fronts[side]), records=c.records + (rec,))
+    fronts, backs = list(c.fronts), list(c.backs)
+    fronts[side], backs[side] = front, c.fronts[side]
+    c = replace(c, fronts=tuple(fronts), backs=tuple(backs), records=c.records + (rec,))
     if rec.points < points:
         say += f" (to the game hole, {rec.points} of {points})"
     out.append(Scored(side, player, rec.points, kind, parts, front, c.backs[side],
@@ -37,11 +37,14 @@ def score(table: Table, c: Core, side: int, points: int, kind: str, player: int 
         out.append(game_won(table, c, result))
         c = replace(
             c, phase=Phase.OVER, result=result,
-            games_won=set_at(c.games_won, result.winner, c.games_won[result.winner] + 1),
-            match_points=set_at(c.match_points, result.winner,
-                              c.match_points[result.winner] + result.game_points),
+            games_won=_added(c.games_won, result.winner, 1),
+            match_points=_added(c.match_points, result.winner, result.game_points),
         )
     return c
+
+
+def _added(values: tuple[int, ...], i: int, more: int) -> tuple[int, ...]:
+    return tuple(v + more if k == i else v for k, v in enumerate(values))
 
 
 def game_won(table: Table, c: Core, result: Result) -> GameWon:

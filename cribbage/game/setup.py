@@ -87,7 +87,7 @@ def start_game(table: Table, c: Core, dealer: int, out: list[Event]) -> Core:
         # Five-card: the first non-dealer pegs three for last at the start of each game.
         pone = table.rules.left_of(dealer)
         n = table.rules.non_dealer_start
-        c = score(table, c, table.rules.side_of(pone), n, "start", pone, out, (("start", n),),
+        c = score(table, c, table.side_of[pone], n, "start", pone, out, (("start", n),),
                   f"{table.names[pone]} pegs {n} to start: {table.names[dealer]} has the "
                   "first crib")
     return c

@@ -162,10 +162,10 @@ def muggins(table: Table, c: Core, act: Muggins) -> Stepped:
     assert lc is not None
     points = act.points if act.points is not None else lc.missed or 0
     c = replace(c, last_count=replace(lc, claimed=lc.claimed + points))
-    name = table.side_name(act.side)
+    name = table.side_names[act.side]
     out: list[Event] = [MugginsClaimed(act.side, points, lc.label, f"Muggins! {name} takes "
                                        f"{points} missed in {lc.label}.")]
-    c = score(table, c, act.side, points, "muggins", table.player_of(act.side), out,
+    c = score(table, c, act.side, points, "muggins", table.player_of[act.side], out,
               (("muggins", points),), f"{name} pegs {points} for muggins")
     return c, tuple(out)
 

@@ -9,7 +9,7 @@ and it words a refusal without the state; `Game.step` adds the game's descriptio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cribbage.actions import Action, Count, Starter
@@ -109,35 +109,36 @@ class Mode:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """A game's fixed part: its options, rules and mode (immutable)."""
+    """A game's fixed part: its options, rules and mode (immutable), with what the handlers
+    read of them on every step kept as plain fields."""
 
     config: Config
     rules: Rules
     strategy: Mode
+    names: tuple[str, ...] = field(init=False)
+    sides: tuple[tuple[int, ...], ...] = field(init=False)
+    players: int = field(init=False)
+    side_of: tuple[int, ...] = field(init=False)  # each player's side
+    side_names: tuple[str, ...] = field(init=False)  # "Ann", or "Ann & Cy" for partners
+    player_of: tuple[int | None, ...] = field(init=False)  # a side's one player (None: two)
+    skunk_lines: tuple[int, ...] = field(init=False)
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self.config.names
-
-    @property
-    def sides(self) -> tuple[tuple[int, ...], ...]:
-        return self.rules.sides
-
-    @property
-    def players(self) -> int:
-        return self.rules.players
+    def __post_init__(self) -> None:
+        sides, names = self.rules.sides, self.config.names
+        for name, value in (
+                ("names", names), ("sides", sides), ("players", self.rules.players),
+                ("side_of", tuple(self.rules.side_of(p) for p in range(self.rules.players))),
+                ("side_names", tuple(" & ".join(names[p] for p in s) for s in sides)),
+                ("player_of", tuple(s[0] if len(s) == 1 else None for s in sides)),
+                ("skunk_lines", self.rules.skunk_lines)):
+            object.__setattr__(self, name, value)
 
     def side_name(self, side: int) -> str:
-        return " & ".join(self.config.names[p] for p in self.rules.sides[side])
-
-    def player_of(self, side: int) -> int | None:
-        """The side's one player; None for a side of partners."""
-        members = self.rules.sides[side]
-        return members[0] if len(members) == 1 else None
+        return self.side_names[side]
 
     def label(self, kind: str, player: int) -> str:
         """ "Ann's hand", "Bob's crib". """
-        return f"{self.config.names[player]}'s {kind}"
+        return f"{self.names[player]}'s {kind}"
 
     def size(self, kind: str) -> int:
         """The cards of a hand or a crib in the show."""
@@ -149,7 +150,7 @@ class Table:
 
     def player_refusal(self, player: int) -> Refusal | None:
         """Why `player` is no player of this game, or None."""
-        n = self.rules.players
+        n = self.players
         if 0 <= player < n:
             return None
         return Refusal(f"no player {player!r} (players are 0..{n - 1})",
@@ -157,7 +158,7 @@ class Table:
 
     def side_refusal(self, side: int) -> Refusal | None:
         """Why `side` is no side of this game, or None."""
-        n = len(self.rules.sides)
+        n = len(self.sides)
         if 0 <= side < n:
             return None
         return Refusal(f"no side {side!r} (sides are 0..{n - 1})",
@@ -175,24 +176,24 @@ class Table:
         """The counts of this hand in order, each with `done`; empty before the first deal."""
         if c.dealer is None:
             return []
-        n = self.rules.players
+        n = self.players
         out = []
         for i, p in enumerate([(c.dealer + 1 + k) % n for k in range(n)] + [c.dealer]):
             kind = "crib" if i == n else "hand"
-            out.append({"kind": kind, "player": p, "side": self.rules.side_of(p),
+            out.append({"kind": kind, "player": p, "side": self.side_of[p],
                         "label": self.label(kind, p), "done": i < c.show_index})
         return out
 
     def count_due(self, c: Core) -> dict[str, Any]:
         """The count due (in the play or the show), as `show_order` lists it."""
-        p, n = c.dealer, self.rules.players
+        p, n = c.dealer, self.players
         assert p is not None
         if c.show_index < n:
             p = (p + 1 + c.show_index) % n
             kind = "hand"
         else:
             kind = "crib"
-        return {"kind": kind, "player": p, "side": self.rules.side_of(p),
+        return {"kind": kind, "player": p, "side": self.side_of[p],
                 "label": self.label(kind, p)}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cribbage.game.refusals import legal_kinds, muggins_room
+from cribbage.game.refusals import muggins_room
 from cribbage.game.state import MUGGINS_PHASES, Core, Phase
 from cribbage.game.table import Table
 
@@ -31,8 +31,10 @@ def turn(c: Core, due: dict[str, Any] | None) -> int | None:
     return None if due is None else int(due["player"])
 
 
-def view(table: Table, c: Core, *, can_undo: bool, can_redo: bool) -> dict[str, Any]:
-    """The JSON-ready view of the game (docs/contracts.md section 1)."""
+def view(table: Table, c: Core, *, can_undo: bool, can_redo: bool,
+         legal: list[str]) -> dict[str, Any]:
+    """The JSON-ready view of the game (docs/contracts.md section 1); `legal`: the action
+    types allowed now."""
     cfg = table.config
     last = None
     if c.last_count is not None:
@@ -51,10 +53,10 @@ def view(table: Table, c: Core, *, can_undo: bool, can_redo: bool) -> dict[str, 
         "target": cfg.target,
         "muggins": cfg.muggins,
         "skunk": cfg.skunk,
-        "skunk_lines": list(table.rules.skunk_lines),
+        "skunk_lines": list(table.skunk_lines),
         "names": list(cfg.names),
         "sides": [
-            {"name": table.side_name(i), "players": list(members),
+            {"name": table.side_names[i], "players": list(members),
              "front": c.fronts[i], "back": c.backs[i]}
             for i, members in enumerate(table.sides)
         ],
@@ -75,7 +77,7 @@ def view(table: Table, c: Core, *, can_undo: bool, can_redo: bool) -> dict[str, 
         "match_points": list(c.match_points),
         "can_undo": can_undo,
         "can_redo": can_redo,
-        "legal": legal_kinds(table, c, undo=can_undo, redo=can_redo),
+        "legal": legal,
     }
     table.strategy.add_to_view(c, out)
     return out
