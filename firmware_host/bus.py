@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from cribbage.game.events import Event
-    from firmware_host.components.games import GameEntry
+    from firmware_host.game_entry import GameEntry
     from hardware.interfaces import BoardState
 
 log = logging.getLogger("crib.daemon")

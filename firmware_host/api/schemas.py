@@ -85,11 +85,17 @@ class ActionBodyIn(BaseModel):
     type: Literal[ACTION_TYPES]  # type: ignore[valid-type]
 
 
-class ActionIn(_In):
-    """An action based on the game version the client saw, with its operation id."""
+VERSION_MAX = 2**53
+OP_ID_MAX = 100
 
-    version: int = Field(ge=0, le=2**53)
-    op_id: str = Field(min_length=1, max_length=100)
+
+class ActionIn(_In):
+    """An action based on the game version the client saw, with its operation id (the
+    published schema; the route reads the body once and types the action with the engine's
+    own parser)."""
+
+    version: int = Field(ge=0, le=VERSION_MAX)
+    op_id: str = Field(min_length=1, max_length=OP_ID_MAX)
     action: ActionBodyIn
 
 

@@ -13,7 +13,7 @@ import json
 import logging
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.bus import ActionCommitted, EventBus, GameStarted
@@ -24,6 +24,7 @@ from firmware_host.errors import (
     InvalidActionError,
     StaleVersionError,
 )
+from firmware_host.game_entry import Answer, GameEntry
 from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 
 if TYPE_CHECKING:
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
-
-Answer = dict[str, Any]
-
 
 # One encoder for every answer (json.dumps with options makes a new one per call).
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None,
@@ -66,26 +64,6 @@ def new_keeper(params: dict[str, Any]) -> Game:
     if "names" in args:
         args["names"] = tuple(args["names"])
     return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
-
-
-@dataclass
-class GameEntry:
-    """A game in memory: its engine state (the fold of its log) and its JSON view."""
-
-    id: int
-    params: dict[str, Any]
-    keeper: Game
-    version: int = 0
-    view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
-    # Answers of actions whose commit is under way, by op id (removed once on disk).
-    ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
-    # Op ids of the actions on disk: only a repeated one needs a look in the store.
-    logged: set[str] = field(default_factory=set)
-    # Each side's score after every accepted action (the race), built step by step.
-    race: list[dict[str, Any]] = field(default_factory=list)
-
-    def body(self) -> dict[str, Any]:
-        return {**self.view, "id": self.id, "version": self.version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +190,15 @@ class GameService:
         return entry
 
     def refusal(self, game_id: int, exc: Exception) -> Exception:
-        """The daemon error for an action the engine's parser refused (with the game, as
-        the engine's own refusals); raises NotFoundError for no such game."""
-        return engine_refusal(exc, None, self.entry(game_id).body())
+        """The daemon error for an action the engine's parser refused, naming the input and
+        the game's state as the engine's own refusals do (with the game); raises
+        NotFoundError for no such game."""
+        from cribbage.errors import CribbageError
+
+        entry = self.entry(game_id)
+        if isinstance(exc, CribbageError):
+            exc = type(exc)(f"{exc} ({entry.keeper.describe()})", say=exc.say)
+        return engine_refusal(exc, None, entry.body())
 
     def act(self, game_id: int, version: int, op_id: str, action: Action) -> Answer:
         """Apply one action and wait for its commit; returns {"game", "op_id", "events"}.
