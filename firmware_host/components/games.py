@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.bus import ActionCommitted, EventBus, GameStarted
+from firmware_host.bus import ActionCommitted, Answer, EventBus, GameEntry, GameStarted
 from firmware_host.components.results import ResultChange, result_change
 from firmware_host.errors import (
     BadRequestError,
@@ -24,7 +24,6 @@ from firmware_host.errors import (
     InvalidActionError,
     StaleVersionError,
 )
-from firmware_host.game_entry import Answer, GameEntry
 from firmware_host.store import CommitQueue, PendingAction, Store, StoreError
 
 if TYPE_CHECKING:
