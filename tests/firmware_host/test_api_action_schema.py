@@ -187,7 +187,7 @@ def test_every_action_the_published_schema_generates_is_read_by_the_parser(
     op = schema["/api/games/{game_id}/actions"]["POST"]
     seen: set[str] = set()
 
-    @settings(BOUNDED, max_examples=120)
+    @settings(BOUNDED, max_examples=250)
     @given(case=op.as_strategy())
     def read(case: Any) -> None:
         action = case.body["action"]
@@ -197,4 +197,5 @@ def test_every_action_the_published_schema_generates_is_read_by_the_parser(
         seen.add(action["type"])
 
     read()
-    assert len(seen) >= 10, seen  # most branches were drawn (all are walked above)
+    # Most branches were drawn (all are walked above).
+    assert len(seen) >= 10, " ".join(sorted(seen))

@@ -29,11 +29,22 @@ if TYPE_CHECKING:
     from cribbage.actions import Action
 
 
+def variant_for(default: str, players: int) -> str:
+    """The variant of a new game that names none: the configured one if it takes that many
+    players, else the first of the engine's that does."""
+    from cribbage.rules import RULES
+
+    if RULES[default].players == players:
+        return default
+    return next((name for name, r in RULES.items() if r.players == players), default)
+
+
 async def create_game(body: GameCreateIn, _: Operator, services: Svc) -> JSONResponse:
-    """Start a new game (it becomes the current one); left-out options take the defaults."""
+    """Start a new game (it becomes the current one); left-out options take the defaults
+    (a left-out variant is the configured one, or the one for as many players as names)."""
     d = services.settings.game
     params = {
-        "variant": body.variant or d.variant,
+        "variant": body.variant or variant_for(d.variant, len(body.names)),
         "names": [n.strip() for n in body.names],
         "target": body.target if body.target is not None else d.target,
         "skunk": body.skunk or d.skunk,
