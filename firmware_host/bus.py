@@ -69,9 +69,9 @@ class GameEntry:
 
     id: int
     params: dict[str, Any]
-    keeper: Game
+    game: Game
     version: int = 0
-    view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
+    view: dict[str, Any] = field(default_factory=dict)  # game.view(), for JSON only
     # Answers of actions whose commit is under way, by op id (removed once on disk).
     ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
     # Op ids of the actions on disk: only a repeated one needs a look in the store.

@@ -35,12 +35,12 @@ def test_a_late_peg_in_the_show_is_accepted_and_recorded_as_late(server: ThreadS
     game = act_ok(client, game, {"type": "late_peg", "side": 0, "points": 1})
     assert [s["front"] for s in game["sides"]] == [1, 10]
     assert game["next_count"]["label"] == "Ann's hand"  # the show goes on
-    records = server.services.games.entry(game["id"]).keeper.records
+    records = server.services.games.entry(game["id"]).game.records
     assert [(r.side, r.kind, r.points) for r in records] == [
         (1, "pegging", 2), (1, "hand", 8), (0, "late", 1)]
     # Read back from the log after a restart, it is the same late peg.
     server.services.games.forget(game["id"])
-    again = server.services.games.entry(game["id"]).keeper.records
+    again = server.services.games.entry(game["id"]).game.records
     assert again == records
 
 

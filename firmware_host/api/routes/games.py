@@ -193,7 +193,7 @@ class ActionRoute(APIRoute):
 def race(game_id: int, services: Svc) -> dict[str, Any]:
     """Each side's score after every accepted action (kept step by step by the games)."""
     entry = services.games.entry(game_id)  # raises NotFoundError
-    k = entry.keeper
+    k = entry.game
     return {"id": game_id, "names": [k.side_name(i) for i in range(len(k.sides))],
             "target": k.target, "race": list(entry.race)}
 
