@@ -307,9 +307,15 @@ class PlayState:
         """Lay a card; raises IllegalPlayError (or InvalidCardError) and changes nothing."""
         card = Card.parse(card)
         refused = self.why_not_play(card, player)
-        if refused is not None or self.to_play is None:
-            raise refused or IllegalPlayError("the play is over")
-        p, hand = self.to_play, self.hands[self.to_play]
+        if refused is not None:
+            raise refused
+        return self.push_play(card)
+
+    def push_play(self, card: Card) -> PlayState:
+        """Lay a card that `why_not_play` allowed (trusted, unchecked)."""
+        p = self.to_play
+        assert p is not None
+        hand = self.hands[p]
         series, count = self.series + (card,), self.count + card.pips
         peg = score_pegging(series)
         parts = tuple((k, int(getattr(peg, k))) for k in _PEG_PARTS if getattr(peg, k))
@@ -332,9 +338,7 @@ class PlayState:
         p = self._turn(player, "say go")
         if isinstance(p, IllegalPlayError):
             return p
-        who = self.name(p)
-        room = 31 - self.count
-        hand = self.hands[p]
+        who, room, hand = self.name(p), 31 - self.count, self.hands[p]
         if hand is not None:
             playable = [c for c in hand if c.pips <= room]
             if playable:
@@ -353,9 +357,14 @@ class PlayState:
     def go(self, player: int | None = None) -> PlayState:
         """Say go; raises IllegalPlayError when a card could be played, and changes nothing."""
         refused = self.why_not_go(player)
-        if refused is not None or self.to_play is None:
-            raise refused or IllegalPlayError("the play is over")
+        if refused is not None:
+            raise refused
+        return self.push_go()
+
+    def push_go(self) -> PlayState:
+        """Say a go that `why_not_go` allowed (trusted, unchecked)."""
         p = self.to_play
+        assert p is not None
         gos = self.gos
         if self.hands[p] is None:
             gos = gos + (DeclaredGo(p, self.count, len(self.log)),)

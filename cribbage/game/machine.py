@@ -67,7 +67,7 @@ _HANDLERS: dict[str, Callable[[Table, Core, Any], Stepped]] = {
 """What each action type does, once its refusal said None: (table, state, action) -> (the
 next state, its events)."""
 
-_TYPED = tuple(ACTION_CLASSES.values())
+_TYPED = frozenset(ACTION_CLASSES.values())
 
 
 class Step(NamedTuple):
@@ -293,7 +293,7 @@ class Game:
         """Why the typed `action` is refused now, or None: then `step` accepts it. The one
         complete answer (the type against the phase and mode, then every value). Raises
         TypeError for anything but a typed action (`parse_action` reads JSON)."""
-        if not isinstance(action, _TYPED):
+        if type(action) not in _TYPED:
             raise TypeError(f"a game takes typed actions (cribbage.actions), not {action!r}: "
                             "read JSON with parse_action")
         return refusal(self.table, self.core, action, undo=bool(self.past),

@@ -61,7 +61,8 @@ def play(table: Table, c: Core, act: Play | Go) -> Stepped:
 
     ps = c.play
     assert ps is not None
-    new = ps.play(act.card, act.player) if isinstance(act, Play) else ps.go(act.player)
+    # Trusted: the refusal asked the play's own `why_not_play` / `why_not_go`.
+    new = ps.push_play(act.card) if isinstance(act, Play) else ps.push_go()
     c = replace(c, play=new, play_started=True)
     names = table.names
     out: list[Event] = []
