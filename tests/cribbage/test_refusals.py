@@ -111,3 +111,26 @@ def test_a_game_takes_typed_actions_only() -> None:
                 assert "parse_action" in str(exc)
             else:
                 raise AssertionError(f"{call.__name__} took {untyped!r}")
+
+
+def test_a_handlers_refusal_is_worded_by_the_step_with_the_games_state(
+        monkeypatch: Any) -> None:
+    """A handler knows only the table: it raises a state-free refusal, and the step (the one
+    place that knows the whole game) adds the action and the state."""
+    from cribbage.errors import ImpossibleScoreError
+    from cribbage.game import machine
+    from cribbage.game.table import Refusal, Refused
+
+    def refuses(table: Any, state: Any, action: Any) -> Any:
+        raise Refused(Refusal("no such peg", "That peg isn't there.", ImpossibleScoreError))
+
+    monkeypatch.setitem(machine._HANDLERS, "peg", refuses)
+    g = Game.new(dealer=0)
+    try:
+        g.step(Peg(0, 2))
+    except ImpossibleScoreError as exc:
+        assert str(exc) == f"action peg (side=0, points=2) refused: no such peg ({g.describe()})"
+        assert exc.say == "That peg isn't there."
+    else:
+        raise AssertionError("the handler's refusal was lost")
+    assert g.scores == (0, 0) and not g.can_undo
