@@ -296,6 +296,9 @@ class Game:
         if type(action) not in _TYPED:
             raise TypeError(f"a game takes typed actions (cribbage.actions), not {action!r}: "
                             "read JSON with parse_action")
+        if type(action) is Redo and self.redo_stack:
+            # What is redone is asked about too (a record's redo stack was never checked).
+            action = self.redo_stack[-1]
         return refusal(self.table, self.core, action, undo=bool(self.past),
                        redo=bool(self.redo_stack))
 

@@ -41,12 +41,12 @@ def options(data: Mapping[str, Any]) -> dict[str, Any]:
 def actions(data: Mapping[str, Any], key: str) -> list[Action]:
     """The typed actions of a record's list `key` ("actions" or "redo", in any spelling an
     earlier version stored); raises InvalidActionError, or IllegalPlayError for an undo or
-    redo among the accepted actions."""
+    redo among them (a record keeps what they did, never them)."""
     out = []
     for i, action in enumerate(data[key]):
         typed = parse_action(action)
-        if key == "actions" and typed.type in ("undo", "redo"):
-            raise IllegalPlayError(f"action {i} of the record is an {typed.type}")
+        if typed.type in ("undo", "redo"):
+            raise IllegalPlayError(f"{key} {i} of the record is an {typed.type}")
         out.append(typed)
     return out
 

@@ -134,3 +134,24 @@ def test_a_handlers_refusal_is_worded_by_the_step_with_the_games_state(
     else:
         raise AssertionError("the handler's refusal was lost")
     assert g.scores == (0, 0) and not g.can_undo
+
+
+def test_a_redo_from_a_record_is_checked_like_any_action() -> None:
+    g = Game.new(dealer=0)
+    record = {**g.to_json(), "redo": [{"type": "peg", "side": 7, "points": 2}]}
+    loaded = Game.from_json(record)
+    assert loaded.can_redo and loaded.why_not(Redo()) is not None
+    try:
+        loaded.step(Redo())
+    except CribbageError as exc:
+        assert "no side 7" in str(exc) and exc.say == "There are 2 sides, numbered 0 to 1."
+    else:
+        raise AssertionError("a redo of an impossible peg was taken")
+    assert Game.new(dealer=0).why_not(Redo()) is not None  # nothing to redo
+    for stored in ({"type": "undo"}, {"type": "redo"}):
+        try:
+            Game.from_json({**g.to_json(), "redo": [stored]})
+        except CribbageError as exc:
+            assert "redo 0 of the record" in str(exc)
+        else:
+            raise AssertionError(f"a record kept {stored} to redo")
