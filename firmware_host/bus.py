@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from cribbage.game import Game
     from cribbage.game.events import Event
-    from firmware_host.components.games import GameEntry
     from hardware.interfaces import BoardState
 
 log = logging.getLogger("crib.daemon")
@@ -57,6 +58,31 @@ class EventBus:
 
 
 # -- the daemon's own events -----------------------------------------------------------------
+Answer = dict[str, Any]
+"""An action's answer: {"game", "op_id", "events"}."""
+
+
+@dataclass
+class GameEntry:
+    """A game in memory, as the games component keeps it and its events carry it: its
+    engine state (the fold of its log) and its JSON view."""
+
+    id: int
+    params: dict[str, Any]
+    game: Game
+    version: int = 0
+    view: dict[str, Any] = field(default_factory=dict)  # game.view(), for JSON only
+    # Answers of actions whose commit is under way, by op id (removed once on disk).
+    ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
+    # Op ids of the actions on disk: only a repeated one needs a look in the store.
+    logged: set[str] = field(default_factory=set)
+    # Each side's score after every accepted action (the race), built step by step.
+    race: list[dict[str, Any]] = field(default_factory=list)
+
+    def body(self) -> dict[str, Any]:
+        return {**self.view, "id": self.id, "version": self.version}
+
+
 @dataclass(frozen=True, slots=True)
 class GameStarted:
     """A new game was started, or the latest resumed at start: it is the current one."""

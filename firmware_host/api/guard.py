@@ -22,6 +22,9 @@ BODY_BUDGET = 4 * 1024 * 1024
 MAX_DEPTH = 16  # the deepest real body is an action inside its envelope: depth 3
 MAX_INT_DIGITS = 19  # a 64-bit integer; no real field needs more
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+PARSED_JSON = "crib.json"
+"""The scope key of a JSON body the door has parsed: the edge reads it from here, never the
+text again (the action route types the action from it once)."""
 
 
 class BodyRefused(ValueError):
@@ -70,9 +73,10 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def check_json(body: bytes) -> None:
-    """Refuse JSON that FastAPI would answer with a 400 or choke on: not UTF-8, nested
-    deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS. Raises BodyRefused (422)."""
+def check_json(body: bytes) -> Any:
+    """The body's JSON value, refusing JSON that FastAPI would answer with a 400 or choke on:
+    not UTF-8, nested deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS. Raises
+    BodyRefused (422)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -87,8 +91,8 @@ def check_json(body: bytes) -> None:
                           f"the JSON body nests {depth} deep: no request nests more than "
                           f"{MAX_DEPTH}")
     try:
-        json.loads(text, parse_int=_int, parse_float=_float,
-                   parse_constant=_no_constant)
+        return json.loads(text, parse_int=_int, parse_float=_float,
+                          parse_constant=_no_constant)
     except ValueError as exc:
         if isinstance(exc, BodyRefused):
             raise
@@ -189,7 +193,7 @@ class Door:
         try:
             body = await self._read(receive)
             if body and _is_json(scope):
-                check_json(body)
+                scope[PARSED_JSON] = check_json(body)
         except BodyRefused as exc:
             await refuse(send, exc.status, exc.code, exc.sentence,
                          [(b"retry-after", b"1")] if exc.status == 503 else None)

@@ -276,7 +276,7 @@ class ClubLink:
             return None
         scores = res["scores"]
         try:
-            target = self.games.entry(row["game_id"]).keeper.target
+            target = self.games.entry(row["game_id"]).game.target
         except Exception:
             target = max(scores)
         seated = self.outbox.seated(row["game_id"])
@@ -347,7 +347,7 @@ class ClubLink:
         seated = self.outbox.seated(entry.id) if entry is not None else None
         game = None
         if entry is not None:
-            k = entry.keeper
+            k = entry.game
             pegs = k.pegs
             dealer = k.dealer
             game = schema.LiveGame(

@@ -42,18 +42,18 @@ class BoardView:
         self.board = board
         self.bus = bus
         self.state = BoardState()
-        self._keeper: Game | None = None
+        self._game: Game | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
         self._published: dict[str, Any] | None = None
 
-        bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.keeper))
+        bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.game))
         bus.register_event_handler(ActionCommitted, self._committed)
         bus.register_event_handler(DeviceChanged, self._device)
 
     def _committed(self, event: ActionCommitted) -> None:
         if event.current:
-            self.show(event.entry.keeper)
+            self.show(event.entry.game)
 
     def _device(self, event: DeviceChanged) -> None:
         # A board that is back (or found) gets everything at once.
@@ -68,11 +68,11 @@ class BoardView:
     def stop(self) -> None:
         """Nothing to close: the board keeps what it shows."""
 
-    def show(self, keeper: Game | None = None) -> None:
+    def show(self, game: Game | None = None) -> None:
         """Send the game's pegs and lines (and any pairing code) to the board and the stream."""
-        if keeper is not None:
-            self._keeper = keeper
-        k = self._keeper
+        if game is not None:
+            self._game = game
+        k = self._game
         tracks_n = self.settings.board.tracks
         tracks: list[TrackPegs] = []
         target, winner, lines = 121, None, ()

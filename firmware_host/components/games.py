@@ -13,10 +13,10 @@ import json
 import logging
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.bus import ActionCommitted, EventBus, GameStarted
+from firmware_host.bus import ActionCommitted, Answer, EventBus, GameEntry, GameStarted
 from firmware_host.components.results import ResultChange, result_change
 from firmware_host.errors import (
     BadRequestError,
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("crib.daemon")
 game_log = logging.getLogger("crib.game")
-
-Answer = dict[str, Any]
-
 
 # One encoder for every answer (json.dumps with options makes a new one per call).
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None,
@@ -58,7 +55,7 @@ def race_point(version: int, game: Game, kind: str | None) -> dict[str, Any]:
             "scores": [p.front for p in game.pegs]}
 
 
-def new_keeper(params: dict[str, Any]) -> Game:
+def new_game(params: dict[str, Any]) -> Game:
     """A fresh engine game for stored parameters; raises the engine's CribbageError."""
     from cribbage.game import Game  # imported late: the daemon binds its port first
 
@@ -66,26 +63,6 @@ def new_keeper(params: dict[str, Any]) -> Game:
     if "names" in args:
         args["names"] = tuple(args["names"])
     return Game.new(**{k: v for k, v in args.items() if v is not None or k == "dealer"})
-
-
-@dataclass
-class GameEntry:
-    """A game in memory: its engine state (the fold of its log) and its JSON view."""
-
-    id: int
-    params: dict[str, Any]
-    keeper: Game
-    version: int = 0
-    view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
-    # Answers of actions whose commit is under way, by op id (removed once on disk).
-    ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
-    # Op ids of the actions on disk: only a repeated one needs a look in the store.
-    logged: set[str] = field(default_factory=set)
-    # Each side's score after every accepted action (the race), built step by step.
-    race: list[dict[str, Any]] = field(default_factory=list)
-
-    def body(self) -> dict[str, Any]:
-        return {**self.view, "id": self.id, "version": self.version}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,16 +132,16 @@ class GameService:
         from cribbage.actions import parse_action
 
         params = self.store.game_params(game_id)
-        keeper = new_keeper(params)
-        entry = GameEntry(game_id, params, keeper, race=[race_point(0, keeper, None)])
+        game = new_game(params)
+        entry = GameEntry(game_id, params, game, race=[race_point(0, game, None)])
         for row in self.store.actions(game_id, upto):
             # Read as the edge reads a phone's action: older logs kept the phone's spelling.
             action = parse_action(row.action)
             entry.logged.add(row.op_id)
-            entry.keeper = entry.keeper.apply(action)
+            entry.game = entry.game.apply(action)
             entry.version = row.seq
-            entry.race.append(race_point(row.seq, entry.keeper, action.type))
-        entry.view = entry.keeper.view()
+            entry.race.append(race_point(row.seq, entry.game, action.type))
+        entry.view = entry.game.view()
         return entry
 
     def entry(self, game_id: int) -> GameEntry:
@@ -196,14 +173,14 @@ class GameService:
         from cribbage.errors import CribbageError
 
         try:
-            keeper = new_keeper(params)
+            game = new_game(params)
         except CribbageError as exc:
             raise BadRequestError(f"cannot start that game: {exc}",
                                   say=getattr(exc, "say", str(exc))) from None
         with self._lock:
             game_id = self.store.create_game(params)
-            entry = GameEntry(game_id, params, keeper, view=keeper.view(),
-                              race=[race_point(0, keeper, None)])
+            entry = GameEntry(game_id, params, game, view=game.view(),
+                              race=[race_point(0, game, None)])
             self._games[game_id] = entry
             self.current_id = game_id
         game_log.info("game %d started: %s, %s", game_id, params.get("variant"),
@@ -212,9 +189,15 @@ class GameService:
         return entry
 
     def refusal(self, game_id: int, exc: Exception) -> Exception:
-        """The daemon error for an action the engine's parser refused (with the game, as
-        the engine's own refusals); raises NotFoundError for no such game."""
-        return engine_refusal(exc, None, self.entry(game_id).body())
+        """The daemon error for an action the engine's parser refused, naming the input and
+        the game's state as the engine's own refusals do (with the game); raises
+        NotFoundError for no such game."""
+        from cribbage.errors import CribbageError
+
+        entry = self.entry(game_id)
+        if isinstance(exc, CribbageError):
+            exc = type(exc)(f"{exc} ({entry.game.describe()})", say=exc.say)
+        return engine_refusal(exc, None, entry.body())
 
     def act(self, game_id: int, version: int, op_id: str, action: Action) -> Answer:
         """Apply one action and wait for its commit; returns {"game", "op_id", "events"}.
@@ -267,12 +250,12 @@ class GameService:
             if repeat is not None:
                 return repeat
             self._check_version(entry, version)
-            keeper, events = self._apply(entry, action)
+            game, events = self._apply(entry, action)
             version = entry.version + 1
-            entry.race.append(race_point(version, keeper, action.type))
-            after = GameEntry(entry.id, entry.params, keeper, version, keeper.view(),
+            entry.race.append(race_point(version, game, action.type))
+            after = GameEntry(entry.id, entry.params, game, version, game.view(),
                               entry.ops, entry.logged, entry.race)
-            change = result_change(keeper, events)
+            change = result_change(game, events)
             accepted = self._commit(after, op_id, action, events, change)
             self._games[game_id] = after
         return accepted
@@ -305,7 +288,7 @@ class GameService:
         """The engine's next state and its events; raises InvalidActionError or
         IllegalActionError."""
         try:
-            return entry.keeper.step(action)
+            return entry.game.step(action)
         except Exception as exc:
             refusal = engine_refusal(exc, action, entry.body())
             if refusal is exc:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from cribbage.actions import parse_action
 from cribbage.game import Game
 from cribbage.simulate import random_action
 from tests.firmware_host.page_helpers import BROWSER, Phone, current, in_view
@@ -39,7 +40,7 @@ def script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
     while game.view()["result"] is None:
         view = game.view()
         action = random_action(game, rng)
-        out = game.apply(action)
+        out = game.apply(parse_action(action))
         game = out[0] if isinstance(out, tuple) else out
         after = game.view()
         if not hands or hands[-1]["hand"] != view["hand_number"]:
@@ -188,7 +189,7 @@ def cards_script(seed: int) -> list[dict[str, Any]]:
     while game.view()["result"] is None:
         view = game.view()
         action = random_action(game, rng)
-        out = game.apply(action)
+        out = game.apply(parse_action(action))
         game = out[0] if isinstance(out, tuple) else out
         if not hands or hands[-1]["hand"] != view["hand_number"]:
             hands.append({"hand": view["hand_number"], "play": [], "crib": [], "starter": None})
