@@ -36,6 +36,9 @@ from hardware.shuffler.audit import expected_adjacent
 from hardware.shuffler.plan import Pile, check_deck_size, secure_rng
 
 MAX_PASSES = 64
+# The most cards a bay takes in any plan of up to 104 cards in its minimum or face-down
+# passes (96 cards put 64 in one bay): the bays are drawn for this many of the thickest card.
+BAY_CAPACITY = 64
 
 
 class Bay(enum.StrEnum):
@@ -179,6 +182,16 @@ def face_down_passes(deck_size: int) -> int:
     """
     k = minimum_passes(deck_size)
     return k + (k % 2)
+
+
+def bay_counts(deck_size: int, passes: int) -> tuple[BayCounts, ...]:
+    """Each pass's bay counts, which depend only on the deck size and the passes (the keys
+    are always the same set), so a bay must hold the largest of them: 28 cards of 52 in 6
+    passes, 56 of 104 in 7 or 8, and `BAY_CAPACITY` at most for any deck of up to 104.
+
+    Raises PlanError as `plan_for_target`.
+    """
+    return tuple(pp.counts for pp in plan_for_target(range(deck_size), passes).passes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,12 +413,15 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
     wrong_first = tray_before + counts[b]
     holds_b = first.holds(b)
     holds_a = first.holds(a)
+    # with one bay empty either order makes the same deck: a door out of turn is then a
+    # door fault, not a wrong order
+    both = counts[a] > 0 and counts[b] > 0
     if holds_a is not None and holds_b is not None:
-        if counts[a] and counts[b] and holds_a and not holds_b:
+        if both and holds_a and not holds_b:
             return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
                          f"the {b} bay emptied before the {a} bay")
     if first.tray_cards != expect_first:
-        if (first.tray_cards == wrong_first and counts[a] != counts[b]
+        if (first.tray_cards == wrong_first and counts[a] != counts[b] and both
                 and (holds_b is None or not holds_b)):
             return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
                          f"the tray took {first.tray_cards} cards first, the {b} bay's pile,"
