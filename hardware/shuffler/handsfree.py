@@ -465,10 +465,12 @@ class RestackBuild:
     # An SG90 turning a door 90 degrees: its 20 ms frame, then 0.1 s per 60 degrees at 4.8 V
     # (datasheet figure), as design.RouterBuild reckons the router's servo.
     door_open_s: float = 0.020 + 90.0 / 60.0 * 0.1
-    # The lower doors 45 mm over the tray floor, the upper doors 90 mm (docs/hands-free.md);
-    # a pile falls h in sqrt(2 h / g) (air under it slows it a little: the shaft is vented).
-    lower_drop_mm: float = 45.0
-    upper_drop_mm: float = 90.0
+    # The lower doors 55 mm over the tray floor, the upper doors 90 mm, onto a lower pile
+    # about 10 mm high (docs/hands-free.md); a pile falls h in sqrt(2 h / g). The air under
+    # a pile in the close shaft slows it (to roughly 0.7-1 m/s, an estimate): the settle
+    # time below covers the difference until it is measured.
+    lower_drop_mm: float = 55.0
+    upper_drop_mm: float = 80.0
     # A pile comes to rest between the shaft's walls: an estimate, to measure.
     settle_s: float = 0.15
     # An HX711 at 80 samples a second: 16 samples (0.2 s) average the noise to well under
