@@ -433,6 +433,11 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
         return Check(Finding.MISCOUNT, Recovery.PROMPT,
                      f"the tray holds {first.tray_cards} cards after the {a} bay's doors "
                      f"opened, {expect_first} expected")
+    if holds_a and both:
+        # a full pile's count reached the tray while the first bay still holds cards: the
+        # other bay's pile came first (its own door sensor missing or failed)
+        return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
+                     f"the tray took {counts[a]} cards while the {a} bay still held its pile")
     if holds_a:
         return Check(Finding.CARDS_LEFT, Recovery.RETRY_DOORS,
                      f"the {a} bay still holds a card after its doors opened")
@@ -445,7 +450,7 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
                      f"the tray holds {second.tray_cards} of {n} cards after both doors "
                      f"opened" + (f"; cards left in the {', '.join(where)} bay" if where
                                   else ""))
-    if holds_a is None and counts[a] == counts[b] and counts[a] > 0:
+    if holds_a is None and holds_b is None and counts[a] == counts[b] and counts[a] > 0:
         return Check(Finding.UNVERIFIED, Recovery.REPLAN,
                      f"both piles hold {counts[a]} cards and no door sensor saw which "
                      "emptied first")

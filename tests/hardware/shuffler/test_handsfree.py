@@ -194,6 +194,16 @@ def test_a_wrong_restack_of_equal_piles_is_caught_by_the_door_sensors() -> None:
     assert blind_right.finding is Finding.UNVERIFIED
 
 
+def test_a_wrong_restack_is_caught_with_only_the_lower_bays_door_sensor() -> None:
+    counts = BayCounts(26, 26)
+    wrong = sense_restack(counts, WRONG)
+    one_eyed = type(wrong)(tuple(type(s)(s.opened, s.tray_cards, None, s.lower_holds)
+                                 for s in wrong.steps))
+    check = verify_restack(counts, one_eyed)
+    assert check.finding is Finding.WRONG_ORDER and check.recovery is Recovery.REPLAN
+    assert "still held its pile" in check.detail
+
+
 def test_a_wrong_restack_of_unequal_piles_is_caught_by_the_weight_alone() -> None:
     counts = BayCounts(28, 24)
     check = verify_restack(counts, sense_restack(counts, WRONG, door_sensors=False))
