@@ -12,10 +12,59 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from hardware.shuffler import design
 
 Point = tuple[float, float]  # (x, z) in the side view
+
+PILES = ("left", "right")
+
+
+class PathSegment(NamedTuple):
+    """One straight stretch of the card's path.
+
+    ``surface`` is what the card's underside slides on: ``"petg"`` for a printed floor (the
+    tray's land, the chute, a branch), ``"pile"`` for the last stretch, from the branch's
+    outlet down onto the bay's pile (the bay's PETG floor for the first card, card on card
+    after it) and on to the bay's end wall.
+    """
+
+    length_mm: float
+    slope_deg: float  # positive downhill
+    surface: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardPath:
+    """The card's path from the roller's nip to its bay's end wall, for one pile.
+
+    ``segments`` run in order from the nip; ``names`` says which part each one is;
+    ``beam_mm`` is where the pile's beam crosses the path (path length from the nip).
+    """
+
+    pile: str
+    segments: tuple[PathSegment, ...]
+    names: tuple[str, ...]
+    beam_mm: float
+
+    @property
+    def length_mm(self) -> float:
+        """Nip to the bay's end wall along the path."""
+        return sum(s.length_mm for s in self.segments)
+
+    def segment_at(self, s: float) -> PathSegment:
+        """The segment the path is on ``s`` mm from the nip.
+
+        Raises ValueError for an ``s`` before the nip or past the end wall.
+        """
+        if s < 0:
+            raise ValueError(f"{s:.1f} mm is before the nip")
+        for seg in self.segments:
+            if s <= seg.length_mm:
+                return seg
+            s -= seg.length_mm
+        raise ValueError(f"{s:.1f} mm past the {self.pile} bay's end wall")
 
 
 def _drive_roller() -> float:
@@ -68,14 +117,26 @@ class Geometry:
     pile_clearance: float = 5.0  # beam centre above a full pile, at the least
 
     # The tray and the separation gate.
-    tray_floor_z: float = 90.0  # top of the tray floor above the table
+    # Top of the tray floor above the table; the tyre's top (the nip), the land past it and
+    # the chute's start are ``roller_protrusion`` higher, at 90 mm.
+    tray_floor_z: float = 89.2
     tray_headroom: float = 6.0  # wall above a full deck
-    gate_setback: float = 6.0  # nip to the inner face of the tray's front wall
-    gate_window: float = 3.0  # opening under the front wall, above the floor
-    gate_gap_cards: float = 1.5  # the gate's gap in (nominal) card thicknesses
+    gate_setback: float = 7.0  # nip to the inner face of the tray's front wall
+    gate_window: float = 3.0  # opening under the front wall, above the land
+    # The gate's gap in (nominal) card thicknesses, above the land the card rests on there.
+    gate_gap_cards: float = 1.5
     gate_travel: float = 2.5  # the blade's slots let it move this much up or down
     gate_blade_height: float = 24.0
-    lip_length: float = 12.0  # tray floor past the gate blade, over the roller
+    gate_chamfer: float = 1.0  # 45-degree lead-in on the blade's lower edge, deck side
+    lip_length: float = 11.0  # tray floor (the land) past the gate blade
+    # The land: past the tyre the floor rises to the tyre's top, so the bottom card leaves
+    # the nip level and rests on the land under the blade. Over the roller's slot it is a
+    # plate ``land_plate`` thick that starts where it clears the tyre by the slot clearance,
+    # its leading edge chamfered ``land_lead``; beside the slot a ramp ``land_ramp`` long
+    # climbs to it from the floor.
+    land_plate: float = 1.6
+    land_lead: float = 0.5
+    land_ramp: float = 3.0
 
     # The roller: a printed hub with two O-rings as its tyre.
     roller_protrusion: float = 0.8  # tyre top above the tray floor
@@ -148,8 +209,54 @@ class Geometry:
 
     @property
     def gate_gap(self) -> float:
-        """Tray floor to the gate blade's edge."""
+        """The gap the blade is set to: the land's top to the blade's edge."""
         return self.gate_gap_cards * self.nominal_card
+
+    @property
+    def land_z(self) -> float:
+        """Top of the land past the tyre: level with the tyre's top (the nip)."""
+        return self.tray_floor_z + self.roller_protrusion
+
+    def tyre_top(self, x: float) -> float:
+        """Height of the tyre's surface at ``x`` (below the axis' level: -inf)."""
+        r = self.roller_diameter / 2
+        ax, az = self.roller_axis
+        return az + math.sqrt(r * r - (x - ax) ** 2) if abs(x - ax) < r else -math.inf
+
+    @property
+    def land_start(self) -> float:
+        """x where the land's plate begins over the slot (it clears the tyre there)."""
+        r = self.roller_diameter / 2
+        under = self.land_z - self.land_plate - self.roller_slot_clearance - self.roller_axis[1]
+        return self.roller_axis[0] + math.sqrt(max(r * r - under * under, 0.0))
+
+    def support_z(self, x: float) -> float:
+        """The top of what the bottom card rests on at ``x`` on the centre line (the tyre,
+        the land over the slot with its chamfer, or the floor behind the slot)."""
+        land = -math.inf
+        if x >= self.land_start:
+            land = min(self.land_z, self.land_z - self.land_lead + (x - self.land_start))
+        floor = self.tray_floor_z if x < -self.floor_opening / 2 else -math.inf
+        return max(self.tyre_top(x), land, floor)
+
+    @property
+    def gate_edge(self) -> tuple[float, float, float]:
+        """(x from, x to, z) of the blade's lowest edge, its flat past the lead-in chamfer."""
+        return (self.gate_x + self.gate_chamfer, self.gate_x + self.wall,
+                self.land_z + self.gate_gap)
+
+    @property
+    def card_gap_at_gate(self) -> float:
+        """The opening the bottom card meets at the gate: the blade's lowest edge down to the
+        top of what the card rests on under it (the land, level with the tyre's top).
+
+        Taken at the tightest point under the blade's flat, so it is the gap a card meets,
+        not the blade's height above the tray floor.
+        """
+        x0, x1, z = self.gate_edge
+        steps = 20
+        top = max(self.support_z(x0 + (x1 - x0) * k / steps) for k in range(steps + 1))
+        return z - top
 
     @property
     def gate_gap_range(self) -> tuple[float, float]:
@@ -243,14 +350,14 @@ class Geometry:
     @property
     def fork_run(self) -> float:
         """x from the chute's start to the fork, so the fork is ``nip_to_flap`` along the path."""
-        lip = math.dist(self.nip, (self.router_x0, self.tray_floor_z))
+        lip = math.dist(self.nip, (self.router_x0, self.land_z))
         return (self.nip_to_flap - lip) * math.cos(math.radians(self.chute_angle))
 
     @property
     def fork(self) -> Point:
         """Where the chute's floor meets the two branches."""
         return (self.router_x0 + self.fork_run,
-                self.tray_floor_z - self.fork_run * math.tan(math.radians(self.chute_angle)))
+                self.land_z - self.fork_run * math.tan(math.radians(self.chute_angle)))
 
     @property
     def outlet_z(self) -> float:
@@ -280,9 +387,35 @@ class Geometry:
         return math.degrees(math.atan2(fz - oz, ox - fx))
 
     def path(self, pile: str) -> list[Point]:
-        """The card's underside from the nip to the branch outlet of ``pile`` (left/right)."""
+        """The card's underside from the nip to the branch outlet of ``pile`` (left/right):
+        level over the land to the chute, down the chute to the fork, down the branch."""
         outlet = {"left": self.left_outlet, "right": self.right_outlet}[pile]
-        return [self.nip, (self.router_x0, self.tray_floor_z), self.fork, outlet]
+        return [self.nip, (self.router_x0, self.land_z), self.fork, outlet]
+
+    def end_wall(self, pile: str, cards: int = 0) -> Point:
+        """(x, z) where the bay's far end wall meets the top of a pile of ``cards``."""
+        left, right, far = self.bays_x
+        x = {"left": right - self.wall, "right": far - self.wall}[pile]
+        return x, self.bay_floor_top + self.pile_height(cards)
+
+    def card_path(self, pile: str, cards: int = 0) -> CardPath:
+        """The card's path to ``pile`` as straight segments, nip to the bay's end wall.
+
+        The stretches are the land (level, from the nip to the chute), the chute, the
+        branch, and the drop: a straight line from the branch's outlet to the foot of the
+        bay's end wall on a pile of ``cards`` (0: the empty bay). The beam is where the
+        branch crosses it. Raises ValueError for a pile that is not left or right.
+        """
+        if pile not in PILES:
+            raise ValueError(f"pile must be left or right, got {pile!r}")
+        pts = [*self.path(pile), self.end_wall(pile, cards)]
+        names = ("land", "chute", f"{pile} branch", f"drop into the {pile} bay")
+        segs = []
+        for (ax, az), (bx, bz), name in zip(pts, pts[1:], names, strict=False):
+            slope = math.degrees(math.atan2(az - bz, bx - ax))
+            segs.append(PathSegment(math.dist((ax, az), (bx, bz)), slope,
+                                    "pile" if name.startswith("drop") else "petg"))
+        return CardPath(pile, tuple(segs), names, self.nip_to_beam(pile))
 
     def along(self, pile: str, s: float) -> tuple[Point, Point]:
         """The point ``s`` mm along the path to ``pile`` from the nip, and the path's direction.
@@ -384,8 +517,16 @@ class Geometry:
         """What makes this geometry unbuildable, in words (empty when it is fine)."""
         out = []
         lo, hi = self.gate_gap_range
-        if not lo <= self.gate_gap < hi:
-            out.append(f"gate gap {self.gate_gap:.3f} mm is outside {lo:.3f}-{hi:.3f} mm")
+        if not lo <= self.card_gap_at_gate < hi:
+            out.append(f"gate gap {self.card_gap_at_gate:.3f} mm (blade edge to the land the "
+                       f"card rests on) is outside {lo:.3f}-{hi:.3f} mm")
+        if self.land_start + self.land_lead > self.gate_x + self.gate_chamfer:
+            out.append(f"the land reaches the tyre's height at x = "
+                       f"{self.land_start + self.land_lead:.2f} mm, past the blade's edge at "
+                       f"{self.gate_x + self.gate_chamfer:.2f} mm: move the gate forward")
+        if self.gate_window < self.gate_gap + self.gate_travel:
+            out.append(f"front wall's window {self.gate_window} mm is under the blade's gap "
+                       f"and travel")
         if self.card_width > self.widest_card:
             out.append(f"card width {self.card_width} mm is wider than the tray's "
                        f"{self.widest_card} mm")

@@ -16,9 +16,12 @@ from build123d import (
     Cone,
     Cylinder,
     Part,
+    Plane,
+    Polygon,
     Pos,
     Rot,
     Torus,
+    extrude,
 )
 
 from hardware.shuffler.cad.params import Geometry, Point
@@ -54,7 +57,7 @@ def _band(start: Point, angle: float, length: float, below: float, above: float,
 
 def _segments(g: Geometry) -> list[tuple[Point, float, float, float, float]]:
     """(start, angle, length, back, ahead) of the chute and the two branches."""
-    x0, z0 = g.router_x0, g.tray_floor_z
+    x0, z0 = g.router_x0, g.land_z
     fx, fz = g.fork
     chute = math.hypot(fx - x0, fz - z0)
     left = math.dist(g.fork, g.left_outlet)
@@ -66,36 +69,65 @@ def _segments(g: Geometry) -> list[tuple[Point, float, float, float, float]]:
 
 # ----- printed parts -----
 
+def _prism_xz(points: list[Point], y0: float, y1: float) -> Part:
+    """A prism along y (from y0 to y1) on a polygon of the side view's (x, z) points."""
+    face = Plane.XZ * Polygon(*[(x, z) for x, z in points], align=None)
+    return Pos(0, y1, 0) * extrude(face, amount=y1 - y0)
+
+
+def countersink(x: float, y: float, z_top: float, depth: float) -> Part:
+    """A 3.4 mm hole down from ``z_top`` for ``depth``, countersunk 90 degrees to 6.4 mm.
+
+    An ISO 10642 M3 head (6 mm) then sits 0.2 mm under the surface.
+    """
+    sink = (6.4 - 3.4) / 2
+    hole = _z_cylinder(x, y, 3.4, z_top - depth - 0.01, z_top + 0.01)
+    return hole + Pos(x, y, z_top - sink) * Cone(1.7, 3.2, sink + 0.01, align=LOW)
+
+
 def tray(g: Geometry) -> Part:
-    """The input tray: floor with the roller's slot, walls, the front wall over the gate."""
+    """The input tray: floor with the roller's slot, walls, the front wall over the gate, and
+    the land past the tyre (level with its top) that the card rests on under the blade."""
     length, width = g.tray_inner
     x0, x1 = g.tray_x
     yi, yo = width / 2, width / 2 + g.wall
     zf, top = g.tray_floor_z, g.tray_wall_top
     body = _box(x0, x1, -yo, yo, zf - g.floor, zf)  # floor and the lip past the gate
+    # The land: a ramp up from the floor beside the slot, level with the tyre's top on.
+    zl, xs = g.land_z, g.land_start
+    body += _prism_xz([(xs - g.land_ramp, zf), (x1, zf), (x1, zl), (xs, zl)], -yi, yi)
     body += _box(x0, x0 + g.wall, -yo, yo, zf, top)  # back wall
     for side in (-1, 1):
         body += _box(x0, g.gate_x, *sorted((side * yi, side * yo)), zf, top)  # side walls
     # Front wall: stands a gate window above the floor; its ears carry the gate blade's screws.
     ear = yo + 10.0
-    body += _box(g.gate_setback, g.gate_x, -yi, yi, zf + g.gate_window, top)
+    body += _box(g.gate_setback, g.gate_x, -yi, yi, zl + g.gate_window, top)
     for side in (-1, 1):
         body += _box(g.gate_setback, g.gate_x, *sorted((side * yo, side * ear)),
                      zf - g.floor, zf + g.gate_blade_height)
     # The roller's slot, and the window a TCRT5000 under the floor looks up through.
     half_w = g.hub_width / 2 + g.roller_slot_clearance
     body -= _box(-g.floor_opening / 2, g.floor_opening / 2, -half_w, half_w,
-                 zf - g.floor - 1, zf + 1)
+                 zf - g.floor - 1, zl + 1)
+    # ... and over the slot the land is a plate that clears the tyre, its edge chamfered.
+    lead = g.land_lead
+    body += _prism_xz([(xs, zl - g.land_plate), (g.floor_opening / 2 + 0.01, zl - g.land_plate),
+                       (g.floor_opening / 2 + 0.01, zl), (xs + lead, zl), (xs, zl - lead)],
+                      -half_w - 0.01, half_w + 0.01)
     body -= _box(-50, -40, -3, 3, zf - g.floor - 1, zf + 1)
     for hole in gate_screw_points(g):
         body -= _x_hole(g, hole)
-    for sx in (-1, 1):  # the motor clamp's two screws
-        body -= _z_cylinder(sx * 11.0, -g.hub_width / 2 - g.motor_gap - g.gearbox_len / 2,
-                            3.4, zf - g.floor - 1, zf + 1)
-    for x, y in tray_screw_points(g):  # countersunk M3 into the base, flush under the deck
-        body -= _z_cylinder(x, y, 3.4, zf - g.floor - 1, zf + 1)
-        body -= Pos(x, y, zf - 1.7) * Cone(1.7, 3.4, 1.7 + 0.01, align=LOW)
+    # Every screw through the floor is countersunk flush: the card slides over their heads.
+    for x, y in clamp_screw_points(g) + tray_screw_points(g):
+        surface = g.support_z(x) if x > 0 else zf
+        body -= countersink(x, y, surface, surface - zf + g.floor)
     return body
+
+
+def clamp_screw_points(g: Geometry) -> list[tuple[float, float]]:
+    """(x, y) of the two M3 screws that hold the motor clamp under the tray floor."""
+    y = -g.hub_width / 2 - g.motor_gap - g.gearbox_len / 2
+    return [(sx * 11.0, y) for sx in (-1, 1)]
 
 
 def tray_screw_points(g: Geometry) -> list[tuple[float, float]]:
@@ -108,7 +140,7 @@ def tray_screw_points(g: Geometry) -> list[tuple[float, float]]:
 def gate_screw_points(g: Geometry) -> list[tuple[float, float, float]]:
     """(x, z, y) of the two M3 screws that hold the gate blade to the front wall's ears."""
     y = g.tray_inner[1] / 2 + g.wall + 5.0
-    z = g.tray_floor_z + g.gate_blade_height / 2
+    z = g.land_z + g.gate_gap + g.gate_blade_height / 2  # mid-travel
     return [(g.gate_setback, z, -y), (g.gate_setback, z, y)]
 
 
@@ -121,8 +153,11 @@ def _x_hole(g: Geometry, hole: tuple[float, float, float]) -> Part:
 def gate_blade(g: Geometry) -> Part:
     """The gate: a blade on the front wall's outer face; slots set its gap to the floor."""
     half = g.tray_inner[1] / 2 + g.wall + 10.0
-    z0 = g.tray_floor_z + g.gate_gap
-    blade = _box(g.gate_x, g.gate_x + g.wall, -half, half, z0, z0 + g.gate_blade_height)
+    z0 = g.land_z + g.gate_gap
+    c = g.gate_chamfer  # the lead-in: 45 degrees on the deck side of the edge
+    blade = _prism_xz([(g.gate_x, z0 + c), (g.gate_x + c, z0), (g.gate_x + g.wall, z0),
+                       (g.gate_x + g.wall, z0 + g.gate_blade_height),
+                       (g.gate_x, z0 + g.gate_blade_height)], -half, half)
     for _x, z, y in gate_screw_points(g):
         slot = _box(g.gate_x - 1, g.gate_x + g.wall + 1, y - 1.7, y + 1.7,
                     z - g.gate_travel, z + g.gate_travel)
@@ -186,8 +221,8 @@ def motor_clamp(g: Geometry) -> Part:
     block = _box(ax - 14, ax + 14, y0, y1, z0, zf)
     block -= _box(ax - g.gearbox_w / 2 - g.fit, ax + g.gearbox_w / 2 + g.fit, y0 - 1, y1 + 1,
                   az - g.gearbox_h / 2 - g.fit, az + g.gearbox_h / 2 + g.fit)
-    for sx in (-1, 1):
-        block -= _z_cylinder(ax + sx * 11.0, (y0 + y1) / 2, 2.5, z0 - 1, zf + 1)
+    for x, y in clamp_screw_points(g):
+        block -= _z_cylinder(x, y, 2.5, z0 - 1, zf + 1)
     return block
 
 

@@ -128,20 +128,25 @@ def test_the_card_path_and_the_bays_take_the_widest_card(model):
 
 def test_the_gate_gap_measured_on_the_parts(model):
     tray, blade = model["tray"], model["gate_blade"]
-    x = DEFAULT.gate_x + DEFAULT.wall / 2
-    # Beside the roller's slot, where the card's edges ride on the floor under the blade.
-    y = DEFAULT.hub_width / 2 + DEFAULT.roller_slot_clearance + 8
-    top = DEFAULT.tray_floor_z + 50
-    floor_top = top - ray_hits(tray, (x, y, top), DOWN)[0]
-    blade_edge = top - ray_hits(blade, (x, y, top), DOWN)[-1]
-    gap = blade_edge - floor_top
+    g = DEFAULT
+    x = (g.gate_edge[0] + g.gate_edge[1]) / 2  # under the blade's flat, past its chamfer
+    top = g.tray_floor_z + 50
     lo, hi = 1.2 * design.CARD_THICKNESS_MAX_MM, 2 * design.CARD_THICKNESS_MIN_MM
-    assert lo <= gap < hi, f"gate gap {gap:.3f} mm"
-    assert gap == pytest.approx(DEFAULT.gate_gap, abs=1e-6)
+    # Over the roller's slot (the land's plate) and beside it (the land on the floor): the
+    # blade's edge stands the gap above what the card rests on, the tyre's top's level.
+    for y in (0.0, g.hub_width / 2 + g.roller_slot_clearance + 8):
+        land = top - ray_hits(tray, (x, y, top), DOWN)[0]
+        edge = top - ray_hits(blade, (x, y, top), DOWN)[-1]
+        assert land == pytest.approx(model["o_rings"].bounding_box().max.Z)  # the tyre's top
+        assert lo <= edge - land < hi, f"gate gap {edge - land:.3f} mm"
+        assert edge - land == pytest.approx(g.card_gap_at_gate, abs=1e-6)
+        assert edge - (land - g.roller_protrusion) > 2 * design.CARD_THICKNESS_MAX_MM
     # The front wall before the blade leaves a window over the whole of the blade's travel.
-    wall_x = DEFAULT.gate_setback + DEFAULT.wall / 2
-    window = _gap_at(tray, (wall_x, y, top), DOWN, 50 - 0.1)
-    assert window >= DEFAULT.gate_gap + DEFAULT.gate_travel
+    wall_x = g.gate_setback + g.wall / 2
+    runs = material_runs(tray, (wall_x, 20.0, top), DOWN)
+    window = next(b[0] - a[1] for a, b in zip(runs, runs[1:], strict=False)
+                  if top - b[0] <= g.land_z + 1e-6)
+    assert window >= g.card_gap_at_gate + g.gate_travel
 
 
 def _beam_path_lengths(g: Geometry, router, nip) -> list[float]:
