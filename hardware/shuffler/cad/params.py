@@ -121,12 +121,13 @@ class Geometry:
     # the chute's start are ``roller_protrusion`` higher, at 90 mm.
     tray_floor_z: float = 89.2
     tray_headroom: float = 6.0  # wall above a full deck
-    gate_setback: float = 7.0  # nip to the inner face of the tray's front wall
-    gate_window: float = 3.0  # opening under the front wall, above the land
+    # Nip to the inner face of the ears that carry the gate blade. The blade, on their outer
+    # face, is the tray's front wall: the deck's front rests on it (no bridged wall).
+    gate_setback: float = 7.0
     # The gate's gap in (nominal) card thicknesses, above the land the card rests on there.
     gate_gap_cards: float = 1.5
     gate_travel: float = 2.5  # the blade's slots let it move this much up or down
-    gate_blade_height: float = 24.0
+    ear_height: float = 24.0  # the ears that carry the blade's two screws
     gate_chamfer: float = 1.0  # 45-degree lead-in on the blade's lower edge, deck side
     lip_length: float = 11.0  # tray floor (the land) past the gate blade
     # The land: past the tyre the floor rises to the tyre's top, so the bottom card leaves
@@ -140,7 +141,12 @@ class Geometry:
 
     # The roller: a printed hub with two O-rings as its tyre.
     roller_protrusion: float = 0.8  # tyre top above the tray floor
-    oring_section: float = 2.5  # O-ring cross-section (NBR 70A)
+    # The tyre: two NBR 70A O-rings of 2.5 mm section, stretched 5-10 % onto the hub's
+    # grooves so they hold without creeping (a stretched ring grips its groove; a loose one
+    # walks off). ``oring_id`` 0 chooses the whole-millimetre stock size nearest 7.5 %
+    # stretch for the roller's diameter: 23 mm for the 30 mm roller (9.5 %).
+    oring_id: float = 0.0
+    oring_section: float = 2.5
     hub_relief: float = 1.0  # hub flanges stay this far inside the tyre's top
     hub_width: float = 22.0
     oring_pitch: float = 14.0  # centre to centre of the two O-rings
@@ -173,6 +179,9 @@ class Geometry:
     # The flap (vane) and its SG90 servo.
     vane_thickness: float = 2.4
     vane_clearance: float = 0.4
+    # Where the branches part, the septum's wedge is cut back square to the right branch's
+    # floor to a flat this thick: two 0.45 mm lines, not a knife edge the nozzle blunts.
+    septum_flat: float = 0.9
     vane_length: float = field(default_factory=_flap_length)
     axle_d: float = 3.0
     servo_l: float = 22.8
@@ -194,6 +203,16 @@ class Geometry:
     touch_pad: tuple[float, float] = (16.0, 12.0)  # TTP223 module, senses through the skin
     touch_skin: float = 1.6
     led_hole_d: float = 5.2
+    # The main switch: a KCD1-101 rocker snaps into a 19.2 x 12.9 mm cut-out (its datasheet's
+    # panel cut-out; bezel 21 x 15 mm) in a panel of 0.8-2 mm: the lid is thinned there.
+    switch_cutout: tuple[float, float] = (19.2, 12.9)
+    switch_panel: float = 1.6
+    switch_at: tuple[float, float] = (-5.0, 44.0)
+    # The TCRT5000 module (32 x 14 mm board, its sensor 10.2 x 5.8 x 7 mm at one end)
+    # slides into rails under the lid, its sensor up under the tray floor's window.
+    tcrt_board: tuple[float, float, float] = (32.0, 14.0, 1.6)
+    tcrt_sensor: tuple[float, float, float] = (10.2, 5.8, 7.0)
+    tcrt_at: tuple[float, float] = (-45.0, 0.0)  # the window's centre
 
     bed: float = 220.0
 
@@ -299,9 +318,44 @@ class Geometry:
     def roller_axis(self) -> Point:
         return (0.0, self.nip[1] - self.roller_diameter / 2)
 
+    def _fitted(self, ring_id: float) -> float:
+        """The cross-section of an O-ring of ``ring_id`` stretched on the hub.
+
+        The ring's volume, pi^2/4 x (ID + s) x s^2, is the same on the hub, where its outside
+        is the roller's diameter D: (D - s') x s'^2 = (ID + s) x s^2, solved for s'.
+        """
+        want = (ring_id + self.oring_section) * self.oring_section ** 2
+        s = self.oring_section
+        for _ in range(60):  # a fixed point: s' = sqrt(want / (D - s'))
+            s = math.sqrt(want / (self.roller_diameter - s))
+        return s
+
+    @property
+    def tyre_oring_id(self) -> float:
+        """The O-rings' inside diameter (``oring_id``, or the stock size chosen)."""
+        if self.oring_id:
+            return self.oring_id
+
+        def stretch(ring_id: float) -> float:
+            return (self.roller_diameter - 2 * self._fitted(ring_id)) / ring_id - 1
+
+        near = round(self.roller_diameter - 2 * self.oring_section)
+        return min(range(near - 4, near + 2), key=lambda i: abs(stretch(i) - 0.075))
+
+    @property
+    def oring_section_fitted(self) -> float:
+        """The O-ring's cross-section stretched on the hub (its volume kept)."""
+        return self._fitted(self.tyre_oring_id)
+
     @property
     def hub_groove_d(self) -> float:
-        return self.roller_diameter - 2 * self.oring_section
+        """The grooves' bottom: the tyre's outside is then the roller's diameter."""
+        return self.roller_diameter - 2 * self.oring_section_fitted
+
+    @property
+    def oring_stretch(self) -> float:
+        """The O-ring's stretch on its groove, as a share of its inside diameter."""
+        return self.hub_groove_d / self.tyre_oring_id - 1
 
     @property
     def hub_flange_d(self) -> float:
@@ -322,9 +376,15 @@ class Geometry:
 
     @property
     def tray_x(self) -> tuple[float, float]:
+        """(back wall's outside, the lip's end): the inside runs back from the blade."""
         length, _ = self.tray_inner
-        return (self.gate_setback - length - self.wall,
+        return (self.gate_x - length - self.wall,
                 self.gate_x + self.wall + self.lip_length)
+
+    @property
+    def gate_blade_height(self) -> float:
+        """The blade, from its edge up to the tray walls' top (it is the front wall)."""
+        return self.tray_wall_top - self.gate_edge[2]
 
     @property
     def router_x0(self) -> float:
@@ -493,6 +553,12 @@ class Geometry:
         """Distance from the fork, along the right branch's floor, to where the branches part."""
         return self.channel_gap / math.sin(math.radians(self.lower_angle - self.upper_angle))
 
+    @property
+    def septum_start(self) -> float:
+        """Distance from the fork, along the right branch's floor, to the septum's flat."""
+        return self.septum_apex + self.septum_flat / math.tan(
+            math.radians(self.lower_angle - self.upper_angle))
+
     def vane_angle(self, pile: str) -> float:
         """The flap's slope (degrees below horizontal) that sends a card to ``pile``.
 
@@ -524,9 +590,9 @@ class Geometry:
             out.append(f"the land reaches the tyre's height at x = "
                        f"{self.land_start + self.land_lead:.2f} mm, past the blade's edge at "
                        f"{self.gate_x + self.gate_chamfer:.2f} mm: move the gate forward")
-        if self.gate_window < self.gate_gap + self.gate_travel:
-            out.append(f"front wall's window {self.gate_window} mm is under the blade's gap "
-                       f"and travel")
+        if not 0.05 <= self.oring_stretch <= 0.10:
+            out.append(f"O-ring {self.tyre_oring_id} mm ID on a {self.hub_groove_d:.2f} mm groove "
+                       f"is stretched {self.oring_stretch:.1%}, outside 5-10 %")
         if self.card_width > self.widest_card:
             out.append(f"card width {self.card_width} mm is wider than the tray's "
                        f"{self.widest_card} mm")

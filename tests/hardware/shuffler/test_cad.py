@@ -44,7 +44,8 @@ def model():
 
 @pytest.fixture(scope="module")
 def bridge_tray():
-    return parts.tray(BRIDGE) + parts.width_shims(BRIDGE)
+    """The tray with its shims, and the gate blade that is its front wall."""
+    return parts.tray(BRIDGE) + parts.width_shims(BRIDGE) + parts.gate_blade(BRIDGE)
 
 
 def _gap_at(shape, origin, direction, point: float) -> float:
@@ -84,7 +85,7 @@ def test_the_flap_in_its_other_position_hits_nothing(model):
 
 
 def test_both_decks_fit_the_tray_with_the_chosen_clearances(model, bridge_tray):
-    tray = model["tray"]
+    tray = model["tray"] + model["gate_blade"]  # the blade is the front wall
     length, width = DEFAULT.tray_inner
     z = DEFAULT.tray_floor_z + 10
     across = _gap_at(tray, (-40, -100, z), ACROSS, 100)
@@ -141,12 +142,12 @@ def test_the_gate_gap_measured_on_the_parts(model):
         assert lo <= edge - land < hi, f"gate gap {edge - land:.3f} mm"
         assert edge - land == pytest.approx(g.card_gap_at_gate, abs=1e-6)
         assert edge - (land - g.roller_protrusion) > 2 * design.CARD_THICKNESS_MAX_MM
-    # The front wall before the blade leaves a window over the whole of the blade's travel.
-    wall_x = g.gate_setback + g.wall / 2
-    runs = material_runs(tray, (wall_x, 20.0, top), DOWN)
-    window = next(b[0] - a[1] for a, b in zip(runs, runs[1:], strict=False)
-                  if top - b[0] <= g.land_z + 1e-6)
-    assert window >= g.card_gap_at_gate + g.gate_travel
+    # Nothing but the blade spans the card's way out: under the ears' inner face, at the
+    # card's width, the land is open up to the blade's edge and beyond.
+    y = design.POKER_WIDTH_MM / 2 - 1
+    for x in (g.gate_setback + 0.1, g.gate_x - 0.1):
+        hits = [top - w for w in ray_hits(tray, (x, y, top), DOWN)]
+        assert hits[0] <= g.land_z + 1e-6, x  # the land (or its ramp), nothing above
 
 
 def _beam_path_lengths(g: Geometry, router, nip) -> list[float]:
@@ -317,7 +318,7 @@ def test_a_bridge_deck_narrows_the_guides_and_a_longer_card_lengthens_the_tray(b
     assert _gap_at(bridge_tray, (-40, -100, z), ACROSS, 100) == pytest.approx(
         DEFAULT.tray_inner[1] - 2 * BRIDGE.shim_thickness)
     longer = DEFAULT.with_(card_length=DEFAULT.card_length + 4)
-    tray = parts.tray(longer)
+    tray = parts.tray(longer) + parts.gate_blade(longer)
     assert _gap_at(tray, (-200, 20, z), ALONG, 160) == pytest.approx(
         DEFAULT.tray_inner[0] + 4)
 
