@@ -118,14 +118,15 @@ class Geometry:
 
     # The tray and the separation gate.
     # Top of the tray floor above the table; the tyre's top (the nip), the land past it and
-    # the chute's start are ``roller_protrusion`` higher, at 90 mm.
-    tray_floor_z: float = 89.2
-    tray_headroom: float = 6.0  # wall above a full deck
+    # the chute's start are ``roller_protrusion`` higher. High enough that the long branch to
+    # the far (right) bay still falls at ``min_slope``.
+    tray_floor_z: float = 149.5
+    tray_headroom: float = 36.0  # wall above a full deck: it guides the press on top
     # Nip to the inner face of the ears that carry the gate blade. The blade, on their outer
     # face, is the tray's front wall: the deck's front rests on it (no bridged wall).
     gate_setback: float = 7.0
     # The gate's gap in (nominal) card thicknesses, above the land the card rests on there.
-    gate_gap_cards: float = 1.5
+    gate_gap_cards: float = 1.35  # 0.405 mm
     gate_travel: float = 2.5  # the blade's slots let it move this much up or down
     ear_height: float = 24.0  # the ears that carry the blade's two screws
     gate_chamfer: float = 1.0  # 45-degree lead-in on the blade's lower edge, deck side
@@ -165,8 +166,11 @@ class Geometry:
     fit: float = 0.2  # printed pocket over a bought part, each side
 
     # The path: a chute, then a fork into two branches, each ending over its pile bay.
-    chute_angle: float = 20.0
-    lower_angle: float = 30.0  # the branch into the near (left) bay
+    # Every stretch a card coasts on falls at least ``min_slope``: tan 25 deg = 0.47 is over
+    # card-on-PETG friction's 0.2-0.4, so a free card speeds up and never stops in the path.
+    min_slope: float = 25.0
+    chute_angle: float = 25.0
+    lower_angle: float = 43.0  # the branch into the near (left) bay
     # Along the card's path from the nip (design.py): the fork, where the flap is hinged, and
     # each pile's beam (the same on both branches: the controller stops the motor there).
     nip_to_flap: float = field(default_factory=_nip_to_flap)
@@ -179,6 +183,7 @@ class Geometry:
     # The flap (vane) and its SG90 servo.
     vane_thickness: float = 2.4
     vane_clearance: float = 0.4
+    vane_sink: float = 0.05  # the flap's top under the floor line
     # Where the branches part, the septum's wedge is cut back square to the right branch's
     # floor to a flat this thick: two 0.45 mm lines, not a knife edge the nozzle blunts.
     septum_flat: float = 0.9
@@ -213,6 +218,16 @@ class Geometry:
     tcrt_board: tuple[float, float, float] = (32.0, 14.0, 1.6)
     tcrt_sensor: tuple[float, float, float] = (10.2, 5.8, 7.0)
     tcrt_at: tuple[float, float] = (-45.0, 0.0)  # the window's centre
+
+    # The press: a printed foot with a steel bar in it, resting on the deck over the nip
+    # (its weight, design.py's press_n, gives the tyre its traction); it slides down between
+    # the tray's walls (or the bridge shims) as the deck empties.
+    press_length: float = 25.2  # along x, its front ``press_front_gap`` behind the blade
+    press_front_gap: float = 1.0
+    press_height: float = 32.6
+    steel_bar: tuple[float, float, float] = (20.0, 50.0, 30.0)  # x, y, z: a cut flat bar
+    steel_density: float = 7.85  # g/cm3, mild steel
+    petg_density: float = 1.27  # g/cm3
 
     bed: float = 220.0
 
@@ -279,8 +294,9 @@ class Geometry:
 
     @property
     def gate_gap_range(self) -> tuple[float, float]:
-        """(lowest, highest) gap that passes the thickest card and stops two thinnest ones."""
-        return 1.2 * self.card_thickness_max, 2.0 * self.card_thickness_min
+        """(lowest, highest) gap: it passes the thickest card, and a second card is not
+        dragged along under it (above 1.5 thicknesses of the thinnest, it is)."""
+        return 1.0 * self.card_thickness_max, 1.5 * self.card_thickness_min
 
     def pile_height(self, cards: int) -> float:
         return cards * self.card_thickness_max
@@ -309,6 +325,22 @@ class Geometry:
     @property
     def tray_wall_top(self) -> float:
         return self.tray_floor_z + self.pile_height(self.capacity_cards) + self.tray_headroom
+
+    @property
+    def press_x(self) -> tuple[float, float]:
+        """(back, front) of the press's foot: just behind the blade, over the nip."""
+        front = self.gate_x - self.press_front_gap
+        return front - self.press_length, front
+
+    @property
+    def press_width(self) -> float:
+        """Across the foot: it fits between the bridge shims too."""
+        return design.BRIDGE_WIDTH_MM + 2 * self.side_clearance - 1.0
+
+    @property
+    def steel_mass_g(self) -> float:
+        x, y, z = self.steel_bar
+        return x * y * z / 1000 * self.steel_density
 
     @property
     def nip(self) -> Point:
@@ -538,15 +570,18 @@ class Geometry:
 
     @property
     def vane_pivot(self) -> Point:
-        """The flap's axle: half its thickness under the fork, on the bisector's normal.
+        """The flap's axle, under the fork on the bisector of the two branches' normals.
 
-        The flap's top face then runs through the fork in both positions (within microns),
-        so a card meets no step at the hinge.
+        Deep enough that the flap's top face, in either position, and its round hinge stay
+        ``vane_sink`` under the floor lines of the chute and both branches: a card running
+        down the floor steps down onto the flap by that much, never up against it.
         """
-        mid = math.radians((self.upper_angle + self.lower_angle) / 2)
+        mid = (self.upper_angle + self.lower_angle) / 2
+        off = max(abs(mid - a) for a in (self.chute_angle, self.upper_angle, self.lower_angle))
+        depth = (self.vane_thickness / 2 + self.vane_sink) / math.cos(math.radians(off))
         fx, fz = self.fork
-        half = self.vane_thickness / 2
-        return fx - half * math.sin(mid), fz - half * math.cos(mid)
+        m = math.radians(mid)
+        return fx - depth * math.sin(m), fz - depth * math.cos(m)
 
     @property
     def septum_apex(self) -> float:
@@ -604,9 +639,14 @@ class Geometry:
                 out.append(f"{name} {getattr(self, name)} mm is under {self.min_wall} mm")
         if self.touch_skin < self.min_wall:
             out.append(f"touch_skin {self.touch_skin} mm is under {self.min_wall} mm")
-        if not 3.0 < self.upper_angle < self.lower_angle:
-            out.append(f"right branch slope {self.upper_angle:.1f} deg must be above 3 and "
-                       f"below the left branch's {self.lower_angle} deg")
+        if not self.upper_angle < self.lower_angle:
+            out.append(f"right branch slope {self.upper_angle:.1f} deg must be below the "
+                       f"left branch's {self.lower_angle} deg")
+        for name, slope in (("chute", self.chute_angle), ("left branch", self.lower_angle),
+                            ("right branch", self.upper_angle)):
+            if slope < self.min_slope:
+                out.append(f"{name} falls {slope:.1f} deg, under {self.min_slope} deg: a card "
+                           f"could stop on it (raise tray_floor_z)")
         if self.beam_path <= self.card_length:
             out.append(f"beam is {self.beam_path:.1f} mm along the path from the nip, not past "
                        f"the {self.card_length:.1f} mm card: the roller would still hold the "

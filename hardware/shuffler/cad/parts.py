@@ -193,6 +193,34 @@ def width_shims(g: Geometry) -> Part:
     return out
 
 
+def press_z(g: Geometry, cards: int | None = None) -> float:
+    """The press's underside: on top of a deck of ``cards`` (the tray's capacity)."""
+    n = g.capacity_cards if cards is None else cards
+    return g.nip[1] + g.pile_height(n)
+
+
+def press(g: Geometry, cards: int | None = None) -> Part:
+    """The press's foot: an open box the steel bar drops into, on the deck over the nip."""
+    x0, x1 = g.press_x
+    half = g.press_width / 2
+    z0 = press_z(g, cards)
+    sx, sy, sz = g.steel_bar
+    foot = _box(x0, x1, -half, half, z0, z0 + g.press_height)
+    cx = (x0 + x1) / 2
+    foot -= _box(cx - sx / 2 - g.fit, cx + sx / 2 + g.fit, -sy / 2 - g.fit, sy / 2 + g.fit,
+                 z0 + g.press_height - sz - g.fit, z0 + g.press_height + 1)
+    return foot
+
+
+def steel_bar(g: Geometry, cards: int | None = None) -> Part:
+    """The press's weight: a cut length of mild steel flat bar in the foot's pocket."""
+    x0, x1 = g.press_x
+    sx, sy, sz = g.steel_bar
+    cx = (x0 + x1) / 2
+    top = press_z(g, cards) + g.press_height
+    return _box(cx - sx / 2, cx + sx / 2, -sy / 2, sy / 2, top - sz, top)
+
+
 def roller_hub(g: Geometry) -> Part:
     """The printed hub: two grooves for the O-ring tyre, a D bore for the motor's shaft."""
     ax, az = g.roller_axis
@@ -253,9 +281,9 @@ def router(g: Geometry) -> Part:
         outer = o if outer is None else outer + o
         inner = i if inner is None else inner + i
     x0 = g.router_x0
-    far = g.right_outlet[0] + 20
+    far = g.right_outlet[0]  # the right branch's end is cut square to the table there
     y0, y1 = -outer_w / 2 - thick, outer_w / 2
-    body = outer & _box(x0, far, -outer_w, outer_w, 0, 300)
+    body = outer & _box(x0, far, -outer_w, outer_w, 0, 400)
     # Mounting flange against the base's front wall.
     body += _box(x0, x0 + g.wall, y0, y1, g.base_top - 20, g.tray_floor_z - 2.0)
     # Foot: the far end rests on the bays' middle wall.
@@ -317,15 +345,20 @@ def _vane_swing(g: Geometry) -> Part:
 def vane(g: Geometry, pile: str | None = "left") -> Part:
     """The router flap with its axle; ``pile`` is the position it is drawn in (None: flat).
 
-    The axle has a flat level with the plate's underside, so the part prints flat on it.
+    The axle's two stubs have a flat level with the plate's underside, so the part prints
+    flat on it.
     """
     px, pz = g.vane_pivot
     outer = g.channel_width / 2 + g.wall
     angle = 0.0 if pile is None else g.vane_angle(pile)
     r = g.axle_d / 2
     y0, y1 = -outer - 1.0, outer + g.servo_horn_gap - 1.5
-    axle = _y_cylinder(0, 0, g.axle_d, y0, y1) - _box(-r - 1, r + 1, y0 - 1, y1 + 1, -r - 1,
-                                                      -g.vane_thickness / 2)
+    # Stubs from the plate's edges out through the walls: in the channel the hinge is no
+    # thicker than the plate, so the card passes over it.
+    inner = (g.channel_width - 1.0) / 2
+    axle = (_y_cylinder(0, 0, g.axle_d, y0, -inner + 0.01)
+            + _y_cylinder(0, 0, g.axle_d, inner - 0.01, y1))
+    axle -= _box(-r - 1, r + 1, y0 - 1, y1 + 1, -r - 1, -g.vane_thickness / 2)
     return _vane_at(g, angle) + Pos(px, 0, pz) * Rot(0, angle, 0) * axle
 
 
@@ -671,6 +704,7 @@ PRINT_ORIENTATION = {
     "vane": Orientation(note="flat, on the axle's flat"),
     "servo_mount": Orientation(about_x=-90, note="plate down, legs up"),
     "bays": Orientation(note="floor down"),
+    "press": Orientation(note="open side up"),
 }
 
 PRINTED = {
@@ -685,6 +719,7 @@ PRINTED = {
     "vane": vane,
     "servo_mount": servo_mount,
     "bays": bays,
+    "press": press,
 }
 
 BOUGHT = {
@@ -695,4 +730,5 @@ BOUGHT = {
     "driver_board": driver_board,
     "tcrt5000": tcrt5000,
     "kcd1_switch": kcd1_switch,
+    "steel_bar": steel_bar,
 }
