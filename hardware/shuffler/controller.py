@@ -31,7 +31,7 @@ from hardware.interfaces import (
     Unsubscribe,
 )
 from hardware.shuffler import design
-from hardware.shuffler.physics import deal_and_stack
+from hardware.shuffler.physics import deal_and_stack, nominal_roller_speed_mm_s
 from hardware.shuffler.plan import Pile, Routing, ShufflePlan, make_plan, secure_rng
 
 
@@ -97,7 +97,10 @@ def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]
 
 # A single card blocks a beam for one transit; two cards overlapping by half a card, 1.5.
 DOUBLE_BLOCK_TRANSITS = 1.25
-_DEFAULT = _derived(design.DEFAULT_DRIVE.surface_speed_mm_s, design.DEFAULT_ROUTER.settle_s)
+# The class's defaults (a machine with no timing given at all): the default build's roller
+# speed under half a deck, from the arithmetic alone (the simulated path imports this module)
+_DEFAULT = _derived(nominal_roller_speed_mm_s(design.DEFAULT_DRIVE),
+                    design.DEFAULT_ROUTER.settle_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,13 @@ class Timing:
     # From motor on to the card's leading edge at the flap (a fast card): the flap must be
     # still by then, so a feed after a move waits router_move less this.
     flap_lead: float = _DEFAULT["flap_lead"]
+    # Each card's own speed past its beam, which falls with the load of the cards still in
+    # the tray over it: (left pile with 1 card in the tray, left with `full_cards`, right
+    # with 1, right with `full_cards`), mm/s, as `crib shuffler calibrate` measured them over
+    # a full deck; in between and beyond, in proportion to the cards in the tray (the motor's
+    # speed falls in proportion to its load). Empty: every card at feed_speed_mm_s.
+    speeds: tuple[float, ...] = ()
+    full_cards: int = 52
 
     def __post_init__(self) -> None:
         for name in ("card_timeout", "blocked_limit", "pass_base", "per_card", "poll",
@@ -154,11 +164,59 @@ class Timing:
             raise ShufflerError(f"sensor filter must be 0 s or more, got {self.sensor_filter}")
         if self.empty_grace is not None and not self.empty_grace > 0:
             raise ShufflerError(f"empty_grace must be above 0 s, got {self.empty_grace}")
+        if self.speeds and (len(self.speeds) != 4 or min(self.speeds) <= 0):
+            raise ShufflerError(f"card speeds must be four speeds above 0 mm/s (left and "
+                                f"right, at one card and at a full tray), got {self.speeds}")
+        if not 2 <= self.full_cards <= 104:
+            raise ShufflerError(f"full_cards must be 2 to 104, got {self.full_cards}")
+
+    def card_speed(self, pile: Pile, in_tray: int) -> float:
+        """The speed past its beam of a card fed with `in_tray` cards in the tray (itself
+        included) to `pile`: what its block and its stuck limit are judged against."""
+        if not self.speeds:
+            return self.feed_speed_mm_s
+        i = 0 if pile is Pile.LEFT else 2
+        one, full = self.speeds[i], self.speeds[i + 1]
+        v = one + (full - one) * (max(in_tray, 1) - 1) / (self.full_cards - 1)
+        return max(v, 0.25 * min(one, full))  # far past the calibrated deck: never below
+
+    def transit_for(self, pile: Pile, in_tray: int) -> float:
+        """How long that card blocks its beam."""
+        return design.card_transit_s(self.card_speed(pile, in_tray))
+
+    def double_block_for(self, pile: Pile, in_tray: int) -> float:
+        """A block longer than this, for that card, is two cards overlapping."""
+        if not self.speeds:
+            return self.double_block
+        return DOUBLE_BLOCK_TRANSITS * self.transit_for(pile, in_tray)
+
+    def flap_clear_for(self, pile: Pile, in_tray: int) -> float:
+        """From that card seen at its beam to its tail surely past the flap. The slower
+        pile's speed: a card that drops off its branch's outlet before its tail has passed
+        the beam blocks it for less than its length, so a block can flatter a card's speed."""
+        if not self.speeds:
+            return self.flap_clear
+        return design.flap_clear_s(min(self.card_speed(Pile.LEFT, in_tray),
+                                       self.card_speed(Pile.RIGHT, in_tray)))
+
+    def flap_lead_for(self, in_tray: int) -> float:
+        """From motor on to the leading edge at the flap of a card fed with `in_tray` cards
+        in the tray (the faster pile's speed: the card may be fast)."""
+        if not self.speeds:
+            return self.flap_lead
+        fast = max(self.card_speed(Pile.LEFT, in_tray), self.card_speed(Pile.RIGHT, in_tray))
+        return design.flap_lead_s(fast, filter_s=self.sensor_filter)
+
+    def blocked_limit_for(self, pile: Pile, in_tray: int) -> float:
+        """A beam blocked this long by that card is a card stuck under it."""
+        if not self.speeds:
+            return self.blocked_limit
+        return 4.0 * self.transit_for(pile, in_tray)
 
     @classmethod
     def for_speed(cls, feed_speed_mm_s: float,
                   router_settle_s: float = design.DEFAULT_ROUTER.settle_s,
-                  **overrides: float | None) -> Timing:
+                  **overrides: Any) -> Timing:
         """The budgets of a machine whose cards move at `feed_speed_mm_s`, with its router's
         settle time (command to a still flap); `overrides` replace derived budgets (None:
         derived) and are checked against the speed (`check_against_speed`).
@@ -169,6 +227,9 @@ class Timing:
             raise ShufflerError(f"feed speed must be above 0 mm/s, got {feed_speed_mm_s}")
         values: dict[str, Any] = _derived(feed_speed_mm_s, router_settle_s)
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("speeds"):
+            values["speeds"] = tuple(float(v) for v in values["speeds"])
+            values["full_cards"] = int(values.get("full_cards", 52))
         timing = cls(**values)
         timing.check_against_speed()
         return timing
@@ -214,6 +275,7 @@ class Timing:
             flap_lead=self.flap_lead * factor,
             sensor_filter=self.sensor_filter * factor,
             feed_speed_mm_s=self.feed_speed_mm_s / factor,
+            speeds=tuple(v / factor for v in self.speeds),
         )
 
     def pass_budget(self, cards: int) -> float:
@@ -434,6 +496,9 @@ class ShufflerController:
                     if fault.recovery is Recovery.RETRY_CARD:
                         self._inflight = None
                     elif self._inflight is not None:
+                        # the card may still be on the roller, stopped with the motor: the
+                        # motor runs again until it is seen at its beam
+                        self._mech.set_motor(True)
                         self._card_deadline = self._clock.monotonic() + self._timing.card_timeout
                     # a sensor's filter takes a moment to see the card pushed down: the
                     # blocked-time limit starts again from the touch, and a stuck card's long
@@ -543,7 +608,7 @@ class ShufflerController:
                 self._count(arrivals)
                 self._fed_ok += 1
                 self._last_pile = arrivals[0]
-                self._flap_free_at = now + t.flap_clear
+                self._flap_free_at = now + t.flap_clear_for(arrivals[0], n - index)
                 self._passing[arrivals[0]] = index
                 if len(arrivals) > 1:
                     return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
@@ -564,10 +629,15 @@ class ShufflerController:
                 took = self._mech.take_block(pile)
                 ignore = pile in self._ignore_blocks
                 self._ignore_blocks.discard(pile)
-                if took is not None and took > t.double_block and not ignore:
+                double = t.double_block_for(pile, n - index)
+                if took is not None and took > double and not ignore:
                     # two overlapping cards block the beam as one, for longer than one card
                     self._arrived_pile = pile
                     self._count([pile])
+                    if self._inflight is not None and self._sensed >= n:
+                        # the card fed since was the pair's second, which the tray sensor
+                        # saw under the deck: none is to come
+                        self._inflight = None
                     return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
             # a beam blocked too long: a card stuck under it
             waits = [self._card_deadline] if self._inflight is not None else []
@@ -577,10 +647,10 @@ class ShufflerController:
                 since = self._mech.blocked_since(pile)
                 if since is None:
                     continue
-                limit = max(since, self._clear_from) + t.blocked_limit
+                index = self._passing.get(pile, self._fed_ok - 1)
+                limit = max(since, self._clear_from) + t.blocked_limit_for(pile, n - index)
                 if now >= limit:
                     self._stuck_pile = pile
-                    index = self._passing.get(pile, self._fed_ok - 1)
                     return self._raise_fault("stuck", Recovery.CONTINUE, card=index + 1)
                 waits.append(limit)
             if self._inflight is not None:
@@ -623,7 +693,8 @@ class ShufflerController:
                 move_at = max(now, self._flap_free_at)
                 self._move = (move_at, target)
                 self._router_at = target
-                lead = t.router_move - t.flap_lead  # below 0: the feed starts first
+                # below 0: the feed starts first
+                lead = t.router_move - t.flap_lead_for(n - self._fed_ok)
                 self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
                                              else lead)
                 continue
@@ -796,7 +867,8 @@ class ShufflerController:
             "jam": f"Card {card} of {n} did not come through on pass {i} of {k}: the feed is "
             "jammed. The motor is stopped.",
             "stuck": f"A card is stuck at the {stuck} pile sensor (card {card} of {n}, pass {i} "
-            f"of {k}). The motor is stopped.",
+            f"of {k}; or two cards fed together, still held by the roller). The motor is "
+            "stopped.",
             "double_feed": f"Two cards went through together at card {card} of {n} (pass {i} "
             f"of {k}); they are on the {arrived} pile.",
             "misroute": f"Card {card} of {n} landed on the {arrived} pile instead of the "
