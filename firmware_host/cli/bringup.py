@@ -549,13 +549,12 @@ def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run:
              f" spread (CV) {b['cv'] * 100:.1f} %", kind="blocks", **b)
     out.line(f"flight (motor on to the beam): min {f['min_ms']} ms, median {f['median_ms']} "
              f"ms, max {f['max_ms']} ms, CV {f['cv'] * 100:.1f} %", kind="flights", **f)
-    first, last, sp = cal["first"], cal["last"], cal["speeds"]
-    n = cal["cards"]
-    out.line(f"from the first card ({n} in the tray) to the last: blocked {first['block_ms']} "
-             f"ms -> {last['block_ms']} ms; card speed left {sp['left'][1]:.0f} -> "
-             f"{sp['left'][0]:.0f} mm/s, right {sp['right'][1]:.0f} -> {sp['right'][0]:.0f} "
-             f"mm/s (each card is judged against its own)", kind="spread", first=first,
-             last=last, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
+    ends, sp, n = cal["first_last_block_ms"], cal["speeds"], cal["cards"]
+    blocks = "; ".join(f"{pile} blocked {a} ms -> {b} ms" for pile, (a, b) in ends.items())
+    out.line(f"from the first card ({n} in the tray) to the last: {blocks}; card speed left "
+             f"{sp['left'][1]:.0f} -> {sp['left'][0]:.0f} mm/s, right {sp['right'][1]:.0f} -> "
+             f"{sp['right'][0]:.0f} mm/s (each card is judged against its own)", kind="spread",
+             first_last_block_ms=ends, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
     speed = cal["values"]["feed_speed_mm_s"]
     p = design.pace(feed_speed_mm_s=speed)
     passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes

@@ -161,15 +161,16 @@ def calibration(times: list[CardTime]) -> dict[str, Any]:
     if max(flights) > 1.5 * design.flight_s(slowest):
         # the path or the motor's start is slower than the build's: time the jam from it
         values["card_timeout_s"] = round(3 * max(flights), 3)
-    first, last = times[0], times[-1]
+    ends = {}
+    for pile in Pile:
+        mine = [c for c in times if c.pile is pile]
+        if mine:  # each pile's first card (the fullest tray) and its last
+            ends[pile.value] = [round(mine[0].block_s * 1000, 2), round(mine[-1].block_s * 1000, 2)]
     return {
         "values": values,
         "blocks": spread([c.block_s for c in times]),
         "flights": spread(flights),
-        "first": {"pile": first.pile.value, "block_ms": round(first.block_s * 1000, 2),
-                  "flight_ms": round(first.flight_s * 1000, 2)},
-        "last": {"pile": last.pile.value, "block_ms": round(last.block_s * 1000, 2),
-                 "flight_ms": round(last.flight_s * 1000, 2)},
+        "first_last_block_ms": ends,
         "speeds": {"left": [round(v, 1) for v in speeds[:2]],
                    "right": [round(v, 1) for v in speeds[2:]]},
         "worst_ratio": round(worst, 3),
