@@ -176,6 +176,28 @@ class GpioHarness(Harness):
         return self.shuffler.mechanism.motor_driven
 
 
+def one_gpio_pass(shuffler: Any, rig: Any, table: ShufflerTable, clock: FakeClock,
+                  cards: int) -> None:
+    """Load `cards`, run one pass of a GpioShuffler over its mock rig to its end (or a
+    fault), then let the last cards slide down to their piles."""
+    table.load(list(range(cards)))
+    rig.sync()
+    shuffler.shuffle(cards, "light")
+    for _ in range(400_000):
+        rig.sync()
+        dt = shuffler.step()
+        rig.sync()
+        if shuffler.state is not DeviceState.BUSY:
+            clock.advance(2.0)
+            table.update(clock.monotonic())
+            return
+        nxt = rig.next_event()
+        if nxt is not None:
+            dt = min(dt, nxt - clock.monotonic())
+        clock.advance(max(dt, 1e-4))
+    raise AssertionError("the pass never ended")
+
+
 def pin_history(factory: Any, name: str, pins: dict[str, Any] = PINS) -> list[bool]:
     """A pin's levels, each change once (MockPin records every change)."""
     return [bool(s.state) for s in factory.pin(pins[name]).states]

@@ -28,7 +28,7 @@ from hardware.shuffler.physics import (
 from hardware.shuffler.ranges import NOMINAL, RANGES, Params, corners
 from hardware.shuffler.simulator import ShufflerTable, measured_timing
 
-from .conftest import PINS
+from .conftest import PINS, one_gpio_pass
 
 PINS_BRAKE = {**PINS, "router_kind": "servo"}
 CORNERS = corners()
@@ -55,23 +55,7 @@ class Machine:
 
     def one_pass(self, cards: int) -> None:
         """Load `cards`, run one pass to its end (or a fault), let the cards come to rest."""
-        self.table.load(list(range(cards)))
-        self.rig.sync()
-        self.shuffler.shuffle(cards, "light")
-        sh, rig, clock = self.shuffler, self.rig, self.clock
-        for _ in range(400_000):
-            rig.sync()
-            dt = sh.step()
-            rig.sync()
-            if sh.state is not DeviceState.BUSY:
-                clock.advance(2.0)  # the last cards slide down to their piles
-                self.table.update(clock.monotonic())
-                return
-            nxt = rig.next_event()
-            if nxt is not None:
-                dt = min(dt, nxt - clock.monotonic())
-            clock.advance(max(dt, 1e-4))
-        raise AssertionError("the pass never ended")
+        one_gpio_pass(self.shuffler, self.rig, self.table, self.clock, cards)
 
     def assert_clean(self, cards: int) -> None:
         """Every card counted on its pile, no fault, nothing stopped unseen."""

@@ -21,6 +21,8 @@ from hardware.shuffler.gpio import GpioShuffler
 from hardware.shuffler.mockrig import MockRig
 from hardware.shuffler.simulator import ShufflerTable
 
+from .conftest import one_gpio_pass
+
 # mm/s: the speed of a card off the roller with an empty tray, the motor's no-load speed set
 # to give it; every card slows with the deck over it (hardware.shuffler.physics)
 SPEEDS = (500.0, 800.0, 1200.0)
@@ -62,23 +64,7 @@ class Machine:
         self.rig = MockRig(self.shuffler, self.table, self.factory, self.clock)
 
     def one_pass(self, cards: int) -> None:
-        self.table.load(list(range(cards)))
-        self.rig.sync()
-        self.shuffler.shuffle(cards, "light")
-        sh, rig, clock = self.shuffler, self.rig, self.clock
-        for _ in range(200_000):
-            rig.sync()
-            dt = sh.step()
-            rig.sync()
-            if sh.state is not DeviceState.BUSY:
-                clock.advance(2.0)  # the last cards slide down to their piles
-                self.table.update(clock.monotonic())
-                return
-            nxt = rig.next_event()
-            if nxt is not None:
-                dt = min(dt, nxt - clock.monotonic())
-            clock.advance(max(dt, 1e-4))
-        raise AssertionError("the pass never ended")
+        one_gpio_pass(self.shuffler, self.rig, self.table, self.clock, cards)
 
 
 @pytest.mark.parametrize("speed", SPEEDS)
