@@ -245,3 +245,51 @@ def test_a_card_too_fast_at_the_end_wall_stands_up_and_swaps_with_the_next():
     m.one_pass(52)
     m.assert_clean(52)
     assert max(m.table.wall_speeds) < padded
+
+
+class _ShallowRightBranch:
+    """The default geometry with the right branch as the CAD drew it before this model:
+    158.4 mm falling 12.68 degrees after a 20-degree chute (check() now refuses it)."""
+
+    def __init__(self, geometry: Any) -> None:
+        self._g = geometry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._g, name)
+
+    def card_path(self, pile: str, cards: int = 0) -> Any:
+        import dataclasses
+
+        from hardware.shuffler.cad.params import PathSegment
+
+        path = self._g.card_path(pile, cards)
+        if pile != "right":
+            return path
+        segs = list(path.segments)
+        segs[1] = segs[1]._replace(slope_deg=20.0)
+        segs[2] = PathSegment(158.4, 12.68, "petg")
+        return dataclasses.replace(path, segments=tuple(segs))
+
+
+def test_on_the_old_shallow_right_branch_cards_stop_unseen_and_the_controller_cannot_tell():
+    """A card slows on a 12.68-degree branch: at nominal card-on-PETG friction (0.3) the
+    slowest cards of a 104-card deck stop past their beam, short of the bay. The beam saw
+    each one pass, so the pass ends with every card counted and no fault: only the model
+    knows a card lies in the branch for the next one to hit. A little more friction and the
+    calibration itself finds a card stopped under the beam."""
+    from hardware.shuffler.cad.params import Geometry
+    from hardware.shuffler.calibrate import CalibrationError
+    from hardware.shuffler.physics import reaches_bay, slowest_card_speed_mm_s
+
+    shallow = _ShallowRightBranch(Geometry())
+    assert slowest_card_speed_mm_s(shallow, 0.3) > 450  # about 0.5 m/s at nominal friction
+    assert not reaches_bay(shallow, "right", 400.0, 0.3)
+    assert reaches_bay(Geometry(), "right", 1.0, RANGES["mu_card_petg"][1])  # steepened
+    m = Machine(NOMINAL.with_(cards=104), geometry=shallow)
+    m.one_pass(104)
+    st = m.shuffler.status()
+    in_piles = len(m.table.piles["left"]) + len(m.table.piles["right"])
+    assert st.fault is None and st.cards_this_pass == 104
+    assert m.table.unseen_stops > 0 and in_piles == 104 - m.table.unseen_stops
+    with pytest.raises(CalibrationError, match="right beam stayed blocked"):
+        Machine(NOMINAL.with_(mu_card_petg=0.35), geometry=shallow)
