@@ -149,9 +149,12 @@ def _part(d: Any, elm: Any, p: pins.Pin) -> None:
                            elm.IcPin(name="OUT2", side="right")],
                      edgepadW=1.0, pinspacing=1.0, label="DRV8833", lblsize=10).anchor("IN1")
         d += drv
+        # IN2 on its own pin: both inputs high brake the motor, both low let it coast
         d += elm.Line().left().at(drv.IN2).length(0.5)
-        d += elm.Ground()
+        d += elm.Dot(open=True).label("from shuffler.pins.brake", loc="left", fontsize=10)
         d += elm.Motor().down().at(drv.OUT1).to(drv.OUT2).label("feed\nmotor", loc="bottom")
+    elif name == "brake":
+        _to(d, elm, "DRV8833 IN2 (high with IN1: brake)")
     elif name == "router":
         _to(d, elm, "servo signal (servo on 5 V)")
     elif name in ("left_sensor", "right_sensor", "tray_sensor"):

@@ -17,7 +17,7 @@ from hardware.shuffler.simulator import ShufflerTable, SimulatedShuffler
 # Active-high sensors, as the tests drive the pins by hand (the default, pull-up and low =
 # card, has its own tests)
 PINS = {"motor": 17, "router": 18, "left_sensor": 22, "right_sensor": 23,
-        "tray_sensor": 24, "touch": 25, "led": 26, "sensor_pull_up": False}
+        "tray_sensor": 24, "touch": 25, "led": 26, "brake": 27, "sensor_pull_up": False}
 
 
 class Harness:
@@ -90,7 +90,7 @@ class SimHarness(Harness):
         self.shuffler.resume()
 
     def motor_on(self) -> bool:
-        return self.table.motor
+        return self.table.motor  # driven (a braked or coasting motor is not)
 
 
 class GpioHarness(Harness):
@@ -100,10 +100,10 @@ class GpioHarness(Harness):
                  pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        from hardware.shuffler import design
         from hardware.shuffler.gpio import GpioShuffler, router_settle_s
         from hardware.shuffler.mockrig import MockRig
         from hardware.shuffler.physics import MachineModel
+        from hardware.shuffler.simulator import measured_timing
 
         super().__init__()
         self.clock = FakeClock()
@@ -112,14 +112,13 @@ class GpioHarness(Harness):
         model = MachineModel(**{k: kw.pop(k) for k in ("p", "q", "misroute", "double_feed")
                                 if k in kw})
         speed = kw.pop("speed", 1.0)
-        if timing is None:  # the simulated machine's own budgets
-            timing = Timing.for_speed(design.DEFAULT_DRIVE.surface_speed_mm_s * speed,
-                                      router_settle_s(pins) / speed)
-        self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
-                                     rng=random.Random(7), timing=timing)
         # the simulated flap moves as the configured router does
         kw.setdefault("router_settle_s", router_settle_s(pins))
         self.table = ShufflerTable(speed=speed, model=model, rng=random.Random(8), **kw)
+        if timing is None:  # the simulated machine's own budgets, as calibrate measures them
+            timing = measured_timing(self.table, router_settle_s(pins) / speed)
+        self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
+                                     rng=random.Random(7), timing=timing)
         self.shuffler.subscribe(self.events.append)
         self.shuffler.open()
         self.rig = MockRig(self.shuffler, self.table, self.factory, self.clock)
@@ -174,7 +173,34 @@ class GpioHarness(Harness):
         self.rig.touch()
 
     def motor_on(self) -> bool:
-        return bool(self.factory.pin(PINS["motor"]).state)
+        return self.shuffler.mechanism.motor_driven
+
+
+def one_gpio_pass(shuffler: Any, rig: Any, table: ShufflerTable, clock: FakeClock,
+                  cards: int) -> None:
+    """Load `cards`, run one pass of a GpioShuffler over its mock rig to its end (or a
+    fault), then let the last cards slide down to their piles."""
+    table.load(list(range(cards)))
+    rig.sync()
+    shuffler.shuffle(cards, "light")
+    for _ in range(400_000):
+        rig.sync()
+        dt = shuffler.step()
+        rig.sync()
+        if shuffler.state is not DeviceState.BUSY:
+            clock.advance(2.0)
+            table.update(clock.monotonic())
+            return
+        nxt = rig.next_event()
+        if nxt is not None:
+            dt = min(dt, nxt - clock.monotonic())
+        clock.advance(max(dt, 1e-4))
+    raise AssertionError("the pass never ended")
+
+
+def pin_history(factory: Any, name: str, pins: dict[str, Any] = PINS) -> list[bool]:
+    """A pin's levels, each change once (MockPin records every change)."""
+    return [bool(s.state) for s in factory.pin(pins[name]).states]
 
 
 def make_harness(kind: str, **kw: Any) -> Harness:
