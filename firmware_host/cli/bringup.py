@@ -78,8 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("--dry-run", action="store_true",
                    help="measure and print, but do not write the configuration")
     c.add_argument("--sim-speed", type=float, default=None, metavar="MM_S",
-                   help="with --simulate: the simulated machine's true card speed "
-                        "(default: the default build's)")
+                   help="with --simulate: the simulated machine's card speed with an empty "
+                        "tray (its motor made that fast; default: the default build's)")
     c.set_defaults(func=_shuffler_calibrate)
 
 

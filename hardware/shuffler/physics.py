@@ -1,4 +1,6 @@
-"""What one pass does to a deck, and how an imperfect machine routes cards.
+"""What one pass does to a deck, how an imperfect machine routes cards, and the physics
+the timed simulator runs on (the feed's load and grip, the motor, the coast, the gate, the
+landing).
 
 Shared by the timed simulator and the audit's fast path so both measure the same machine.
 A deck is a list of card ids, index 0 the top card. Cards are dealt from the top, each

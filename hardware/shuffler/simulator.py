@@ -1,13 +1,17 @@
 """A simulated two-pile shuffler: a timed physical model of the machine and its player.
 
-`ShufflerTable` is the machine on the table: the feed tray, a one-card-per-cycle feed
-motor, the router, two piles with card sensors, and a record of the true order of every
-card. It models time per card from a card speed (`feed_speed_mm_s`, the default build's
-by default: hardware.shuffler.design's arithmetic; `speed` runs the whole machine that many
-times faster, for demos), an optional spread of that speed per card, split bias p,
-clumping q, misroutes, double feeds, a feed jam or a card stuck on a sensor at a chosen
-card. Its player actions (stack the piles, return a jammed card, gather the deck) are what
-a player does when prompted. `SimulatedShuffler` is the shared controller over it.
+`ShufflerTable` is the machine on the table: the feed tray, the feed motor and its roller,
+the gate, the path with its router, two piles with card sensors, and a record of the true
+order of every card. It runs on physics (hardware.shuffler.physics, from the parameters of
+hardware.shuffler.ranges, the drive of hardware.shuffler.design and the CAD's path): each
+card's speed falls with the deck over it, the motor starts, brakes or runs down, a card
+coasts down the path's slopes and may stop (seen by a beam only under it), the gate feeds
+none, one or two, a card lands flat or stands at its bay's wall; `speed` runs the whole
+machine that many times faster (demos). Split bias p, clumping q, misroutes, double feeds,
+a feed jam or a card stuck on a sensor at a chosen card are injected on top. Its player
+actions (stack the piles, return a jammed card, gather the deck) are what a player does
+when prompted. `SimulatedShuffler` is the shared controller over it, timed as
+`crib shuffler calibrate` would time it.
 """
 
 from __future__ import annotations
