@@ -496,46 +496,61 @@ class ShufflerTable:
 
     def _event(self, unit: _Unit, mark: float | None, t: float,
                edges: list[SensorEdge]) -> None:
-        L = unit.length
+        """A unit reached a mark (or came to rest): do what happens there."""
         if mark is None:  # it came to rest
             self._stop(unit, edges, t)
             return
         if unit.jam_mm is not None and unit.s >= unit.jam_mm - 1e-7:
             unit.moves, unit.jam_mm = False, None  # caught in the feed: it moves no more
             return
-        if unit.phase == "driven" and mark >= L - 1e-7 and unit.s >= L - 1e-7:
-            # its tail leaves the nip: it coasts, and the next card comes onto the roller
-            unit.phase = "coast"
-            unit.v = self._roller.speed(t) * unit.scale
-            self.exit_speeds.append(unit.v)
-            self._take_next(t)
-            if self.mode == "drive":
-                self._steer(t)
+        if unit.phase == "driven" and mark >= unit.length - 1e-7 \
+                and unit.s >= unit.length - 1e-7:
+            self._leave_roller(unit, t)
         if unit.pile is None and unit.s >= self.flap_mm - 1e-7:
             self._at_flap(unit, t)
         if unit.pile is None:
             return
-        beam = self.beam_mm[unit.pile]
-        under = beam - 1e-7 <= unit.s < beam + L - 1e-7 and not unit.tipped
-        was = unit.under
-        if unit.stick and unit.s >= beam + L / 3 - 1e-7 and unit.phase in ("driven", "coast"):
-            unit.phase, unit.v = "stopped", 0.0
-            unit.stick = False
-            return self._cover(unit, True, t, edges)
-        if unit.s >= self.outlet_mm[unit.pile] + L / 2 - 1e-7 and not unit.tipped:
-            unit.tipped = True
-            under = False
-        if under != was:
-            self._cover(unit, under, t, edges)
-        if unit.flap_at is not None and unit.s >= self.flap_mm + design.FLAP_LENGTH_MM + L - 1e-7:
-            lead, unit.flap_at = unit.flap_at, None
-            if any(lead - self.router_settle_s * self.speed < at * self.speed < t
-                   for at, _ in self._router_log):
-                self.flap_hits += 1
+        if self._at_beam(unit, t, edges):
+            return
+        self._past_flap(unit, t)
         if unit.tipped:
             self._land(unit, t)
         elif self._obstacle(unit) is not None and unit.s >= self._obstacle(unit) - 1e-7:
             self._stop(unit, edges, t)
+
+    def _leave_roller(self, unit: _Unit, t: float) -> None:
+        """Its tail leaves the nip: it coasts, and the next card comes onto the roller."""
+        unit.phase = "coast"
+        unit.v = self._roller.speed(t) * unit.scale
+        self.exit_speeds.append(unit.v)
+        self._take_next(t)
+        if self.mode == "drive":
+            self._steer(t)
+
+    def _at_beam(self, unit: _Unit, t: float, edges: list[SensorEdge]) -> bool:
+        """Cover or uncover its beam, drop off the outlet, or stick under the beam (True)."""
+        assert unit.pile is not None
+        L, beam = unit.length, self.beam_mm[unit.pile]
+        if unit.stick and unit.s >= beam + L / 3 - 1e-7 and unit.phase in ("driven", "coast"):
+            unit.phase, unit.v, unit.stick = "stopped", 0.0, False
+            self._cover(unit, True, t, edges)
+            return True
+        under = beam - 1e-7 <= unit.s < beam + L - 1e-7 and not unit.tipped
+        if unit.s >= self.outlet_mm[unit.pile] + L / 2 - 1e-7 and not unit.tipped:
+            unit.tipped, under = True, False
+        if under != unit.under:
+            self._cover(unit, under, t, edges)
+        return False
+
+    def _past_flap(self, unit: _Unit, t: float) -> None:
+        """Its tail has left the flap: did the router move while it was there?"""
+        if unit.flap_at is None or unit.s < self.flap_mm + design.FLAP_LENGTH_MM + unit.length \
+                - 1e-7:
+            return
+        lead, unit.flap_at = unit.flap_at, None
+        if any(lead - self.router_settle_s * self.speed < at * self.speed < t
+               for at, _ in self._router_log):
+            self.flap_hits += 1
 
     def _cover(self, unit: _Unit, under: bool, t: float, edges: list[SensorEdge]) -> None:
         pile = unit.pile
