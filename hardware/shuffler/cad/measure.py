@@ -71,9 +71,10 @@ def overlaps(parts: dict[str, Part], tol: float = 1e-3) -> dict[tuple[str, str],
     return out
 
 
-def laid_flat(part: Part, about_x: float, about_y: float) -> Part:
-    """The part turned to its print orientation, resting on z = 0 at the origin."""
-    turned = Rot(0, about_y, 0) * (Rot(about_x, 0, 0) * part)
+def laid_flat(part: Part, about_x: float, about_y: float, about_z: float = 0.0) -> Part:
+    """The part turned to its print orientation (about x, then y, then the bed's z),
+    resting on z = 0 at the origin."""
+    turned = Rot(0, 0, about_z) * (Rot(0, about_y, 0) * (Rot(about_x, 0, 0) * part))
     box = turned.bounding_box()
     return Pos(-box.min.X, -box.min.Y, -box.min.Z) * turned
 

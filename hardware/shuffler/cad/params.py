@@ -85,6 +85,10 @@ def _flap_length() -> float:
     return design.FLAP_LENGTH_MM
 
 
+def _end_pad() -> float:
+    return design.END_WALL_PAD_MM
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """Every dimension the parts are built from.
@@ -114,13 +118,16 @@ class Geometry:
     channel_gap: float = 4.0  # floor to roof of the chute: one bowed card and room
     bay_side_clearance: float = 2.0
     bay_end_clearance: float = 1.5
+    # A self-adhesive felt pad on each bay's end wall takes the card's landing (design.py):
+    # the bay is that much longer, and the card's path ends on the pad's face.
+    end_pad: float = field(default_factory=_end_pad)
     pile_clearance: float = 5.0  # beam centre above a full pile, at the least
 
     # The tray and the separation gate.
     # Top of the tray floor above the table; the tyre's top (the nip), the land past it and
     # the chute's start are ``roller_protrusion`` higher. High enough that the long branch to
     # the far (right) bay still falls at ``min_slope``.
-    tray_floor_z: float = 149.5
+    tray_floor_z: float = 152.4
     tray_headroom: float = 36.0  # wall above a full deck: it guides the press on top
     # Nip to the inner face of the ears that carry the gate blade. The blade, on their outer
     # face, is the tray's front wall: the deck's front rests on it (no bridged wall).
@@ -217,7 +224,10 @@ class Geometry:
     # slides into rails under the lid, its sensor up under the tray floor's window.
     tcrt_board: tuple[float, float, float] = (32.0, 14.0, 1.6)
     tcrt_sensor: tuple[float, float, float] = (10.2, 5.8, 7.0)
-    tcrt_at: tuple[float, float] = (-45.0, 0.0)  # the window's centre
+    # The window's centre: 10 mm behind the nip, where the simulator's tray sensor sees the
+    # bottom card until its tail has passed (simulator.TRAY_SENSOR_MM; a test holds them
+    # equal), beside the roller's hub, on the side away from the motor.
+    tcrt_at: tuple[float, float] = (-10.0, 23.0)
 
     # The press: a printed foot with a steel bar in it, resting on the deck over the nip
     # (its weight, design.py's press_n, gives the tyre its traction); it slides down between
@@ -428,7 +438,8 @@ class Geometry:
 
     @property
     def bay_inner(self) -> tuple[float, float]:
-        return (self.card_length + 2 * self.bay_end_clearance,
+        """(length, width) inside a bay, its end wall's felt pad included in the length."""
+        return (self.card_length + 2 * self.bay_end_clearance + self.end_pad,
                 self.widest_card + 2 * self.bay_side_clearance)
 
     @property
@@ -485,9 +496,10 @@ class Geometry:
         return [self.nip, (self.router_x0, self.land_z), self.fork, outlet]
 
     def end_wall(self, pile: str, cards: int = 0) -> Point:
-        """(x, z) where the bay's far end wall meets the top of a pile of ``cards``."""
+        """(x, z) where the felt pad on the bay's far end wall meets the top of a pile of
+        ``cards``."""
         left, right, far = self.bays_x
-        x = {"left": right - self.wall, "right": far - self.wall}[pile]
+        x = {"left": right - self.wall, "right": far - self.wall}[pile] - self.end_pad
         return x, self.bay_floor_top + self.pile_height(cards)
 
     def card_path(self, pile: str, cards: int = 0) -> CardPath:

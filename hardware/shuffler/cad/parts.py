@@ -72,7 +72,8 @@ def _segments(g: Geometry) -> list[tuple[Point, float, float, float, float]]:
 def _prism_xz(points: list[Point], y0: float, y1: float) -> Part:
     """A prism along y (from y0 to y1) on a polygon of the side view's (x, z) points."""
     face = Plane.XZ * Polygon(*[(x, z) for x, z in points], align=None)
-    return Pos(0, y1, 0) * extrude(face, amount=y1 - y0)
+    prism = extrude(face, amount=y1 - y0)  # towards +y or -y, as the polygon winds
+    return Pos(0, y0 - prism.bounding_box().min.Y, 0) * prism
 
 
 def countersink(x: float, y: float, z_top: float, depth: float) -> Part:
@@ -259,7 +260,7 @@ def motor_clamp(g: Geometry) -> Part:
 
 def router_screw_points(g: Geometry) -> list[tuple[float, float]]:
     """(y, z) of the two M3 screws through the router's flange and the base's front wall."""
-    return [(y, g.base_top - 10.0) for y in (-20.0, 20.0)]
+    return [(y, g.base_top - 10.0) for y in (-12.0, 12.0)]
 
 
 def router(g: Geometry) -> Part:
@@ -486,8 +487,12 @@ def lid(g: Geometry) -> Part:
     plate += tcrt_rails(g)
     # The roller, its hub and the motor clamp hang through; the tray sensor looks up.
     plate -= _box(-15, 15, -22, 13, top - w - 1, top + 1)
+    # The sensor's window, a slot out to the lid's front edge: the module slides along the
+    # rails from there (before the lid goes on the base), its sensor in the slot.
     tx, ty = g.tcrt_at
-    plate -= _box(tx - 6, tx + 6, ty - 8, ty + 8, top - w - 1, top + 1)
+    sw = g.tcrt_sensor[1] / 2 + 0.6
+    plate -= _box(tx - g.tcrt_sensor[0] / 2 - 0.6, bx1 + 1, ty - sw, ty + sw, top - w - 1,
+                  top + 1)
     # Touch pad (TTP223, senses through the skin) and the status LED, right of the tray.
     px, py = g.touch_pad
     plate -= _box(-60 - px / 2, -60 + px / 2, 44 - py / 2, 44 + py / 2, top - w - 1,
@@ -635,6 +640,18 @@ def kcd1_switch(g: Geometry) -> Part:
     return body + _box(sx - 10.5, sx + 10.5, sy - 7.5, sy + 7.5, top, top + 2.5)
 
 
+def felt_pads(g: Geometry) -> Part:
+    """The self-adhesive felt pads on the two bays' end walls, where the cards land."""
+    _length, width = g.bay_inner
+    out = None
+    for pile in PILES:
+        x, _z = g.end_wall(pile)
+        pad = _box(x, x + g.end_pad, -width / 2, width / 2, g.bay_floor_top,
+                   g.bay_wall_top - 1.0)
+        out = pad if out is None else out + pad
+    return out
+
+
 def deck(g: Geometry, cards: int | None = None) -> Part:
     """A full deck of ``cards`` (the tray's capacity by default) resting on the roller."""
     n = g.capacity_cards if cards is None else cards
@@ -680,15 +697,17 @@ def printable(name: str, g: Geometry, built: Part | None = None) -> Part:
     else:
         part = PRINTED[name](g) if built is None else built
     o = PRINT_ORIENTATION[name]
-    return laid_flat(part, o.about_x, o.about_y)
+    return laid_flat(part, o.about_x, o.about_y, o.about_z)
 
 
 @dataclass(frozen=True)
 class Orientation:
-    """How a printed part lies on the bed: rotations (degrees) about x then y."""
+    """How a printed part lies on the bed: rotations (degrees) about x, then y, then the
+    bed's vertical (to fit the bed's diagonal)."""
 
     about_x: float = 0.0
     about_y: float = 0.0
+    about_z: float = 0.0
     note: str = "as modelled, floor down"
 
 
@@ -700,7 +719,8 @@ PRINT_ORIENTATION = {
     "width_shims": Orientation(about_x=180, note="hooks down"),
     "roller_hub": Orientation(about_x=90, note="on its end face, bore up"),
     "motor_clamp": Orientation(about_x=90, note="on its end face, pocket vertical"),
-    "router": Orientation(about_x=90, note="on its flat side wall: floors and roofs are walls"),
+    "router": Orientation(about_x=90, about_z=10,
+                          note="on its flat side wall, turned 10 degrees on the bed"),
     "vane": Orientation(note="flat, on the axle's flat"),
     "servo_mount": Orientation(about_x=-90, note="plate down, legs up"),
     "bays": Orientation(note="floor down"),
@@ -731,4 +751,5 @@ BOUGHT = {
     "tcrt5000": tcrt5000,
     "kcd1_switch": kcd1_switch,
     "steel_bar": steel_bar,
+    "felt_pads": felt_pads,
 }

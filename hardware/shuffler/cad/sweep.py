@@ -18,7 +18,7 @@ from hardware.shuffler.cad import parts
 from hardware.shuffler.cad.params import Geometry, Point
 
 # What the card may touch (it slides on them or between them) and what rides above it.
-GUIDES = frozenset({"tray", "o_rings", "router", "vane", "bays", "width_shims"})
+GUIDES = frozenset({"tray", "o_rings", "router", "vane", "bays", "width_shims", "felt_pads"})
 ABOVE = frozenset({"deck", "press", "steel_bar"})  # the cards above the bottom one, the press
 
 

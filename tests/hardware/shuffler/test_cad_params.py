@@ -216,7 +216,7 @@ def test_the_card_path_runs_from_the_nip_to_the_bays_end_wall(pile):
     ox, oz = g.path(pile)[-1]
     assert drop.surface == "pile" and drop.slope_deg > 0
     assert drop.length_mm == pytest.approx(math.hypot(wall_x - ox, oz - floor_z))
-    assert wall_x - ox == pytest.approx(g.bay_inner[0])  # across the whole bay
+    assert wall_x - ox == pytest.approx(g.bay_inner[0] - g.end_pad)  # across the bay to its pad
     assert path.length_mm == pytest.approx(g.path_length(pile) + drop.length_mm)
     # A pile in the bay shortens the drop and flattens it.
     full = g.card_path(pile, cards=104)

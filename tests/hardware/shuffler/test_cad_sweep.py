@@ -141,9 +141,9 @@ def test_the_card_comes_to_rest_in_its_bay_against_the_end_wall(machines, pile, 
     model = machines[pile]
     card = sweep.card_on_pile(DEFAULT, pile, POKER, THICK, cards)
     assert _hits(model, [card]) == {}
-    # Pushed 0.1 mm further it meets the end wall: the bay stops it there.
+    # Pushed 0.1 mm further it meets the felt pad on the end wall: that stops it.
     moved = parts.Pos(0.1, 0, 0) * card
-    assert set(_hits(model, [moved])) == {"bays"}
+    assert set(_hits(model, [moved])) == {"felt_pads"}  # on the pad on the end wall
 
 
 def test_the_sweep_finds_a_pan_head_on_the_land_and_a_gate_set_from_the_floor():
