@@ -46,7 +46,6 @@ JAM_MM = 75.0
 # bottom card until the card's tail has passed it. Estimate of the CAD's window, just behind
 # the roller so that a card drawn on by the roller's run-on is still in the tray.
 TRAY_SENSOR_MM = -10.0
-DOUBLE_BLOCK_SPAN = DOUBLE_SPAN  # two cards fed together, overlapping by half a card
 _EPS = 1e-9
 
 

@@ -129,19 +129,8 @@ class GpioHarness(Harness):
         self.rig.sync()
 
     def run(self) -> None:
-        sh, rig, clock = self.shuffler, self.rig, self.clock
-        for _ in range(1_000_000):
-            rig.sync()
-            dt = sh.step()
-            rig.sync()
-            if sh.state is not DeviceState.BUSY:
-                self._final_stack()
-                return
-            nxt = rig.next_event()
-            if nxt is not None:
-                dt = min(dt, nxt - clock.monotonic())
-            clock.advance(max(dt, 1e-4))
-        raise AssertionError("never settled")
+        run_gpio(self.shuffler, self.rig, self.clock)
+        self._final_stack()
 
     def _final_stack(self) -> None:
         st = self.shuffler.status()
@@ -176,6 +165,21 @@ class GpioHarness(Harness):
         return self.shuffler.mechanism.motor_driven
 
 
+def run_gpio(shuffler: Any, rig: Any, clock: FakeClock, rounds: int = 1_000_000) -> None:
+    """Step a GpioShuffler and its mock rig on the FakeClock until it is not busy."""
+    for _ in range(rounds):
+        rig.sync()
+        dt = shuffler.step()
+        rig.sync()
+        if shuffler.state is not DeviceState.BUSY:
+            return
+        nxt = rig.next_event()
+        if nxt is not None:
+            dt = min(dt, nxt - clock.monotonic())
+        clock.advance(max(dt, 1e-4))
+    raise AssertionError("the shuffler never settled")
+
+
 def one_gpio_pass(shuffler: Any, rig: Any, table: ShufflerTable, clock: FakeClock,
                   cards: int) -> None:
     """Load `cards`, run one pass of a GpioShuffler over its mock rig to its end (or a
@@ -183,19 +187,9 @@ def one_gpio_pass(shuffler: Any, rig: Any, table: ShufflerTable, clock: FakeCloc
     table.load(list(range(cards)))
     rig.sync()
     shuffler.shuffle(cards, "light")
-    for _ in range(400_000):
-        rig.sync()
-        dt = shuffler.step()
-        rig.sync()
-        if shuffler.state is not DeviceState.BUSY:
-            clock.advance(2.0)
-            table.update(clock.monotonic())
-            return
-        nxt = rig.next_event()
-        if nxt is not None:
-            dt = min(dt, nxt - clock.monotonic())
-        clock.advance(max(dt, 1e-4))
-    raise AssertionError("the pass never ended")
+    run_gpio(shuffler, rig, clock, rounds=400_000)
+    clock.advance(2.0)
+    table.update(clock.monotonic())
 
 
 def pin_history(factory: Any, name: str, pins: dict[str, Any] = PINS) -> list[bool]:
