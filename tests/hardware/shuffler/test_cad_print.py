@@ -48,6 +48,9 @@ def test_the_build_doc_states_the_rules_the_test_applies():
     assert f"bridge of at most {BRIDGE_MM:g} mm" in rules
     assert f"{OVERHANG_DEG:g}°" in rules
     assert "No part needs supports" in rules
+    # Natural PETG carries the beams' infrared round a card: the router is printed opaque.
+    router = next(ln for ln in _doc_rules().split("| `")[1:] if ln.startswith("router`"))
+    assert "black or opaque PETG" in router
 
 
 @pytest.mark.parametrize("name", sorted(parts.PRINTED))
