@@ -413,7 +413,7 @@ class Geometry:
 
     @property
     def gate_x(self) -> float:
-        """The gate blade's face towards the deck (it sits on the front wall's outer face)."""
+        """The gate blade's face towards the deck (on the ears' outer face): the deck's front."""
         return self.gate_setback + self.wall
 
     @property

@@ -141,7 +141,7 @@ def tray_screw_points(g: Geometry) -> list[tuple[float, float]]:
 
 
 def gate_screw_points(g: Geometry) -> list[tuple[float, float, float]]:
-    """(x, z, y) of the two M3 screws that hold the gate blade to the front wall's ears."""
+    """(x, z, y) of the two M3 screws that hold the gate blade to the tray's ears."""
     y = g.tray_inner[1] / 2 + g.wall + 5.0
     z = g.tray_floor_z + g.ear_height / 2
     return [(g.gate_setback, z, -y), (g.gate_setback, z, y)]

@@ -247,3 +247,12 @@ def test_a_stretch_under_the_minimum_slope_is_refused(name):
     low = {"chute_angle": 22.0, "tray_floor_z": g.tray_floor_z - 15}[name]
     with pytest.raises(ValueError, match="under 25.0 deg: a card could stop"):
         g.with_(**{name: low})
+
+
+def test_the_build_doc_sets_the_gap_on_what_the_card_meets():
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = " ".join(text.split("## Setting the gate", 1)[1].split("\n## ", 1)[0].split())
+    feeler = float(section.split("Lay a ", 1)[1].split(" mm feeler", 1)[0])
+    assert feeler == pytest.approx(DEFAULT.card_gap_at_gate, abs=0.01)
+    assert "on the land under the blade" in section and "flat on the floor" not in section
+    assert "never from the tray floor" in section
