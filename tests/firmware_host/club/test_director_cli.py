@@ -5,15 +5,12 @@ table's daemon over real HTTP."""
 from __future__ import annotations
 
 import getpass
-import json
 import os
-import stat
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
