@@ -108,7 +108,6 @@ def seat_round(players: Sequence[str], tables: Sequence[str],
                          f"({', '.join(tables) or 'none'})")
     number = earlier[-1].round + 1 if earlier else 1
     met = meetings(earlier)
-    had = bye_counts(earlier)
     where = {t: i for i, t in enumerate(tables)}
     last: dict[str, tuple[int, int]] = {}  # player -> (table position, 0 stays / 1 moves)
     for r in earlier:
@@ -119,21 +118,40 @@ def seat_round(players: Sequence[str], tables: Sequence[str],
     natural = [(pos, a, b) for pos, a, b in _rotation(players, earlier, where)
                if a in present and b in present]
 
+    bye_to, candidates = _bye(players, natural, bye_counts(earlier))
+    natural = [t for t in natural if bye_to not in t[1:]]
+    pairs, byes = _match(players, natural, met, bye_to, candidates, limit)
+    seats = _place(pairs, natural, last, list(tables))
+    return Seating(
+        round=number, seats=seats, byes=byes,
+        repeated=tuple(s.names for s in seats if met[frozenset(s.names)] >= 1),
+        over_limit=tuple(s.names for s in seats if met[frozenset(s.names)] >= limit))
+
+
+def _bye(players: Sequence[str], natural: Sequence[tuple[int, str, str]],
+         had: Counter[str]) -> tuple[str | None, list[str]]:
+    """Who may have the bye (the fewest byes so far) and who has it unless a seating with
+    fewer repeats needs another: one the rotation left without a partner, then the moving
+    side from the last table back, then the staying side."""
+    if len(players) % 2 == 0:
+        return None, []
+    fewest = min(had[p] for p in players)
+    candidates = [p for p in players if had[p] == fewest]
+    paired = {p for _, a, b in natural for p in (a, b)}
+    back = sorted(natural, reverse=True)
+    order = ([p for p in reversed(players) if p not in paired] + [b for _, _, b in back]
+             + [a for _, a, _ in back])
+    return next(p for p in order if p in candidates), candidates
+
+
+def _match(players: Sequence[str], natural: Sequence[tuple[int, str, str]],
+           met: Counter[frozenset[str]], bye_to: str | None, candidates: Sequence[str],
+           limit: int) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """The round's pairs and byes: the rotation's new pairs grown to a largest matching of
+    new pairs, then of pairs within the limit; whoever is left meets again."""
     index = {p: i for i, p in enumerate(players)}
     n = len(players)
-    odd = n % 2 == 1
-    vertices = n + odd  # the empty seat of an odd count is vertex n
-    bye_to: str | None = None
-    candidates: list[str] = []
-    if odd:
-        fewest = min(had[p] for p in players)
-        candidates = [p for p in players if had[p] == fewest]
-        paired = {p for _, a, b in natural for p in (a, b)}
-        moving = [b for _, _, b in sorted(natural, reverse=True)]
-        staying = [a for _, a, _ in sorted(natural, reverse=True)]
-        order = [p for p in reversed(players) if p not in paired] + moving + staying
-        bye_to = next(p for p in order if p in candidates)
-        natural = [t for t in natural if bye_to not in t[1:]]
+    vertices = n + (bye_to is not None)  # the empty seat of an odd count is vertex n
 
     def graph(most: int) -> list[list[int]]:
         adj: list[list[int]] = [[] for _ in range(vertices)]
@@ -164,11 +182,7 @@ def seat_round(players: Sequence[str], tables: Sequence[str],
         b = min(left, key=lambda p: (met[frozenset((a, p))], index[p]))
         left.remove(b)
         pairs.append((a, b))
-    seats = _place(pairs, natural, last, list(tables))
-    return Seating(
-        round=number, seats=seats, byes=byes,
-        repeated=tuple(s.names for s in seats if met[frozenset(s.names)] >= 1),
-        over_limit=tuple(s.names for s in seats if met[frozenset(s.names)] >= limit))
+    return pairs, byes
 
 
 def _rotation(players: Sequence[str], earlier: Sequence[Seating], where: dict[str, int]
