@@ -1,8 +1,8 @@
 """The ACC tournament in the engine: a qualifying rotation where nobody meets the same
 opponent more than twice, the cut to the top quarter seeded by game points, games won and
 spread, a knockout bracket with byes to the top seeds. A simulated 64-player day is checked
-against an independent computation written here (its own sums, its own sort, the bracket
-drawn and played by hand-written rules)."""
+against an independent computation (tests/cribbage/tournament_reference.py: its own sums,
+its own sort, the bracket drawn from published seed lines and played by hand)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ from hypothesis import strategies as st
 from cribbage.knockout import bracket, cut, cut_size, seed_order
 from cribbage.seating import Seating, seat_round
 from cribbage.tournament import GameRecord, Standing, standings
+from tests.cribbage.tournament_reference import (
+    SEED_LINES,
+    independent_bracket,
+    independent_standings,
+)
 
 
 def result(rng: random.Random, rnd: int, table: str, a: str, b: str) -> GameRecord:
@@ -25,25 +30,6 @@ def result(rng: random.Random, rnd: int, table: str, a: str, b: str) -> GameReco
                         rng.randint(30, 60)])
     kind = "win" if score >= 91 else "skunk" if score >= 61 else "double_skunk"
     return GameRecord(rnd, table, winner, loser, 121, score, kind)
-
-
-def independent_standings(players: list[str], games: list[GameRecord]
-                          ) -> list[tuple[str, int, int, int]]:
-    """(name, game points, won, spread), best first: 2 a win, 3 a skunk or more."""
-    gp = dict.fromkeys(players, 0)
-    won = dict.fromkeys(players, 0)
-    spread = dict.fromkeys(players, 0)
-    for g in games:
-        gp[g.winner] += 3 if g.loser_score < 91 else 2
-        won[g.winner] += 1
-        spread[g.winner] += g.winner_score - g.loser_score
-        spread[g.loser] -= g.winner_score - g.loser_score
-    rows = [(p, gp[p], won[p], spread[p]) for p in players]
-    return sorted(rows, key=lambda r: (-r[1], -r[2], -r[3], r[0]))
-
-
-# The standard 16-bracket, top line down (seed 1 and 2 on opposite halves).
-SIXTEEN = [1, 16, 8, 9, 4, 13, 5, 12, 2, 15, 7, 10, 3, 14, 6, 11]
 
 
 def test_a_64_player_day_equals_an_independent_computation() -> None:
@@ -82,13 +68,7 @@ def test_a_64_player_day_equals_an_independent_computation() -> None:
         b = bracket(c.seeds, knockout)
     assert b.round_names() == ["Round of 16", "Quarter-final", "Semi-final", "Final"]
 
-    # By hand: round 1 pairs seed s with 17 - s in the standard order, winners meet on.
-    line_up = [c.seeds[s - 1] for s in SIXTEEN]
-    played = {frozenset((g.winner, g.loser)): g.winner for g in knockout}
-    rounds = []
-    while len(line_up) > 1:
-        line_up = [played[frozenset(line_up[i:i + 2])] for i in range(0, len(line_up), 2)]
-        rounds.append(line_up)
+    rounds = independent_bracket(c.seeds, knockout)
     assert [[m.winner for m in ms] for ms in b.rounds] == rounds
     assert b.champion == rounds[-1][0] and len(knockout) == 15
 
@@ -116,6 +96,8 @@ def test_any_field_plays_down_to_one_champion(n: int, rng: random.Random) -> Non
                    for m in b.ready()]
         b = bracket(seeds, played)
     assert len(played) == n - 1  # every game knocks one player out
+    if n <= 16:
+        assert [[m.winner for m in ms] for ms in b.rounds] == independent_bracket(seeds, played)
     losers = {g.loser for g in played}
     assert losers == set(seeds) - {b.champion}
     size = len(seed_order(b.size))
@@ -135,9 +117,9 @@ def test_seed_order_meets_the_best_last(size: int) -> None:
 
 
 def test_seed_order_puts_seeds_1_and_2_on_opposite_halves() -> None:
-    assert seed_order(16) == SIXTEEN
-    assert 2 in SIXTEEN[8:] and 3 in SIXTEEN[8:] and 4 in SIXTEEN[:8]
-    assert seed_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+    assert seed_order(16) == SEED_LINES[16]
+    assert 2 in SEED_LINES[16][8:] and 3 in SEED_LINES[16][8:] and 4 in SEED_LINES[16][:8]
+    assert all(seed_order(n) == line for n, line in SEED_LINES.items())
     with pytest.raises(ValueError, match="power of two"):
         seed_order(12)
 
