@@ -92,6 +92,11 @@ def _write(night: Night, sql: str, params: Sequence[object]) -> None:
         store.db.execute("COMMIT")
 
 
+def running(night: Night) -> bool:
+    """Whether a tournament runs tonight (its rounds are seated here, not by /api/rounds)."""
+    return _settings(night) is not None
+
+
 def _need(night: Night) -> dict[str, Any]:
     t = _settings(night)
     if t is None:
