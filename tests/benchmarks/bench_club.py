@@ -74,7 +74,7 @@ def simulate(args: argparse.Namespace) -> int:
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    from firmware_host.club.schema import (
+    from firmware_host.clubwire import (
         Counted,
         GameResult,
         LiveGame,

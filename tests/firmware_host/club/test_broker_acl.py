@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.club.broker import BrokerConfigError, acl_text, write_config
-from firmware_host.club.schema import standings_topic, table_topic
+from firmware_host.clubwire import standings_topic, table_topic
 from tests.firmware_host.club.broker_helpers import Broker
 
 PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from firmware_host.club.schema import Online, Seating, decode, encode, table_topic
+from firmware_host.clubwire import Online, Seating, decode, encode, table_topic
 from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
 

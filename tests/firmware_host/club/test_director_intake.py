@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.club.schema import (
+from firmware_host.clubwire import (
     Counted,
     Seating,
     decode,
@@ -123,7 +123,8 @@ def test_a_void_revision_takes_the_game_back_and_a_later_one_counts_again(
     send(t1, result("t1", 3, (a, b), (115, 121), round_=1, rev=2))
     wait_for("rev 2 counted", lambda: director.row(b)["won"] == 1)
     send(t1, result("t1", 3, (a, b), (121, 110), round_=1))
-    send(t1, result("t1", 4, (a, b), (121, 1), id_="t1.marker.1.1", round_=None, night=None,
+    send(t1, result("t1", 4, (a, b), (121, 1), "double_skunk", id_="t1.marker.1.1",
+                    round_=None, night=None,
                     ))  # a marker after the old copy: once it is in, the copy was handled
     wait_for("the marker is kept", lambda: len(director.get("/api/night").json()["results"]) == 2)
     assert director.row(b)["won"] == 1 and director.row(a)["won"] == 0

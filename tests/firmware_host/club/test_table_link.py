@@ -13,7 +13,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware_host.club import schema
+from firmware_host import clubwire as schema
 from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.conftest import Daemon
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from firmware_host.club.director.routes.deps import Director, NightDep
-from firmware_host.club.schema import Name
+from firmware_host.clubwire import Name
 from firmware_host.logs import unsafe_chars
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from firmware_host.club.director.routes.deps import Director, NightDep
 from firmware_host.club.director.routes.players import PlayersIn
-from firmware_host.club.schema import Kind, Name, Score
+from firmware_host.clubwire import Kind, Name, Score
 
 
 class CorrectionIn(BaseModel):
