@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware_host.club.schema import LiveGame, Side, TableState, encode, table_topic
+from firmware_host.clubwire import LiveGame, Side, TableState, encode, table_topic
 from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
 from tests.firmware_host.page_helpers import BROWSER, SCREENSHOTS, browser  # noqa: F401

@@ -25,7 +25,7 @@ from firmware_host.club.director.night import DirectorError, Night
 from firmware_host.club.director.routes.deps import Director, NightDep
 from firmware_host.club.director.routes.export import _csv
 from firmware_host.club.director.store import Seat
-from firmware_host.club.schema import Name, encode, standings_topic
+from firmware_host.clubwire import Name, encode, standings_topic
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -145,8 +145,13 @@ def _seat(night: Night, number: int, pairs: Sequence[tuple[str, str]], at: Seque
     by_table = dict(zip(at, pairs, strict=True))
     seats = [Seat(number, i, table, tuple(by_table.get(table, ())))
              for i, table in enumerate(tables)]
+    add_round = getattr(night, "add_round", None)
+    if add_round is not None:  # the night's own way, when it has one
+        return dict(add_round(seats, list(byes), repeats, force))
+    # Until then, what Night.seat_round does after choosing its pairs.
     night.store.add_round(night.night, number, seats, list(byes), repeats, force)
-    night._standings = None
+    night._rounds = night.store.rounds(night.night)
+    night._recompute()
     for seat in seats:
         night._publish_seating(number, seat.table, seat.names)
     night.publish(standings_topic(night.config.club), encode(night.standings()))
