@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from cribbage.matching import max_matching
 
+NIGHT_ROUNDS = 9  # a club night's games (the ACC's grass-roots evening)
+
 
 @dataclass(frozen=True, slots=True)
 class Seat:
@@ -87,12 +89,16 @@ def bye_counts(earlier: Sequence[Seating]) -> Counter[str]:
 
 
 def seat_round(players: Sequence[str], tables: Sequence[str],
-               earlier: Sequence[Seating] = (), *, limit: int = 1) -> Seating:
+               earlier: Sequence[Seating] = (), *, limit: int = 1,
+               rounds: int = NIGHT_ROUNDS) -> Seating:
     """The next round's seating of `players` (those present, in registration order) over
     `tables` (in the configured order), after the `earlier` rounds of the evening.
 
     `limit`: how many times two players may meet (1: never again, the club night; 2: the
-    ACC's qualifying rotation); within it, new opponents come first. Raises ValueError for
+    ACC's qualifying rotation); within it, new opponents come first. `rounds`: how many the
+    evening plays (it picks the rotation: two rows when each row has that many players, the
+    circle for a smaller group, so that 10 players meet nobody twice in nine rounds). Raises
+    ValueError for
     fewer than two players, a name or table twice, a limit below 1, or more pairs than
     tables.
     """
@@ -115,10 +121,13 @@ def seat_round(players: Sequence[str], tables: Sequence[str],
             if s.table in where:
                 last[s.stays], last[s.moves] = (where[s.table], 0), (where[s.table], 1)
     present = set(players)
-    natural = [(pos, a, b) for pos, a, b in _rotation(players, earlier, where)
-               if a in present and b in present]
+    if len(players) // 2 >= rounds:
+        natural, bye_first = _rotation(players, earlier, where), None
+    else:
+        natural, bye_first = _circle(players, number)
+    natural = [(pos, a, b) for pos, a, b in natural if a in present and b in present]
 
-    bye_to, candidates = _bye(players, natural, bye_counts(earlier))
+    bye_to, candidates = _bye(players, natural, bye_counts(earlier), bye_first)
     natural = [t for t in natural if bye_to not in t[1:]]
     pairs, byes = _match(players, natural, met, bye_to, candidates, limit)
     seats = _place(pairs, natural, last, list(tables))
@@ -129,18 +138,20 @@ def seat_round(players: Sequence[str], tables: Sequence[str],
 
 
 def _bye(players: Sequence[str], natural: Sequence[tuple[int, str, str]],
-         had: Counter[str]) -> tuple[str | None, list[str]]:
+         had: Counter[str], first: str | None) -> tuple[str | None, list[str]]:
     """Who may have the bye (the fewest byes so far) and who has it unless a seating with
-    fewer repeats needs another: one the rotation left without a partner, then the moving
-    side from the last table back, then the staying side."""
+    fewer repeats needs another: the circle's empty seat's partner, one the rotation left
+    without a partner, then the moving side from the last table back, then the staying
+    side."""
     if len(players) % 2 == 0:
         return None, []
     fewest = min(had[p] for p in players)
     candidates = [p for p in players if had[p] == fewest]
     paired = {p for _, a, b in natural for p in (a, b)}
     back = sorted(natural, reverse=True)
-    order = ([p for p in reversed(players) if p not in paired] + [b for _, _, b in back]
-             + [a for _, a, _ in back])
+    loose = [p for p in reversed(players) if p not in paired]
+    order = [*([first] if first else []), *loose, *(b for _, _, b in back),
+             *(a for _, a, _ in back)]
     return next(p for p in order if p in candidates), candidates
 
 
@@ -183,6 +194,24 @@ def _match(players: Sequence[str], natural: Sequence[tuple[int, str, str]],
         left.remove(b)
         pairs.append((a, b))
     return pairs, byes
+
+
+def _circle(players: Sequence[str], number: int
+            ) -> tuple[list[tuple[int, str, str]], str | None]:
+    """The round-robin's circle for round `number` (the first seat stays, the others turn
+    one seat a round, so each player moves about one table): pairs at table
+    positions, and the player facing the empty seat of an odd count (the bye)."""
+    # An odd count: the empty seat is the one that never turns; the last registered faces
+    # it first.
+    seats: list[str | None] = [None, *players] if len(players) % 2 else list(players)
+    rest = seats[1:]
+    shift = (number - 1) % len(rest)
+    turned = [seats[0], *rest[len(rest) - shift:], *rest[:len(rest) - shift]]
+    half = len(turned) // 2
+    pairs = [(turned[i], turned[-1 - i]) for i in range(half)]
+    bye = next((a or b for a, b in pairs if a is None or b is None), None)
+    full = [(a, b) for a, b in pairs if a is not None and b is not None]
+    return [(pos, a, b) for pos, (a, b) in enumerate(full)], bye
 
 
 def _rotation(players: Sequence[str], earlier: Sequence[Seating], where: dict[str, int]

@@ -117,18 +117,18 @@ def moves(before: Seating, after: Seating) -> dict[str, int]:
 @given(st.integers(2, 7))
 def test_the_staying_side_stays_and_the_moving_side_moves_one_table(k: int) -> None:
     players = [f"p{i}" for i in range(2 * k)]
-    earlier = [seat_round(players, TABLES)]
+    earlier = [seat_round(players, TABLES, rounds=k)]  # rows: each row has k players
     assert earlier[0].pairs == tuple((players[i], players[k + i]) for i in range(k))
     assert [s.table for s in earlier[0].seats] == TABLES[:k]
     for _ in range(k - 1):
-        r = seat_round(players, TABLES, earlier)
+        r = seat_round(players, TABLES, earlier, rounds=k)
         assert not r.repeated
         assert moves(earlier[-1], r) == {**{p: 0 for p in players[:k]},
                                           **{p: 1 for p in players[k:]}}
         earlier.append(r)
     # Past k rounds the rows have all met: new pairs are left only within each row, and
     # an odd row leaves one player of each row over, who must meet again, and it says so.
-    r = seat_round(players, TABLES, earlier)
+    r = seat_round(players, TABLES, earlier, rounds=k)
     assert len(r.repeated) == k % 2
     assert ("meet again" in r.note()) == (k % 2 == 1)
 
@@ -156,6 +156,24 @@ def test_a_late_arrival_and_a_departure_repeat_nobody_over_nine_rounds() -> None
     assert len(byes) == len(set(byes)) == 3  # rounds 4-6 have 19 players
     met = Counter(frozenset(s.names) for r in earlier for s in r.seats)
     assert max(met.values()) == 1
+
+
+@pytest.mark.parametrize("count", range(3, 25))
+def test_a_fixed_group_meets_nobody_twice_in_nine_rounds_when_a_round_robin_allows(
+        count: int) -> None:
+    """Two rows for a room of 18 or more, the circle below: either way nobody meets twice
+    in a nine-round evening unless the group is too small for nine new opponents, and then
+    only after it has met everyone (a round robin's rounds)."""
+    players = [f"p{i:02}" for i in range(count)]
+    tables = [f"t{i}" for i in range(1, 13)]
+    earlier: list[Seating] = []
+    new_rounds = count - 1 if count % 2 == 0 else count
+    for number in range(1, 10):
+        r = seat_round(players, tables, earlier)
+        assert bool(r.repeated) == (number > new_rounds), (number, r)
+        earlier.append(r)
+    byes = Counter(b for r in earlier for b in r.byes)
+    assert not byes or max(byes.values()) - min(byes.get(p, 0) for p in players) <= 1
 
 
 def test_a_small_group_says_truthfully_when_it_must_meet_again() -> None:
