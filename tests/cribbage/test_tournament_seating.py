@@ -83,10 +83,11 @@ events = st.lists(st.one_of(st.just(("round", 0)), st.just(("round", 0)),
                   min_size=1, max_size=14)
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.integers(2, 9), events, st.sampled_from([1, 2]))
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 9), events, st.sampled_from([1, 2]), st.sampled_from([1, 9]))
 def test_no_repeat_while_any_seating_avoids_it(start: int, evening: list[tuple[str, int]],
-                                                limit: int) -> None:
+                                                limit: int, planned: int) -> None:
+    """`planned` 1 seats in two rows, 9 in the circle (the groups here are small)."""
     players = [f"p{i}" for i in range(start)]
     arrived = start
     earlier: list[Seating] = []
@@ -97,7 +98,7 @@ def test_no_repeat_while_any_seating_avoids_it(start: int, evening: list[tuple[s
         elif kind == "leave" and len(players) > 2:
             players.pop(arg % len(players))
         elif kind == "round":
-            r = seat_round(players, TABLES, earlier, limit=limit)
+            r = seat_round(players, TABLES, earlier, limit=limit, rounds=planned)
             check_round(r, players, earlier)
             over, rep = fewest_possible(players, earlier, limit)
             assert len(r.over_limit) == over, (r, earlier)

@@ -64,6 +64,10 @@ def test_a_13_player_day_equals_an_independent_computation(day: Day) -> None:
     busy = post(day, "/api/tournament/rounds", {})
     assert busy.status_code == 409 and "still being played" in busy.text
     day.play_round(seated)
+    # The director killed between rounds: the tournament is in its database.
+    day.director.kill()
+    day.director.start()
+    assert day.director.get("/api/tournament")["stage"] == "qualifying"
     seated = day.director.post("/api/tournament/rounds", {})
     assert seated["round"] == 2 and seated["byes"] != day.rounds[0]["byes"]
     day.play_round(seated)
