@@ -188,7 +188,8 @@ class ClubLink:
         self.sync()
         s = self.settings
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                             client_id=f"crib-{s.club}-{s.table}", protocol=mqtt.MQTTv311)
+                             # the client id is the user's: the club's broker ties them
+                             client_id=s.table, protocol=mqtt.MQTTv311)
         client.username_pw_set(s.table, s.secret())
         if s.tls:
             client.tls_set(ca_certs=str(s.ca_file) if s.ca_file else None)

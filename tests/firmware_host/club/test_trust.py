@@ -154,11 +154,7 @@ def test_one_tables_flood_costs_no_other_tables_result_nor_the_directors_link(
 
 
 def test_revisions_go_up_by_one(director: Director, broker: Broker) -> None:
-    seats = seat_round(director, PLAYERS)
-    a, b = seats["t1"]
-    t1 = TableClient(broker, "t1")
-    send(t1, result("t1", 1, (a, b), (121, 100), round_=1))
-    wait_for("rev 0 counted", lambda: director.row(a)["won"] == 1)
+    a, b, t1 = _first_game_counted(director, broker)
     before = director.text()
     send(t1, result("t1", 1, (a, b), (121, 100), round_=1, rev=1000, void=True))
     wait_for("rev 1000 refused", lambda: "jumps from revision 0 to 1000" in
@@ -254,13 +250,20 @@ def test_corrections_are_checked_against_the_target_and_the_lines(
     assert fixed.json()["kind"] == "skunk" and director.row(a)["game_points"] == 3
 
 
-def test_a_tables_change_to_a_corrected_result_is_a_dispute(
-        director: Director, broker: Broker) -> None:
+def _first_game_counted(director: Director, broker: Broker
+                        ) -> tuple[str, str, TableClient]:
+    """Round 1 seated, t1's game 121-100 counted; (winner, loser, t1's client)."""
     seats = seat_round(director, PLAYERS)
     a, b = seats["t1"]
     t1 = TableClient(broker, "t1")
     send(t1, result("t1", 1, (a, b), (121, 100), round_=1))
     wait_for("counted", lambda: director.row(a)["won"] == 1)
+    return a, b, t1
+
+
+def test_a_tables_change_to_a_corrected_result_is_a_dispute(
+        director: Director, broker: Broker) -> None:
+    a, b, t1 = _first_game_counted(director, broker)
     rid = "t1.abcd1234.1.1"
     assert director.post(f"/api/results/{rid}/correct",
                          {"scores": [121, 105], "reason": "a miscount"}).status_code == 200
@@ -295,11 +298,7 @@ def test_a_tables_change_to_a_corrected_result_is_a_dispute(
 
 def test_an_undo_of_an_earlier_rounds_game_is_a_dispute(
         director: Director, broker: Broker) -> None:
-    seats = seat_round(director, PLAYERS)
-    a, b = seats["t1"]
-    t1 = TableClient(broker, "t1")
-    send(t1, result("t1", 1, (a, b), (121, 100), round_=1))
-    wait_for("counted", lambda: director.row(a)["won"] == 1)
+    a, b, t1 = _first_game_counted(director, broker)
     seat_round(director)  # round 2
     send(t1, result("t1", 1, (a, b), (121, 100), round_=1, rev=1, void=True))
     wait_for("a dispute", lambda: director.get("/api/tables").json()["disputes"])

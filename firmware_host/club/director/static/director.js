@@ -81,6 +81,15 @@ function drawRound(night) {
     : "";
 }
 
+// Every change says why: the log keeps it beside the old and new values.
+function reasonInput(hint) {
+  const reason = el("input", null, "d-reason");
+  reason.required = true; reason.maxLength = 200;
+  reason.setAttribute("aria-label", "why");
+  reason.placeholder = hint;
+  return reason;
+}
+
 function fixForm(r) {
   const form = el("form", null, "d-fix");
   const field = (label, input) => {
@@ -94,10 +103,7 @@ function fixForm(r) {
   const b = el("input");
   b.type = "number"; b.min = "0"; b.max = "1000"; b.value = r.scores[1];
   b.setAttribute("aria-label", `${r.names[1]}'s score`);
-  const reason = el("input", null, "d-reason");
-  reason.required = true; reason.maxLength = 200;
-  reason.setAttribute("aria-label", "why");
-  reason.placeholder = "why (score card checked…)";
+  const reason = reasonInput("why (score card checked…)");
   const fix = el("button", "Correct the scores");
   fix.type = "submit";
   const strike = el("button", "Strike it off", "d-quiet");
@@ -147,10 +153,7 @@ function drawDisputes(disputes) {
     li.append(el("div", `${d.table}: ${d.result} (revision ${d.rev}) ${what}`),
       el("div", d.why, "d-hint"));
     const form = el("form", null, "d-fix");
-    const reason = el("input", null, "d-reason");
-    reason.required = true; reason.maxLength = 200;
-    reason.setAttribute("aria-label", "why");
-    reason.placeholder = "why";
+    const reason = reasonInput("why");
     const take = el("button", "Count the table's");
     take.type = "submit";
     const keep = el("button", "Keep what is counted", "d-quiet");
