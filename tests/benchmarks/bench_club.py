@@ -17,8 +17,9 @@ Three lags, all on this machine's one clock:
   back to back with a 50 ms pause, so the figure includes up to one poll's wait.
 - result lag: from a table's publish of a GameResult until its `counted` from the director
   lists it (the director has committed it).
-- standings lag: from a table's publish of a GameResult until the first standings message
-  the director publishes after its `counted` (the goal's "result to standings").
+- standings lag: from a table's publish of a GameResult that counts (a seat's first game)
+  until a standings message shows it (its winner's `played` up by one), as one table,
+  subscribed to the standings, receives it: the goal's "result to standings".
 Every table of the largest step is seated in round 1 (two players each): each table's first
 game counts in the standings; its later games are taken, stored and acknowledged the same
 way and shown as a second result for the seat. The ramp stops at the first step whose p99
@@ -97,7 +98,8 @@ def simulate(args: argparse.Namespace) -> int:
     sel = selectors.DefaultSelector()
     sent: dict[str, float] = {}  # "{id}@0" -> publish time
     lags: list[float] = []
-    waiting: list[tuple[float, float]] = []  # (counted at, published at): for standings
+    baseline: dict[str, int] = {}  # player -> games played before this step (retained)
+    pending: dict[str, float] = {}  # a counting game's winner -> its result's publish time
     standings_lags: list[float] = []
     stats = {"states": 0, "results": 0, "refused_connect": 0}
 
@@ -130,15 +132,19 @@ def simulate(args: argparse.Namespace) -> int:
         def on_message(self, client: Any, userdata: Any, msg: Any) -> None:
             now = time.time()
             if msg.topic == standings_topic(CLUB):
-                if not msg.retain:
-                    standings_lags.extend(now - at for _, at in waiting)
-                    waiting.clear()
+                rows = json.loads(msg.payload)["rows"]
+                if msg.retain or not baseline:
+                    baseline.update({r["name"]: r["played"] for r in rows})
+                    return
+                for r in rows:
+                    at = pending.get(r["name"])
+                    if at is not None and r["played"] > baseline.get(r["name"], 0):
+                        standings_lags.append(now - pending.pop(r["name"]))
                 return
             for key in decode(Counted, msg.payload).ids:
                 at = sent.pop(key, None)
                 if at is not None:
                     lags.append(now - at)
-                    waiting.append((now, at))
 
         def peg(self) -> None:
             side = rng.randrange(2)
@@ -169,6 +175,8 @@ def simulate(args: argparse.Namespace) -> int:
                 sides=[Side(names=[n], score=s) for n, s in zip(self.names, scores, strict=True)],
                 target=121, variant="six-card", finished_at=time.time())
             sent[f"{rid}@0"] = time.time()
+            if self.game == 1 and baseline and baseline.get(self.names[w]) == 0:
+                pending[self.names[w]] = sent[f"{rid}@0"]  # the seat's game: it counts
             self.client.publish(table_topic(CLUB, self.name, "results"), encode(result), qos=1)
             stats["results"] += 1
             self.game += 1
@@ -210,12 +218,13 @@ def simulate(args: argparse.Namespace) -> int:
             for s in sims:
                 s.client.loop_misc()
     drain = time.monotonic() + 10  # the last results' counted
-    while sent and time.monotonic() < drain:
+    while (sent or pending) and time.monotonic() < drain:
         pump(0.05)
     for s in sims:
         s.client.disconnect()
     pump(0.1)
-    print(json.dumps({"lags": lags, "standings_lags": standings_lags, "lost": len(sent),
+    print(json.dumps({"lags": lags, "standings_lags": standings_lags,
+                      "lost": len(sent) + len(pending),
                       "cpu_s": _cpu_s(os.getpid()),
                       "connected": sum(s.connected for s in sims), **stats}))
     return 0
