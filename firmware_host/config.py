@@ -369,7 +369,7 @@ class ClubSettings(_Section):
     def _complete(self) -> ClubSettings:
         if not self.broker:
             return self
-        from firmware_host.club.schema import check_slug
+        from firmware_host.clubwire import check_slug
 
         for key in ("club", "table"):
             value = getattr(self, key)

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 from firmware_host.auth import Pairing, Tokens
 from firmware_host.bus import EventBus, StoreFaulted
-from firmware_host.club.table import ClubLink
 from firmware_host.components.board import BoardView
+from firmware_host.components.club import ClubLink
 from firmware_host.components.devices import Devices, ManagedDevice
 from firmware_host.components.events import EventHub
 from firmware_host.components.factories import device_factories, pin_factory_in_use

@@ -21,7 +21,7 @@ from firmware_host.notify import Notifier
 from firmware_host.store import Store
 
 if TYPE_CHECKING:
-    from firmware_host.club.table import ClubLink
+    from firmware_host.components.club import ClubLink
 
 log = logging.getLogger("crib.daemon")
 
