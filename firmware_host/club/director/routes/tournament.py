@@ -212,7 +212,8 @@ def _next(night: Night, force: bool) -> dict[str, Any]:
     if number <= t["games"]:
         try:
             r = seating.seat_round(night.players(), _tables(night),
-                                   _earlier(night.rounds()), limit=t["limit"])
+                                   _earlier(night.rounds()), limit=t["limit"],
+                                   rounds=t["games"])
         except ValueError as exc:
             raise DirectorError(409, "cannot_seat", f"round {number}: {exc}") from None
         view = _seat(night, number, r.pairs, [s.table for s in r.seats], r.byes,
