@@ -30,6 +30,7 @@ PASSWORDS_FILE = "passwords.txt"
 MAX_QUEUED = 20000  # messages the broker holds for the director while it is away or busy
 MAX_QUEUED_BYTES = 32 * 1024 * 1024  # and their size, per client
 MAX_CONNECTIONS = 1024  # a club's tables, the director, and room for a broken client or two
+LISTENER = ("use_username_as_clientid true", f"max_connections {MAX_CONNECTIONS}")
 MAX_PACKET = 256 * 1024  # bytes: the biggest (the standings of 1,000 players) is under 128 KiB
 
 
@@ -84,7 +85,6 @@ def conf_text(directory: Path, *, port: int = 1883, host: str = "",
         *([f"user {user}"] if user and not include else []),
         "per_listener_settings false",
         "allow_anonymous false",
-        "use_username_as_clientid true",
         f"password_file {directory / 'passwd'}",
         f"acl_file {directory / 'acl'}",
         *([] if include else ["persistence true",
@@ -93,16 +93,18 @@ def conf_text(directory: Path, *, port: int = 1883, host: str = "",
         f"max_packet_size {MAX_PACKET}",
         f"max_queued_messages {MAX_QUEUED}",
         f"max_queued_bytes {MAX_QUEUED_BYTES}",
-        f"max_connections {MAX_CONNECTIONS}",
         "max_keepalive 120",
         *([] if include else ["log_dest stdout"]),
         "log_type error",
         "log_type warning",
         "log_type notice",
+        # A listener's own settings go after its `listener` line (before any, they would
+        # open a default listener on 1883 as well).
         f"listener {port}{(' ' + host) if host else ''}",
+        *LISTENER,
     ]
     if tls is not None:
-        lines += [f"listener {tls_port}{(' ' + host) if host else ''}",
+        lines += [f"listener {tls_port}{(' ' + host) if host else ''}", *LISTENER,
                   f"cafile {tls.cafile}", f"certfile {tls.certfile}", f"keyfile {tls.keyfile}"]
     return "\n".join(lines) + "\n"
 

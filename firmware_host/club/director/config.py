@@ -41,6 +41,7 @@ class DirectorConfig(BaseModel):
     night: str = Field("", max_length=40)
     target: int = Field(121, ge=31, le=1000)
     skunk: Literal["skunk", "lurch", "none"] = "skunk"  # the lines of tonight's games
+    rounds: int = Field(9, ge=1, le=40)  # the evening's planned rounds (picks the rotation)
     bye_points: int = Field(2, ge=0, le=3)
     tiebreaks: list[str] = Field(default_factory=lambda: ["game_points", "won", "spread"],
                                  min_length=1, max_length=4)

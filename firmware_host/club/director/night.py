@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cribbage import tournament
+from cribbage import seating, tournament
 from cribbage.rules import result_of
 from firmware_host.club.director.config import DirectorConfig
 from firmware_host.club.director.store import DirectorStore, Seat, StoredResult
@@ -116,6 +116,7 @@ class Night:
         self.night = config.night or self._night_today()
         self._loaded = False
         self._players: list[str] = []
+        self._absent: set[str] = set()
         self._rounds: list[dict[str, Any]] = []
         self._results: dict[str, StoredResult] = {}  # tonight's, in the order received
         self._corrections: dict[str, list[dict[str, Any]]] = {}
@@ -162,6 +163,7 @@ class Night:
                 return
             self._loaded = True
             self._players = self.store.players(self.night)
+            self._absent = set(self.store.absent(self.night))
             self._rounds = self.store.rounds(self.night)
             self._results = {r.id: r for r in self.store.results(self.night)}
             self._corrections = {}
@@ -571,51 +573,97 @@ class Night:
                 if g.record is not None and g.round == number}
         return [s.table for s in rounds[-1]["seats"] if len(s.names) == 2 and s.table not in done]
 
-    def seat_round(self, force: bool = False) -> dict[str, Any]:
-        """Seat the next round over the tables in their order, publish each table's seating
-        (retained) and return the round; raises DirectorError (409) while the last round is
-        being played (unless `force`), with fewer than two players, or short of tables."""
+    def present(self) -> list[str]:
+        """The registered players who have not left, in registration order."""
+        with self.lock:
+            self._load()
+            return [p for p in self._players if p not in self._absent]
+
+    def leave(self, names: Sequence[str], back: bool = False) -> list[str]:
+        """Players who leave (`back`: who come back) before the next round is seated; their
+        games stay counted. Returns the players present; raises DirectorError (404) for a
+        name not registered tonight."""
         with self.lock:
             players = self.players()
+            unknown = [n for n in names if n not in players]
+            if unknown:
+                raise DirectorError(404, "not_registered",
+                                    f"{', '.join(unknown)} is not registered tonight")
+            self.store.set_absent(self.night, names, not back)
+            self._absent = set(self.store.absent(self.night))
+            log.info("%s %s", ", ".join(names), "back" if back else "left")
+            return self.present()
+
+    def check_round_done(self, force: bool) -> None:
+        """Raises DirectorError (409) while the last round's games are not all in, unless
+        `force`."""
+        still = self.playing()
+        if still and not force:
+            raise DirectorError(409, "round_in_play",
+                                f"round {self.current_round()} is still being played at "
+                                f"{', '.join(still)}: wait for their results, correct "
+                                "them, or seat anyway with \"force\": true")
+
+    def earlier(self) -> list[seating.Seating]:
+        """The night's rounds as the seating rules read them (stays first at each table)."""
+        return [seating.Seating(round=r["round"], byes=tuple(r["byes"]), seats=tuple(
+            seating.Seat(s.table, s.names[0], s.names[1])
+            for s in r["seats"] if len(s.names) == 2)) for r in self.rounds()]
+
+    def seat_round(self, force: bool = False) -> dict[str, Any]:
+        """Seat the next round of the players present over the tables in their configured
+        order (the engine's seating: no pairing played already while any seating avoids it,
+        short moves, fair byes), publish each table's seating (retained) and return the
+        round; raises DirectorError (409) while the last round is being played (unless
+        `force`), with fewer than two players, or short of tables."""
+        with self.lock:
+            players = self.present()
             if len(players) < 2:
                 raise DirectorError(409, "too_few_players",
-                                    f"{len(players)} player(s) registered: a round needs two "
+                                    f"{len(players)} player(s) present: a round needs two "
                                     "or more (register them first)")
-            still = self.playing()
-            if still and not force:
-                raise DirectorError(409, "round_in_play",
-                                    f"round {self.current_round()} is still being played at "
-                                    f"{', '.join(still)}: wait for their results, correct "
-                                    "them, or seat anyway with \"force\": true")
+            self.check_round_done(force)
             tables = self.seat_tables()
             if not tables:
                 raise DirectorError(409, "no_tables",
                                     "no table is online and none is configured: start the "
                                     "tables (their [club] section) or list them in tables =")
-            number = self.current_round() + 1
             try:
                 # Uncapped: a night short of tables is refused and said, never turned into
                 # byes that nobody chose.
-                seated = tournament.seating(players, number)
-            except ValueError as exc:  # the rules' own refusal (too few players, ...)
-                raise DirectorError(409, "cannot_seat", f"round {number}: {exc}") from None
-            if len(seated.pairs) > len(tables):
-                raise DirectorError(409, "too_few_tables",
-                                    f"{len(seated.pairs)} pairs need {len(seated.pairs)} "
-                                    f"tables: only {len(tables)} ({', '.join(tables)})")
-            seats = [Seat(number, i, t, tuple(seated.pairs[i]) if i < len(seated.pairs) else ())
-                     for i, t in enumerate(tables)]
-            earlier = {s.table for r in self._rounds for s in r["seats"]} - set(tables)
+                seated = seating.seat_round(players, tables, self.earlier(),
+                                            rounds=self.config.rounds)
+            except ValueError as exc:  # the rules' own refusal (too few tables, ...)
+                raise DirectorError(409, "cannot_seat",
+                                    f"round {self.current_round() + 1}: {exc}") from None
+            at = {s.table: s.names for s in seated.seats}
+            view = self.add_round([Seat(seated.round, i, t, tuple(at.get(t, ())))
+                                   for i, t in enumerate(tables)],
+                                  seated.byes, seated.repeats, force)
+            log.info("%s%s", seated.note(),
+                     f"; byes: {', '.join(seated.byes)}" if seated.byes else "")
+            return view
+
+    def add_round(self, seats: Sequence[Seat], byes: Sequence[str], repeats: bool,
+                  force: bool) -> dict[str, Any]:
+        """Store a seated round (its `seats` over the tables, in order), publish each
+        table's seating and the standings, return the round's view. Tables seated in an
+        earlier round and not in this one are told that nobody plays there."""
+        with self.lock:
+            number = self.current_round() + 1
+            seats = [Seat(number, i, s.table, tuple(s.names)) for i, s in enumerate(seats)]
+            listed = {s.table for s in seats}
+            earlier = {s.table for r in self._rounds for s in r["seats"]} - listed
             seats += [Seat(number, len(seats) + i, t, ())
                       for i, t in enumerate(sorted(earlier, key=natural))]
-            self.store.add_round(self.night, number, seats, seated.byes, seated.repeats, force)
+            self.store.add_round(self.night, number, seats, byes, repeats, force)
             self._rounds = self.store.rounds(self.night)
             self._recompute()
             for seat in seats:
                 self._publish_seating(number, seat.table, seat.names)
             self.publish(standings_topic(self.config.club), encode(self.standings()))
-            log.info("round %d seated over %d tables%s", number, len(tables),
-                     f", byes: {', '.join(seated.byes)}" if seated.byes else "")
+            log.info("round %d seated over %d tables%s", number, len(listed),
+                     f", byes: {', '.join(byes)}" if byes else "")
             return _round_view(self._rounds[-1])
 
     def correct(self, result_id: str, changes: dict[str, Any], reason: str,

@@ -25,6 +25,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
     night TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, added_at REAL NOT NULL,
     PRIMARY KEY (night, pos), UNIQUE (night, name));
+CREATE TABLE IF NOT EXISTS absent (
+    night TEXT NOT NULL, name TEXT NOT NULL, since REAL NOT NULL, PRIMARY KEY (night, name));
 CREATE TABLE IF NOT EXISTS rounds (
     night TEXT NOT NULL, round INTEGER NOT NULL, seated_at REAL NOT NULL,
     byes TEXT NOT NULL, repeats INTEGER NOT NULL, forced INTEGER NOT NULL,
@@ -138,6 +140,20 @@ class DirectorStore:
             now = self.clock()
             self._write([("INSERT INTO players (night, pos, name, added_at) VALUES (?,?,?,?)",
                           (night, start + i, name, now)) for i, name in enumerate(names)])
+
+    def set_absent(self, night: str, names: Sequence[str], absent: bool) -> None:
+        """Mark players as gone (`absent`) or back, in one transaction."""
+        if absent:
+            self._write([("INSERT OR IGNORE INTO absent (night, name, since) VALUES (?,?,?)",
+                          (night, n, self.clock())) for n in names])
+        else:
+            self._write([("DELETE FROM absent WHERE night=? AND name=?", (night, n))
+                         for n in names])
+
+    def absent(self, night: str) -> list[str]:
+        with self.lock:
+            rows = self.db.execute("SELECT name FROM absent WHERE night=?", (night,)).fetchall()
+        return [r["name"] for r in rows]
 
     # -- rounds -----------------------------------------------------------------------------
     def add_round(self, night: str, round_: int, seats: Sequence[Seat], byes: Sequence[str],

@@ -12,28 +12,10 @@ import stat
 from pathlib import Path
 
 import httpx
-import pytest
 
 from firmware_host.clubwire import Online, Seating, decode, encode, table_topic
 from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
-
-# Until the rules of a tournament (cribbage/tournament.py) are merged here.
-
-
-PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret", "t3": "3-secret"}
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Broker:
-    with Broker(tmp_path / "broker", "club", PASSWORDS) as b:
-        yield b
-
-
-@pytest.fixture
-def director(tmp_path: Path, broker: Broker) -> Director:
-    with Director(tmp_path / "director", broker, tables=["t1", "t2"]) as d:
-        yield d
 
 
 def seat(director: Director, names: list[str]) -> dict[str, tuple[str, ...]]:

@@ -11,16 +11,12 @@ from typing import Any
 import pytest
 
 from firmware_host.clubwire import LiveGame, Side, TableState, encode, table_topic
-from tests.firmware_host.club.broker_helpers import Broker
+from tests.firmware_host.club.broker_helpers import PASSWORDS, Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
 from tests.firmware_host.page_helpers import BROWSER, PHONE, browser  # noqa: F401 (fixture)
 
-# Until the rules of a tournament (cribbage/tournament.py) are merged here.
-
-
 pytestmark = BROWSER
 
-PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret"}
 EVIL = "<img src=x onerror=alert(1)>"
 
 
