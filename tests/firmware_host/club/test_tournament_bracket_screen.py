@@ -7,6 +7,7 @@ after the night's has stopped.)"""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,3 +76,35 @@ def test_the_knockout_shows_the_bracket(browser: Any, knockout: Director,  # noq
     context.close()
 
 
+
+
+def test_a_bracket_bigger_than_a_screen_turns_its_pages(browser: Any, tmp_path: Path,  # noqa: F811
+                                                         ) -> None:
+    """A cut of 20 (a bracket of 32, byes to seeds 1-12): two pages of eight first-round
+    matches each, turning on their own, with the rounds after them beside."""
+    with room(tmp_path / "broker") as (broker, clients), \
+            Director(tmp_path / "director", broker, tables=TABLES, night="big-cup") as d:
+        assert d.post("/api/players", {"names": [f"Cup {i:02}" for i in range(1, 33)]}
+                      ).status_code == 200
+        r1 = d.post("/api/tournament", {"games": 1, "cut": 20})
+        assert r1.status_code == 201, r1.text
+        for n, (t, names) in enumerate(tables_of(r1.json()).items()):
+            send(clients[t], result(t, 300 + n, tuple(names), (121, 95), round_=1,  # type: ignore[arg-type]
+                                    night="big-cup"))
+        wait_for("16 results counted", lambda: counted(d) == 16)
+        assert d.post("/api/tournament/cut", {}).status_code == 200
+        context, page, problems = open_tv(browser, d.url, (1920, 1080), "/?cycle=2")
+        page.wait_for_function("document.getElementById('bracket-page').textContent === '1/2'")
+        heads = page.locator("#bracket .bround h3").all_inner_texts()
+        assert heads == ["Round of 32", "Round of 16", "Quarter-final", "Semi-final"]
+        first = all_visible(page, "#bracket .bround:first-child .match")
+        page.wait_for_function("document.getElementById('bracket-page').textContent === '2/2'",
+                               timeout=10_000)
+        second = all_visible(page, "#bracket .bround:first-child .match")
+        assert len(first) == len(second) == 8 and not set(first) & set(second)
+        seeds = d.get("/api/tournament").json()["cut"]["seeds"]
+        shown = " ".join(first + second)
+        assert all(name in shown for name in seeds)
+        check_screen(page, "bracket32", (1920, 1080))
+        assert problems == []
+        context.close()
