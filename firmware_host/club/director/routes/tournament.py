@@ -254,8 +254,7 @@ def get_tournament(night: NightDep) -> dict[str, Any]:
     current = night.current_round()
     stage = ("qualifying" if b is None else "done" if b.champion is not None
              else "knockout")
-    tables = {(r["round"], frozenset(s["names"])): s["table"]
-              for r in night.view()["rounds"] for s in r["tables"] if len(s["names"]) == 2}
+    tables = _seated_at(night)
     return {
         "night": night.night, "stage": stage, "games": t["games"], "limit": t["limit"],
         "round": current, "qualifying_round": min(current, t["games"]),
@@ -270,7 +269,13 @@ def get_tournament(night: NightDep) -> dict[str, Any]:
     }
 
 
-def _bracket_view(b: knockout.Bracket, tables: dict[tuple[int, frozenset[str]], str]
+def _seated_at(night: Night) -> dict[frozenset[str], str]:
+    """Each pair's table, the latest round it was seated in."""
+    return {frozenset(s.names): s.table for r in night.rounds() for s in r["seats"]
+            if len(s.names) == 2}
+
+
+def _bracket_view(b: knockout.Bracket, tables: dict[frozenset[str], str]
                   ) -> dict[str, Any]:
     names = b.round_names()
     return {"size": b.size, "champion": b.champion, "rounds": [
@@ -278,13 +283,10 @@ def _bracket_view(b: knockout.Bracket, tables: dict[tuple[int, frozenset[str]], 
         for i, ms in enumerate(b.rounds)]}
 
 
-def _match_view(m: knockout.Match, tables: dict[tuple[int, frozenset[str]], str]
+def _match_view(m: knockout.Match, tables: dict[frozenset[str], str]
                 ) -> dict[str, Any]:
     g = m.game
-    table = None
-    if None not in m.players:
-        table = next((t for (r, pair), t in sorted(tables.items(), key=lambda x: -x[0][0])
-                      if pair == frozenset(m.players)), None)  # type: ignore[arg-type]
+    table = None if None in m.players else tables.get(frozenset(m.players))  # type: ignore[arg-type]
     return {"slot": m.slot, "seeds": list(m.seeds), "players": list(m.players),
             "winner": m.winner, "bye": m.bye, "table": table,
             "score": None if g is None else [g.winner_score, g.loser_score]}
@@ -304,8 +306,7 @@ def bracket_csv(night: NightDep, who: Director) -> Response:
     b = _bracket(night, t)
     rows: list[tuple[object, ...]] = []
     if b is not None:
-        tables = {(r["round"], frozenset(s["names"])): s["table"]
-                  for r in night.view()["rounds"] for s in r["tables"] if len(s["names"]) == 2}
+        tables = _seated_at(night)
         for name, ms in zip(b.round_names(), b.rounds, strict=True):
             for m in ms:
                 v = _match_view(m, tables)
