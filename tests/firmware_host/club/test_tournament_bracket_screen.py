@@ -108,3 +108,33 @@ def test_a_bracket_bigger_than_a_screen_turns_its_pages(browser: Any, tmp_path: 
         check_screen(page, "bracket32", (1920, 1080))
         assert problems == []
         context.close()
+
+
+def test_the_champion_is_shown_when_the_final_is_in(browser: Any, tmp_path: Path  # noqa: F811
+                                                    ) -> None:
+    with room(tmp_path / "broker") as (broker, clients), \
+            Director(tmp_path / "director", broker, tables=TABLES, night="small-cup") as d:
+        assert d.post("/api/players", {"names": [f"Cup {i}" for i in range(1, 9)]}
+                      ).status_code == 200
+        r1 = d.post("/api/tournament", {"games": 1})
+        assert r1.status_code == 201, r1.text
+        for n, (t, names) in enumerate(tables_of(r1.json()).items()):
+            send(clients[t], result(t, 400 + n, tuple(names), (121, 90 + n), round_=1,  # type: ignore[arg-type]
+                                    night="small-cup"))
+        wait_for("4 results counted", lambda: counted(d) == 4)
+        assert d.post("/api/tournament/cut", {}).status_code == 200
+        final = d.post("/api/tournament/rounds", {})
+        assert final.status_code == 201 and final.json()["name"] == "Final", final.text
+        (t, names), = tables_of(final.json()).items()
+        send(clients[t], result(t, 500, (names[1], names[0]), (121, 119), round_=2,
+                                night="small-cup"))
+        wait_for("the final counted", lambda: counted(d) == 5)
+        context, page, problems = open_tv(browser, d.url, (1280, 720))
+        page.wait_for_selector("#bracket .champion")
+        assert page.locator("#round").inner_text() == f"champion: {names[1]}"
+        assert page.locator("#bracket .champ").inner_text() == names[1]
+        row = page.locator(".trow").first.inner_text()
+        assert "won" in row and "121" in row and "119" in row
+        check_screen(page, "champion", (1280, 720))
+        assert problems == []
+        context.close()
