@@ -45,7 +45,7 @@ class DirectorConfig(BaseModel):
     bye_points: int = Field(2, ge=0, le=3)
     tiebreaks: list[str] = Field(default_factory=lambda: ["game_points", "won", "spread"],
                                  min_length=1, max_length=4)
-    tables: list[str] = Field(default_factory=list, max_length=99)
+    tables: list[str] = Field(default_factory=list, max_length=1000)
     allowed_hosts: list[str] = Field(default_factory=list)
     session_expiry: int = Field(7 * 24 * 3600, ge=60)  # seconds the broker keeps our queue
     log_level: str = Field("info", pattern=r"^(debug|info|warning|error)$")

@@ -12,6 +12,7 @@ table sends it again until the director's `counted` lists it."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import ssl
 import threading
@@ -49,10 +50,13 @@ class Lanes:
     thread hands them to `handle` a table at a time, then calls `after` once a turn."""
 
     def __init__(self, club: str, handle: Handle, after: Callable[[], None],
-                 size: int = LANE) -> None:
+                 size: int = LANE,
+                 batch: Callable[[], contextlib.AbstractContextManager[None]] | None = None
+                 ) -> None:
         self.club = club
         self.handle = handle
         self.after = after
+        self.batch = batch or contextlib.nullcontext
         self.size = size
         self._queues: dict[str, collections.deque[tuple[str, bytes, bool]]] = {}
         self._state: dict[str, tuple[str, bytes, bool]] = {}
@@ -131,9 +135,14 @@ class Lanes:
                 if not self._running:
                     return
                 continue
-            for topic, payload, retained in turn:
-                self.handle(topic, payload, retained)
-            self.after()
+            try:
+                # One turn, one commit: what it took is on disk before anything is told.
+                with self.batch():
+                    for topic, payload, retained in turn:
+                        self.handle(topic, payload, retained)
+                    self.after()
+            except Exception as exc:  # a disk that refuses: said; the tables send again
+                log.error("the director could not keep %d message(s): %s", len(turn), exc)
 
 
 class Intake:
@@ -154,7 +163,8 @@ class Intake:
         c.on_disconnect = self._disconnected
         c.on_message = self._message
         self.client = c
-        self.lanes = Lanes(config.club, self._handle, night.publish_standings)
+        self.lanes = Lanes(config.club, self._handle, night.publish_standings,
+                           batch=night.batch)
         night.publish = self.publish
 
     @property

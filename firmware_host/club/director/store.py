@@ -12,11 +12,12 @@ broker's thread and the web server's, behind one lock.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,7 @@ class DirectorStore:
         self.clock = clock
         self.lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[str, Sequence[object]]] | None = None  # a batch's writes
 
     def start(self) -> None:
         """Open (and create) the database; raises StoreError naming the file."""
@@ -115,7 +117,37 @@ class DirectorStore:
         assert self._db is not None, "the store is not started"
         return self._db
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Inside: the writes of this thread wait, and are committed together (one sync)
+        when it ends, before anything after it is told; an error rolls all of them back."""
+        with self.lock:
+            outer = self._pending is None
+            if outer:
+                self._pending = []
+            try:
+                yield
+            finally:
+                if outer:
+                    pending, self._pending = self._pending, None
+                    if pending:
+                        self._commit(pending)
+
+    def flush_batch(self) -> None:
+        """Commit what the batch holds so far (for a read that must see it)."""
+        with self.lock:
+            if self._pending:
+                pending, self._pending = self._pending, []
+                self._commit(pending)
+
     def _write(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
+        with self.lock:
+            if self._pending is not None:
+                self._pending.extend(statements)
+                return
+            self._commit(statements)
+
+    def _commit(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
         with self.lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")

@@ -225,3 +225,34 @@ def test_the_debian_include_runs_beside_debians_main_conf() -> None:
         out = (base / "broker.out").read_text()
         shutil.rmtree(base, ignore_errors=True)
     assert "Duplicate" not in out and "Error" not in out, out
+
+
+DOC = (REPO / "docs" / "club.md").read_text()
+
+
+def test_the_docs_director_config_is_one_the_director_takes(tmp_path: Path) -> None:
+    from firmware_host.club.director.config import load_config
+
+    section = DOC[DOC.index("## 3. The director"):]
+    block = section[section.index("```toml") + 7:section.index("```", section.index("```toml") + 7)]
+    path = tmp_path / "club.toml"
+    path.write_text(block.replace('"…"', '"x"'))
+    config = load_config(path)
+    assert config.tables[:2] == ["t1", "t2"] and "director" in config.allowed_hosts
+    assert config.tiebreaks == ["game_points", "won", "spread"] and config.rounds == 9
+
+
+def test_the_next_steps_are_the_docs_commands(tmp_path: Path) -> None:
+    # Each route's "next:" text names the commands docs/club.md gives for the same step.
+    hand = crib("club", "broker-config", "--club", "tuesday", "--tables", "t1", "--dir",
+                str(tmp_path / "crib-tuesday"))
+    assert hand.returncode == 0, hand.stderr
+    assert f"mosquitto -c {tmp_path / 'crib-tuesday'}/mosquitto.conf" in hand.stdout
+    assert "mosquitto -c ~/crib-tuesday/mosquitto.conf" in DOC
+    user = [] if os.geteuid() == 0 else ["--user", getpass.getuser()]
+    debian = crib("club", "broker-config", "--club", "tuesday", "--tables", "t1", "--dir",
+                  str(tmp_path / "d"), "--debian", "--conf-d", str(tmp_path), *user)
+    assert debian.returncode == 0, debian.stderr
+    for words in ("sudo systemctl restart mosquitto", "sudo crib club install"):
+        assert words in debian.stdout and words in DOC, words
+    assert "--dir /etc/mosquitto/crib-tuesday --debian" in DOC

@@ -156,8 +156,8 @@ def test_bad_payloads_are_refused_with_a_log_line_and_change_nothing(
     new = director.text()[len(before):]
     lines = [ln for ln in new.splitlines() if "refused" in ln]
     assert len(lines) == len(BAD), new
-    for (leaf, _, words), line in zip(BAD, lines, strict=True):
-        assert f"/t1/{leaf}" in line and words in line, line
+    for leaf, _, words in BAD:  # (a table's live state is taken before its queue)
+        assert any(f"/t1/{leaf}" in line and words in line for line in lines), (words, lines)
     assert "Traceback" not in new
     # Still serving, still counting, nothing counted from the refused ones.
     send(tables["t1"], result("t1", 1, (a, b), (121, 80), round_=1))
