@@ -176,15 +176,21 @@ def _match(players: Sequence[str], natural: Sequence[tuple[int, str, str]],
             adj[n].append(index[c])
         return adj
 
-    mate = [-1] * vertices
-    for _, a, b in natural:
-        if met[frozenset((a, b))] == 0:
-            mate[index[a]], mate[index[b]] = index[b], index[a]
-    if bye_to is not None:
-        mate[index[bye_to]], mate[n] = n, index[bye_to]
-    mate = max_matching(graph(1), mate)  # as many new opponents as any seating has
-    if limit > 1:
-        mate = max_matching(graph(limit), mate)  # then nobody past the limit if possible
+    def start(most: int) -> list[int]:  # the rotation's pairs met fewer than `most` times
+        mate = [-1] * vertices
+        for _, a, b in natural:
+            if met[frozenset((a, b))] < most:
+                mate[index[a]], mate[index[b]] = index[b], index[a]
+        if bye_to is not None:
+            mate[index[bye_to]], mate[n] = n, index[bye_to]
+        return mate
+
+    mate = max_matching(graph(1), start(1))  # as many new opponents as any seating has
+    if limit > 1 and -1 in mate:
+        # Some must meet again: nobody past the limit if any seating allows, keeping the
+        # rotation (its second turn round the room) rather than new pairs that strand
+        # others at the limit later.
+        mate = max_matching(graph(limit), start(limit))
     pairs = [(players[i], players[j]) for i, j in enumerate(mate[:n]) if i < j < n]
     byes = tuple(players[i] for i in range(n) if mate[i] == n)
     left = [p for i, p in enumerate(players) if mate[i] == -1]

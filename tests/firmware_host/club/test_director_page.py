@@ -13,7 +13,7 @@ import pytest
 from firmware_host.clubwire import LiveGame, Side, TableState, encode, table_topic
 from tests.firmware_host.club.broker_helpers import PASSWORDS, Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
-from tests.firmware_host.page_helpers import BROWSER, PHONE, browser  # noqa: F401 (fixture)
+from tests.firmware_host.page_helpers import BROWSER, PHONE, SCREENSHOTS, browser  # noqa: F401
 
 pytestmark = BROWSER
 
@@ -74,4 +74,6 @@ def test_the_page_shows_the_night_live(browser: Any, night: Any, screen: str) ->
         "parseFloat(getComputedStyle(document.querySelector('#standings td.name')).fontSize)")
     assert size >= (17 if screen == "phone" else 28)
     assert outside == [] and errors == []
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"club-standings-{screen}.png"), full_page=True)
     context.close()

@@ -25,7 +25,7 @@ from firmware_host.club.director.night import DirectorError, Night
 from firmware_host.club.director.routes.deps import Director, NightDep
 from firmware_host.club.director.routes.export import _csv
 from firmware_host.club.director.store import Seat
-from firmware_host.clubwire import Name, encode, standings_topic
+from firmware_host.clubwire import Name
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -110,12 +110,6 @@ def _tables(night: Night) -> list[str]:
     return list(night.config.tables) or night.seat_tables()
 
 
-def _earlier(rounds: Sequence[dict[str, Any]]) -> list[seating.Seating]:
-    return [seating.Seating(round=r["round"], byes=tuple(r["byes"]), seats=tuple(
-        seating.Seat(s.table, s.names[0], s.names[1]) for s in r["seats"] if len(s.names) == 2))
-        for r in rounds]
-
-
 def _records(night: Night, first: int, last: int | None = None) -> list[rules.GameRecord]:
     return [g.record for g in night.games() if g.record is not None
             and g.record.round >= first and (last is None or g.record.round <= last)]
@@ -141,30 +135,10 @@ def _seat(night: Night, number: int, pairs: Sequence[tuple[str, str]], at: Seque
           byes: Sequence[str], repeats: bool, force: bool) -> dict[str, Any]:
     """Store round `number` (pairs at the tables `at`; every other table empty) and
     publish each table's seating: as the night's own rounds are."""
-    tables = _tables(night)
     by_table = dict(zip(at, pairs, strict=True))
     seats = [Seat(number, i, table, tuple(by_table.get(table, ())))
-             for i, table in enumerate(tables)]
-    add_round = getattr(night, "add_round", None)
-    if add_round is not None:  # the night's own way, when it has one
-        return dict(add_round(seats, list(byes), repeats, force))
-    # Until then, what Night.seat_round does after choosing its pairs.
-    night.store.add_round(night.night, number, seats, list(byes), repeats, force)
-    night._rounds = night.store.rounds(night.night)
-    night._recompute()
-    for seat in seats:
-        night._publish_seating(number, seat.table, seat.names)
-    night.publish(standings_topic(night.config.club), encode(night.standings()))
-    return next(r for r in night.view()["rounds"] if r["round"] == number)
-
-
-def _check_round_done(night: Night, force: bool) -> None:
-    still = night.playing()
-    if still and not force:
-        raise DirectorError(409, "round_in_play",
-                            f"round {night.current_round()} is still being played at "
-                            f"{', '.join(still)}: wait for their results, correct them, or "
-                            "seat anyway with \"force\": true")
+             for i, table in enumerate(_tables(night))]
+    return dict(night.add_round(seats, list(byes), repeats, force))
 
 
 # -- the requests -------------------------------------------------------------------------
@@ -177,7 +151,7 @@ def post_tournament(body: TournamentIn, night: NightDep, who: Director) -> dict[
             raise DirectorError(409, "night_started",
                                 "rounds were seated tonight already: a tournament starts "
                                 "on a night of its own (set `night` in club.toml)")
-        players = night.players()
+        players = night.present()
         if len(players) < 2:
             raise DirectorError(409, "too_few_players",
                                 f"{len(players)} player(s) registered: a tournament needs "
@@ -207,12 +181,13 @@ def post_next(body: NextIn, night: NightDep, who: Director) -> dict[str, Any]:
 
 def _next(night: Night, force: bool) -> dict[str, Any]:
     t = _need(night)
-    _check_round_done(night, force)
+    night.check_round_done(force)
     number = night.current_round() + 1
     if number <= t["games"]:
         try:
-            r = seating.seat_round(night.players(), _tables(night),
-                                   _earlier(night.rounds()), limit=t["limit"])
+            r = seating.seat_round(night.present(), _tables(night),
+                                   night.earlier(), limit=t["limit"],
+                                   rounds=t["games"])
         except ValueError as exc:
             raise DirectorError(409, "cannot_seat", f"round {number}: {exc}") from None
         view = _seat(night, number, r.pairs, [s.table for s in r.seats], r.byes,
@@ -279,8 +254,7 @@ def get_tournament(night: NightDep) -> dict[str, Any]:
     current = night.current_round()
     stage = ("qualifying" if b is None else "done" if b.champion is not None
              else "knockout")
-    tables = {(r["round"], frozenset(s["names"])): s["table"]
-              for r in night.view()["rounds"] for s in r["tables"] if len(s["names"]) == 2}
+    tables = _seated_at(night)
     return {
         "night": night.night, "stage": stage, "games": t["games"], "limit": t["limit"],
         "round": current, "qualifying_round": min(current, t["games"]),
@@ -295,7 +269,13 @@ def get_tournament(night: NightDep) -> dict[str, Any]:
     }
 
 
-def _bracket_view(b: knockout.Bracket, tables: dict[tuple[int, frozenset[str]], str]
+def _seated_at(night: Night) -> dict[frozenset[str], str]:
+    """Each pair's table, the latest round it was seated in."""
+    return {frozenset(s.names): s.table for r in night.rounds() for s in r["seats"]
+            if len(s.names) == 2}
+
+
+def _bracket_view(b: knockout.Bracket, tables: dict[frozenset[str], str]
                   ) -> dict[str, Any]:
     names = b.round_names()
     return {"size": b.size, "champion": b.champion, "rounds": [
@@ -303,13 +283,10 @@ def _bracket_view(b: knockout.Bracket, tables: dict[tuple[int, frozenset[str]], 
         for i, ms in enumerate(b.rounds)]}
 
 
-def _match_view(m: knockout.Match, tables: dict[tuple[int, frozenset[str]], str]
+def _match_view(m: knockout.Match, tables: dict[frozenset[str], str]
                 ) -> dict[str, Any]:
     g = m.game
-    table = None
-    if None not in m.players:
-        table = next((t for (r, pair), t in sorted(tables.items(), key=lambda x: -x[0][0])
-                      if pair == frozenset(m.players)), None)  # type: ignore[arg-type]
+    table = None if None in m.players else tables.get(frozenset(m.players))  # type: ignore[arg-type]
     return {"slot": m.slot, "seeds": list(m.seeds), "players": list(m.players),
             "winner": m.winner, "bye": m.bye, "table": table,
             "score": None if g is None else [g.winner_score, g.loser_score]}
@@ -329,8 +306,7 @@ def bracket_csv(night: NightDep, who: Director) -> Response:
     b = _bracket(night, t)
     rows: list[tuple[object, ...]] = []
     if b is not None:
-        tables = {(r["round"], frozenset(s["names"])): s["table"]
-                  for r in night.view()["rounds"] for s in r["tables"] if len(s["names"]) == 2}
+        tables = _seated_at(night)
         for name, ms in zip(b.round_names(), b.rounds, strict=True):
             for m in ms:
                 v = _match_view(m, tables)

@@ -88,7 +88,10 @@ function tableRows() {
       : [...game.names].sort().join("\n") === [...names].sort().join("\n"));
     if (!same) game = null; // last round's game: the new seating is what the room needs
     const m = decided.get(name);
-    if (!game && m && names.length === 2 && m.players.every((p) => names.includes(p))) {
+    const counted = t.result; // this round's counted result at the table, when given
+    if (!game && counted && names.length === 2) {
+      game = { names: counted.names, scores: counted.scores, winner: counted.winner, hand: "" };
+    } else if (!game && m && names.length === 2 && m.players.every((p) => names.includes(p))) {
       const w = m.players.indexOf(m.winner); // a counted knockout game, no live state left
       game = { names: m.players, winner: w, hand: "",
         scores: w === 0 ? m.score : [m.score[1], m.score[0]] };
