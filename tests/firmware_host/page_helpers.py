@@ -151,7 +151,8 @@ class Phone:
         self.errors: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("websocket", lambda ws: self.requests.append(ws.url))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # The message and where it was thrown (the stack names the module and line).
+        self.page.on("pageerror", lambda e: self.errors.append(f"{e} at {e.stack or '?'}"))
         self.page.set_default_timeout(8000)
 
     def open(self) -> Phone:

@@ -346,8 +346,9 @@ def test_history_statistics_race_and_settings(daemon: Any, phones: dict[str, Pho
     page.locator("#settings-form [name=brightness]").fill("200")
     page.select_option("#settings-form [name=palette]", "colorblind")
     page.click("#settings-form button[type=submit]")
-    wait_until(lambda: daemon.client.req("GET", "/api/settings", auth=False).json()
-               == {"brightness": 200, "palette": "colorblind"}, 3, "settings saved")
+    wait_until(lambda: {**daemon.client.req("GET", "/api/settings", auth=False).json(),
+                        "speaker": ""} == {"brightness": 200, "palette": "colorblind",
+                                           "speaker": ""}, 3, "settings saved")
     # Both phones switch to the colour-blind-safe colours with the board.
     page.wait_for_function("() => document.body.classList.contains('colorblind')")
     bob.page.wait_for_function("() => document.body.classList.contains('colorblind')")
@@ -384,13 +385,17 @@ def test_a_conflicting_tap_is_not_applied_and_the_player_is_told(
     moved = r.json()["game"]
     assert version_of(cy) == game["version"]
     cy.page.click('.side[data-side="0"] .pad button[aria-label="Peg 2 for Ann"]')
+    # Said in the page, under the header (the live line stays in sight), and kept there.
     cy.page.wait_for_function("() => /Not applied: the game changed on another phone/.test("
-                              "document.getElementById('toast').textContent)")
+                              "document.getElementById('outbox').textContent)")
+    cy.page.wait_for_timeout(9000)  # longer than any toast: the choice is still there
+    assert cy.page.locator("#outbox .refused button", has_text="Apply now").is_visible()
     now = current(daemon)
     assert now["version"] == moved["version"] and now["sides"] == moved["sides"]
     assert cy.shown_sides() == [{"front": s["front"], "back": s["back"]} for s in now["sides"]]
     # Still wanted: applied once, on top of the other phone's peg.
-    cy.page.click("#toast button")
+    cy.page.click("#outbox .refused button >> text=Apply now")
+    cy.page.wait_for_selector("#outbox", state="hidden")
     wait_until(lambda: current(daemon)["version"] == moved["version"] + 1, 3, "the tap applied")
     assert current(daemon)["sides"][0]["front"] == moved["sides"][0]["front"] + 2
     frozen["on"] = False

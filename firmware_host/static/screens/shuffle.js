@@ -1,11 +1,10 @@
 // The Shuffle screen: the plan and its quality, the prompts pass by pass, jams.
 import { $, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
-import { state, subscribe } from "../js/store.js";
+import { publish, state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { openPairing } from "./pairing.js";
 
-export async function loadPlans() {
+async function loadPlans() {
   const deck = Number($("#shuffle-form").deck.value);
   if (!state.plans[deck]) {
     try { state.plans[deck] = (await api("GET", `/api/shuffler/plans?deck=${deck}`)).plans; } catch { state.plans[deck] = null; }
@@ -13,7 +12,7 @@ export async function loadPlans() {
   renderPlanQuality();
   renderShuffler();
 }
-export function renderPlanQuality() {
+function renderPlanQuality() {
   const form = $("#shuffle-form");
   const plans = state.plans[Number(form.deck.value)] || [];
   const p = plans.find((x) => x.plan === form.plan.value);
@@ -24,7 +23,7 @@ export function renderPlanQuality() {
     el("span", { text: ` ${p.quality}` }),
     el("span", { class: "plan-time", text: p.time ? ` · ${p.time}` : "" }));
 }
-export async function shufflerCall(path, body) {
+async function shufflerCall(path, body) {
   // The answer is the status when the request was handled; live updates sent after it win.
   const seen = state.shufflerSeen;
   try {
@@ -32,7 +31,7 @@ export async function shufflerCall(path, body) {
     if (state.shufflerSeen === seen) { state.shuffler = status; renderShuffler(); }
   } catch (err) { toast(sayOf(err), null, 8); }
 }
-export function renderShuffler() {
+function renderShuffler() {
   const st = state.shuffler;
   const box = $("#shuffle-status");
   const cont = $("#shuffle-continue");
@@ -73,10 +72,11 @@ export function renderShuffler() {
 // The screen's controls, wired once the page has loaded.
 export function mount() {
   subscribe(["shuffler"], renderShuffler);
+  subscribe(["tab"], () => { if (state.tab === "shuffle") loadPlans(); });
   $("#shuffle-form").addEventListener("change", (ev) => { if (ev.target.name === "deck") loadPlans(); else renderPlanQuality(); });
   $("#shuffle-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    if (!state.token) { openPairing(); return; }
+    if (!state.token) { publish("pair"); return; }
     const form = ev.target;
     shufflerCall("/api/shuffler/shuffle", { deck: Number(form.deck.value), plan: form.plan.value });
   });
