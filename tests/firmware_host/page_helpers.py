@@ -93,7 +93,7 @@ def ann_stays_on_the_pi(ann: Phone) -> Iterator[None]:
     """Every request of Ann's phone goes to the daemon; no page error is thrown."""
     yield
     assert ann.off_origin() == []
-    assert ann.errors == []
+    assert ann.errors == [], ann.errors
 
 
 def current(daemon: Daemon) -> dict[str, Any]:

@@ -51,6 +51,8 @@ function renderSides(game, legal, over) {
   const padOpen = pegOpen || (lateOpen && state.lateShown);
   const pegType = pegOpen ? "peg" : "late_peg";
   const sides = $("#sides");
+  const heels = $("#heels-btn"); // kept (a dealer's panel holds it while due): panels are redrawn
+  if (heels.parentElement !== $("#score-actions")) $("#score-actions").prepend(heels);
   sides.replaceChildren();
   game.sides.forEach((side, i) => {
     const tags = [];
@@ -77,9 +79,10 @@ function renderSides(game, legal, over) {
       onclick: () => { state.padMore = { ...(state.padMore || {}), [i]: !more }; renderGame(); } }) : null;
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
       el("header", {},
-        el("span", { class: "who" }, el("span", { class: "name", text: side.name }),
-          el("span", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) })),
-        el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
+        el("span", { class: "who" }, el("span", { class: "name-line" }, el("span", { class: "name", text: side.name }),
+          el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") })),
+        el("span", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) })),
+        el("span", { class: "heels-slot" }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) }), moreBtn),
       hasPad ? pad : null);
     sides.append(panel);
@@ -117,11 +120,13 @@ function renderDue(game, legal, over) {
   const starter = $("#starter");
   starter.hidden = !game.starter || over;
   starter.replaceChildren(...(game.starter ? ["Starter ", el("span", { class: isRed(game.starter) ? "red" : "", "aria-label": spoken(game.starter), text: pretty(game.starter) })] : []));
-  // His heels, when due, in the hand's line: three pads below never push it out of sight.
+  // His heels, when due, on the dealer's own line (the points are the dealer's): at the top of
+  // that side's panel, so that no pad pushes it out of sight.
   const heels = $("#heels-btn");
-  heels.hidden = game.mode === "cards" || over || !legal.has("heels");
-  if (!heels.hidden) due.after(heels);
-  else if (heels.parentElement !== $("#score-actions")) $("#score-actions").prepend(heels);
+  const slot = game.dealer === null || game.dealer === undefined ? null :
+    $(`#sides .side[data-side="${sideOfPlayer(game, game.dealer)}"] .heels-slot`);
+  heels.hidden = game.mode === "cards" || over || !legal.has("heels") || !slot;
+  if (!heels.hidden) slot.append(heels);
   $("#cut-now").hidden = over || !legal.has("cut");
 }
 
