@@ -25,7 +25,12 @@ def peg(game: Game, c: Core, act: Peg, out: list[Event]) -> Core:
     return score(game, c, side, act.points, "pegging",
                        members[0] if len(members) == 1 else None, out,
                        (("pegging", act.points),),
-                       f"{game.side_name(side)} pegs {act.points}")
+                       f"{game.side_name(side)} {_pegs(members)} {act.points}")
+
+
+def _pegs(members: tuple[int, ...]) -> str:
+    """The verb for a side: "Ann pegs", "Ann & Cy peg"."""
+    return "pegs" if len(members) == 1 else "peg"
 
 
 def late_peg(game: Game, c: Core, act: LatePeg, out: list[Event]) -> Core:
@@ -36,7 +41,8 @@ def late_peg(game: Game, c: Core, act: LatePeg, out: list[Event]) -> Core:
     return score(game, c, side, act.points, "late",
                        members[0] if len(members) == 1 else None, out,
                        (("late", act.points),),
-                       f"{game.side_name(side)} pegs {act.points} late, from the play")
+                       f"{game.side_name(side)} {_pegs(members)} {act.points} late, "
+                       "from the play")
 
 
 def _check_peg(game: Game, act: Peg | LatePeg, points: int) -> None:

@@ -191,7 +191,8 @@ def muggins(game: Game, c: Core, act: Muggins, out: list[Event]) -> Core:
     out.append(MugginsClaimed(side, points, lc.label, f"Muggins! {name} takes {points} "
                               f"missed in {lc.label}."))
     return score(game, c, side, points, "muggins", members[0] if len(members) == 1 else None,
-                 out, (("muggins", points),), f"{name} pegs {points} for muggins")
+                 out, (("muggins", points),),
+                 f"{name} {'pegs' if len(members) == 1 else 'peg'} {points} for muggins")
 
 
 def true_count(game: Game) -> int:

@@ -86,7 +86,7 @@ function renderBreakdown() {
   }, `${combo.kind} ${(combo.cards || []).map(pretty).join(" ")} — ${combo.points}`));
   box.replaceChildren(el("div", { class: "total", text: String(r.total) }),
     el("p", { class: "say", text: r.say }),
-    canSpeak() ? el("button", { type: "button", class: "secondary", id: "say-it", text: "Say it", "aria-label": "Say the count aloud", onclick: () => { state.count.said = r.say; speak(r.say); } }) : null,
+    canSpeak() ? el("button", { type: "button", class: "secondary", id: "say-it", text: "Say it", "aria-label": "Say it: the count, aloud", onclick: () => { state.count.said = r.say; speak(r.say); } }) : null,
     el("ul", {}, ...items));
   const game = state.game;
   // In cards mode only the count opened from the Score screen is sent; a free count is not.
