@@ -255,7 +255,8 @@ def test_axe_finds_nothing_on_any_screen(daemon: Any, ann: Phone) -> None:
     page.click("#mode-count")
     ann.tab("shuffle")
     page.click("#shuffle-start")
-    page.wait_for_selector('#shuffle-status[data-state="busy"], #shuffle-status[data-state="waiting"]')
+    page.wait_for_selector('#shuffle-status[data-state="busy"], '
+                           '#shuffle-status[data-state="waiting"]')
     check("shuffle, running")
     daemon.client.req("POST", "/api/shuffler/abort", {})
     ann.tab("score")
