@@ -105,10 +105,16 @@ function renderPlay(game, legal) {
   const series = play.cards || [];
   const lastIn = (play.played || []).at(-1);
   const alone = !needStarter && canGo && series.length > 0 && !!lastIn && lastIn.player === who;
+  // Every other player has laid a whole hand: a card that does not fit is this player's go
+  // and the next series' lead, in one tap too (the last card's point is the engine's to give).
+  const size = cardsIn(game.variant, "hand");
+  const laid = (p) => (play.played || []).filter((x) => x.player === p).length;
+  const othersOut = size !== null && who !== null && game.names.every((_, p) => p === who || laid(p) >= size);
+  const merge = alone || (!needStarter && canGo && series.length > 0 && othersOut);
   $("#play-who").textContent = needStarter ? "Cut the starter and tap it." :
     !name ? "" : fits.length && legal.has("go") ?
       `${name} to play: no go, ${fits.map(pretty).join(" and ")} ${fits.length > 1 ? "fit" : "fits"} (count ${count}, up to ${limit}).` :
-      `${name} to play${canGo ? ` (a go if no card fits${limit === null ? "" : ` up to ${limit}`})` : ""}.`;
+      `${name} to play.`;
   // What the engine pegged this hand, the latest first.
   const said = (play.say || []).slice(-1);
   $("#play-say").replaceChildren(...said.map((n, i) => el("li", { class: i === 0 ? "latest" : "", "data-player": String(n.player),
@@ -117,9 +123,9 @@ function renderPlay(game, legal) {
   const suggested = !needStarter && state.hint.open && state.hint.result && state.hint.result.card && state.hint.for === who ? state.hint.result.card : null;
   buildPicker($("#play-picker"), (card) => {
     if (needStarter) act({ type: "starter", card });
-    else if (alone && limit !== null && pips(card) > limit - count) lastAndLead(who, card);
+    else if (merge && limit !== null && pips(card) > limit - count) lastAndLead(who, card);
     else act({ type: "play", player: who, card }).then(countKnown);
-  }, (card) => used.has(card) || (!needStarter && !alone && limit !== null && pips(card) > limit - count), () => false,
+  }, (card) => used.has(card) || (!needStarter && !merge && limit !== null && pips(card) > limit - count), () => false,
   (card) => (card === suggested ? "suggest" : ""));
   $("#go-btn").disabled = !canGo;
   $("#go-btn").textContent = alone ? "One for last" : "Go";
@@ -139,7 +145,7 @@ async function lastAndLead(who, card) {
   if (!after) return;
   const lead = after.play ? after.play.next_player : null;
   if (!(after.legal || []).includes("play") || lead === null || lead === undefined) {
-    toast(`One for last to ${after.names[who]}; the play is over, so the ${pretty(card)} is not played.`);
+    toast(`${said ? `${said} ` : ""}The play is over, so the ${pretty(card)} is not played.`);
     return;
   }
   act({ type: "play", player: lead, card }, { prefix: said }).then(countKnown);
