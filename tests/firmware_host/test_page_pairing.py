@@ -202,8 +202,27 @@ def test_wrong_codes_are_slowed_then_withdrawn_in_sentences(
 
 
 
-def test_the_pairing_dialog_has_no_serious_axe_violation(phone: Phone,
-                                                         server: ThreadServer) -> None:
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[ThreadServer]:
+    """A table of the test's own: the limits on asking for codes start afresh, whatever the
+    file's other tests asked before (the test passes in any order)."""
+    srv = ThreadServer(tmp_path / "own-state")
+    with srv:
+        srv.wait_board_idle()
+        yield srv
+
+
+@pytest.fixture
+def own_phone(browser: Any, own_server: ThreadServer) -> Iterator[Phone]:
+    p = Phone(browser, f"http://127.0.0.1:{own_server.port}").open()
+    yield p
+    assert p.errors == [] and p.off_origin() == []
+    p.close()
+
+
+def test_the_pairing_dialog_has_no_serious_axe_violation(own_phone: Phone,
+                                                         own_server: ThreadServer) -> None:
+    phone, server = own_phone, own_server
     axe = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
     page = phone.page
     page.add_script_tag(content=axe.read_text())  # injected by the test, not loaded by the page
