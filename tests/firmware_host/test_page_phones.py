@@ -193,6 +193,31 @@ def test_the_toast_never_covers_the_live_line(daemon: Any, ann: Phone) -> None:
             assert not overlaps(page, "#toast", line), line
 
 
+def test_quick_taps_right_after_start_are_each_read_against_the_game_they_reach(
+    daemon: Any, ann: Phone
+) -> None:
+    """Start, then the starter and the first card tapped at once: the second tap is the card
+    played (not a second starter, which the table refused with a 422 before)."""
+    page = ann.page
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(f"{r.status} {r.request.post_data}")
+            if "/actions" in r.url and r.status >= 400 and '"cut"' not in (r.request.post_data
+                                                                          or "") else None)
+    fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
+    ann.tab("score")
+    page.once("dialog", lambda d: d.accept())
+    page.click("#end-game")
+    page.select_option("#variant", "six-card")
+    page.select_option("#new-game [name=mode]", "cards")
+    page.click("#new-game button[type=submit]")
+    page.click('#play-picker button[data-card="5H"]')
+    page.click('#play-picker button[data-card="KS"]')
+    wait_until(lambda: (current(daemon)["play"] or {}).get("cards") == ["KS"], 5,
+               "the K♠ played on the 5♥ starter")
+    assert current(daemon)["starter"] == "5H"
+    assert refused == []
+
+
 # -- axe-core on every screen the tests open ------------------------------------------------------
 def axe(page: Any) -> list[str]:
     """Every violation axe-core finds in the page as it is now (all impacts)."""

@@ -58,13 +58,21 @@ function enqueue(entry, run) {
   actQueue = done.catch(() => {});
   return done;
 }
+// `action` is the action, or a function of the game that makes it when the tap's turn comes:
+// a tap made before this phone's earlier tap is answered is then read against the game that
+// answer brought (the second of two quick taps on the picker is a card played, not a second
+// starter).
 export function act(action, opts = {}) {
   const seen = state.game ? state.game.version : null;
-  const entry = { words: tapWords(action, state.game), waiting: false, body: null, gameId: null };
+  const make = typeof action === "function" ? action : () => action;
+  const guess = state.game ? make(state.game) : null;
+  const entry = { words: guess ? tapWords(guess, state.game) : "a tap", waiting: false, body: null, gameId: null };
   return enqueue(entry, () => {
     const game = state.game;
     if (!game) return null;
     if (!state.token) { publish("pair"); return null; }
+    action = make(game);
+    if (!action) return null; // nothing this tap can do in the game as it is now
     // The version the player saw, unless this phone's own earlier tap moved it on since.
     const version = state.ownVersion !== null && state.ownVersion === game.version ? game.version : (seen ?? game.version);
     entry.body = { version, op_id: opId(), action };

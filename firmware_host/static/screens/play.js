@@ -122,18 +122,30 @@ function renderPlay(game, legal) {
   const used = new Set([...(play.played || []).map((p) => p.card), ...(game.starter ? [game.starter] : [])]);
   const suggested = !needStarter && state.hint.open && state.hint.result && state.hint.result.card && state.hint.for === who ? state.hint.result.card : null;
   buildPicker($("#play-picker"), (card) => {
-    if (needStarter) act({ type: "starter", card });
-    else if (merge && limit !== null && pips(card) > limit - count) lastAndLead(who, card);
-    else act({ type: "play", player: who, card }).then(countKnown);
+    if (!needStarter && merge && limit !== null && pips(card) > limit - count) lastAndLead(who, card);
+    else act((g) => cardAction(g, card)).then(countKnown);
   }, (card) => used.has(card) || (!needStarter && !merge && limit !== null && pips(card) > limit - count), () => false,
   (card) => (card === suggested ? "suggest" : ""));
   $("#go-btn").disabled = !canGo;
   $("#go-btn").textContent = alone ? "One for last" : "Go";
   $("#go-btn").setAttribute("aria-label", alone ? `${name} cannot play on: one for last` : canGo ? `Go: ${name} cannot play` : fits.length ? `Go refused: ${fits.map(spoken).join(" and ")} fits` : "Go");
   $("#go-btn").hidden = needStarter;
-  $("#go-btn").onclick = () => act({ type: "go", player: who }, alone ? { skip: ["go"] } : {}).then(countKnown);
+  // Read when sent, as a card is: the go of whoever is to play then.
+  $("#go-btn").onclick = () => act((g) => ((g.legal || []).includes("go") && g.play ? { type: "go", player: g.play.next_player } : null),
+    alone ? { skip: ["go"] } : {}).then(countKnown);
   $("#play-hint-btn").hidden = needStarter || who === null;
   renderPlayHint(game, needStarter ? null : who);
+}
+
+// A card tapped on the picker, read against the game when the tap is sent: the starter while
+// it is due, else the card played by the player to play.
+function cardAction(game, card) {
+  const legal = new Set(game.legal || []);
+  if (legal.has("starter")) return { type: "starter", card };
+  if (legal.has("play") && game.play && game.play.next_player !== null && game.play.next_player !== undefined) {
+    return { type: "play", player: game.play.next_player, card };
+  }
+  return null;
 }
 
 // One tap for "no more from me, one for last" and the next series' lead: the engine takes the
