@@ -276,13 +276,19 @@ def test_shuffle_follows_the_prompts_through_an_injected_jam(
     ann = phones["ann"]
     page = ann.page
     ann.tab("shuffle")
-    wait_text(page, "plan-quality", "9 passes · distance 0\\.085")
+    # A line each: the plan, how well it mixes, how long it takes.
+    wait_text(page, "plan-quality", "^Plan9 passes of 52 cardsQualityrandom · distance 0\\.085 "
+              "\\(0 is perfect\\)Timeabout [0-9]")
     page.select_option("#shuffle-form [name=plan]", "light")
     assert "NOT random" in (page.locator("#plan-quality").text_content() or "")
     page.select_option("#shuffle-form [name=plan]", "random")
     page.click("#shuffle-start")
     wait_state(page, "shuffle-status", "busy", "waiting", "fault")
     status = page.locator("#shuffle-status")
+    # The progress drawn: a segment a pass, and the passes, cards and time left in words.
+    assert page.locator("#shuffle-status .progress.passes > span").count() == 9
+    wait_text(page, "shuffle-status", "Passes [0-9] of 9 done( · cards [0-9]+ of 52)? · about "
+              "[0-9].* left")
     seen_jam = False
     prompts: list[str] = []
     for _ in range(30):
