@@ -91,6 +91,9 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
         nonlocal taps
         if not in_view(page, selector):
             off_screen.append(f"hand {len(per_hand) + 1}: {selector}")
+        # His heels, whenever due, in sight too (three pads never push it below the fold).
+        if "heels" in phone.state()["game"]["legal"] and not in_view(page, "#heels-btn"):
+            off_screen.append(f"hand {len(per_hand) + 1}: #heels-btn")
         before = phone.state()["game"]["version"]
         heard = len(page.evaluate("window.__said"))
         page.click(selector)
