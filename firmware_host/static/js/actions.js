@@ -11,11 +11,9 @@ import { say, spokenEvents } from "./speech.js";
 import { publish, setGame, state, subscribe } from "./store.js";
 import { toast } from "./toast.js";
 
-export { eventWords };
-
 // A tap in words before the engine has answered it (a tap waiting to be sent, or refused
 // because the game moved on): what the person asked for, not what it did.
-export function tapWords(a, game) {
+function tapWords(a, game) {
   const side = (i) => (game && game.sides[i] ? game.sides[i].name : `side ${i + 1}`);
   const player = (p) => (game && game.names && game.names[p]) || "";
   const due = game && game.next_count ? game.next_count.label : "the count";
@@ -170,11 +168,11 @@ function refused(err, action, gameId) {
     toast(sayOf(err), null, 8);
   }
 }
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // What a tap led to that the toast hides: the result (unless the events said it), or the
 // count the pad moved on to.
-export function afterTap(game, before, events = []) {
+function afterTap(game, before, events = []) {
   if (game.result && !(before && before.result)) return events.some((e) => e.kind === "game_over") ? "" : ` ${resultText(game)}.`;
   const next = game.next_count;
   const was = before && before.next_count;
@@ -182,7 +180,7 @@ export function afterTap(game, before, events = []) {
   return "";
 }
 
-export function undoIfStill(version) {
+function undoIfStill(version) {
   // The five-second undo takes back this tap only, never someone else's newer one.
   if (!state.game || state.game.version !== version) { toast("Not undone: the game has moved on since."); return; }
   act({ type: "undo" }, { quiet: true });

@@ -108,7 +108,7 @@ function scheduleReconnect() {
   link.backoff = Math.min(link.backoff * 2, BACKOFF_MAX);
   link.retry = setTimeout(connect, wait);
 }
-export function reconnectNow(force = false) {
+function reconnectNow(force = false) {
   if (!link.wanted) return; // the page connects once it has started
   const ws = link.ws;
   if (!force && ws && ws.readyState === WebSocket.OPEN) return;
@@ -149,7 +149,7 @@ async function heartbeat() {
     setLive(false);
   } else if (!state.live) reconnectNow(true);
 }
-export function onEvent(msg) {
+function onEvent(msg) {
   switch (msg.type) {
     case "snapshot":
       state.game = msg.game || null;
@@ -177,7 +177,7 @@ export function onEvent(msg) {
   }
 }
 
-export function renderLink() {
+function renderLink() {
   const link = $("#link");
   const age = state.lastUpdate ? Math.round((Date.now() - state.lastUpdate) / 1000) : null;
   if (state.live) { link.textContent = state.token ? "live" : "live · watching"; link.className = "link live"; }

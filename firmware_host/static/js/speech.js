@@ -15,14 +15,14 @@ import { toast } from "./toast.js";
 export const canSpeak = () => typeof window.speechSynthesis !== "undefined" && typeof window.SpeechSynthesisUtterance !== "undefined";
 const WISH = "crib.speak";
 /** This browser's own id at the table (made once, kept in its storage). */
-export function phoneId() {
+function phoneId() {
   let id = localStorage.getItem("crib.id");
   if (!id) { id = opId(); localStorage.setItem("crib.id", id); }
   return id;
 }
 const tableKnows = () => !!state.board && typeof state.board.speaker === "string";
 /** Whether this phone is the one that speaks. */
-export function speaksHere() {
+function speaksHere() {
   if (!canSpeak()) return false;
   return tableKnows() ? state.board.speaker === phoneId() : localStorage.getItem(WISH) === "1";
 }

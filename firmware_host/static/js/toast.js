@@ -3,7 +3,7 @@
 // A tap on its words puts it away before its time.
 import { $, el } from "./dom.js";
 
-export let toastTimer = 0;
+let toastTimer = 0;
 export function toast(text, action, seconds = 4) {
   const t = $("#toast");
   t.replaceChildren(el("span", { class: "toast-words", text, onclick: () => { t.hidden = true; } }));
@@ -16,5 +16,3 @@ export function toast(text, action, seconds = 4) {
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.hidden = true; }, seconds * 1000);
 }
-
-export const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1); // a toast is a sentence

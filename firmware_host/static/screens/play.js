@@ -2,7 +2,8 @@
 // the hint) and the counts, each by tapping the cards themselves. The hands are known from
 // the play, so a hand laid whole is counted without a tap; the crib (and a card never laid)
 // is tapped on the same picker, and the count is sent with the last card.
-import { act, eventWords } from "../js/actions.js";
+import { act } from "../js/actions.js";
+import { eventWords } from "../js/announce.js";
 import { isRed, pips, pretty, spoken } from "../js/cards.js";
 import { $, $$, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
