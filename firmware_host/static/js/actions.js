@@ -2,7 +2,7 @@
 // A tap is kept in the browser's storage until the table has answered it, so that closing the
 // page while the network is down loses nothing; a tap refused because another phone changed
 // the game first is kept with its "Apply now" until the player answers it.
-import { pretty } from "./cards.js";
+import { drawCut, pretty } from "./cards.js";
 import { resultText } from "./game.js";
 import { $, el } from "./dom.js";
 import { answered, eventWords, ownStep, resultOf, sending } from "./announce.js";
@@ -215,3 +215,26 @@ export function mount() {
   subscribe(["link", "outbox", "game"], renderOutbox);
   subscribe(["link", "all"], resume);
 }
+
+// The cut for deal: the phone draws a card per player; the engine says who deals and refuses a
+// tie, which is cut again.
+export async function cutForDeal(game) {
+  for (let tries = 0; tries < 12; tries++) {
+    const cards = drawCut(game.names.length);
+    sending(); // its step is shown here, not again from the stream
+    let out = null;
+    try {
+      out = await api("POST", `/api/games/${game.id}/actions`, { version: game.version, op_id: opId(), action: { type: "cut", cards } });
+      const after = out.game;
+      toast(cards.map((c, i) => `${game.names[i]} ${pretty(c)}`).join(", ") + ` — ${after.names[after.dealer]} deals.`, null, 6);
+      return after;
+    } catch (err) {
+      if (err.status !== 422) throw err;
+      if (err.data && err.data.game) game = err.data.game; // a tie: cut again
+    } finally {
+      answered(out ? out.game : null);
+    }
+  }
+  throw new Error("the cut tied too often; choose the dealer");
+}
+

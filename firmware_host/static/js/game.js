@@ -1,8 +1,4 @@
-// Words about a game view (the result line, games won, the side of a player), and the cut
-// for deal.
-import { drawCut, pretty } from "./cards.js";
-import { api, opId } from "./net.js";
-import { toast } from "./toast.js";
+// Words about a game view: the result line, games won, the side of a player.
 
 // "Bob wins 121 to 86 — a skunk": the winner's score first, then the others in side order.
 export function resultText(game) {
@@ -31,22 +27,3 @@ export function sideOfPlayer(game, player) {
   const i = game.sides.findIndex((s) => (s.players || []).includes(player));
   return i < 0 ? player : i;
 }
-
-// The cut for deal: the phone draws a card per player; the engine says who deals and refuses a
-// tie, which is cut again.
-export async function cutForDeal(game) {
-  for (let tries = 0; tries < 12; tries++) {
-    const cards = drawCut(game.names.length);
-    try {
-      const out = await api("POST", `/api/games/${game.id}/actions`, { version: game.version, op_id: opId(), action: { type: "cut", cards } });
-      const after = out.game;
-      toast(cards.map((c, i) => `${game.names[i]} ${pretty(c)}`).join(", ") + ` — ${after.names[after.dealer]} deals.`, null, 6);
-      return after;
-    } catch (err) {
-      if (err.status !== 422) throw err;
-      if (err.data && err.data.game) game = err.data.game; // a tie: cut again
-    }
-  }
-  throw new Error("the cut tied too often; choose the dealer");
-}
-

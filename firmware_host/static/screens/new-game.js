@@ -1,6 +1,6 @@
 // The new-game form on the Score tab, and the cut for deal.
+import { cutForDeal } from "../js/actions.js";
 import { $, $$, el } from "../js/dom.js";
-import { cutForDeal } from "../js/game.js";
 import { api, sayOf } from "../js/net.js";
 import { sidesOfVariant, variantRules } from "../js/rules.js";
 import { publish, setGame, state, subscribe } from "../js/store.js";

@@ -1,9 +1,9 @@
 // The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo.
-import { act } from "../js/actions.js";
+import { act, cutForDeal } from "../js/actions.js";
 import { isRed, pretty, spoken } from "../js/cards.js";
 import { openCountTab, openDueCount } from "../js/countmode.js";
 import { $, el } from "../js/dom.js";
-import { cutForDeal, gamesWon, resultText, sideOfPlayer } from "../js/game.js";
+import { gamesWon, resultText, sideOfPlayer } from "../js/game.js";
 import { sayOf } from "../js/net.js";
 import { possibleCounts, variantRules } from "../js/rules.js";
 import { publish, setGame, state, subscribe } from "../js/store.js";
