@@ -1,4 +1,5 @@
-// The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo.
+// The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo; in
+// cards mode the play module's box.
 import { act, cutForDeal } from "../js/actions.js";
 import { isRed, pretty, spoken } from "../js/cards.js";
 import { openCountTab, openDueCount } from "../js/countmode.js";
@@ -39,7 +40,7 @@ function renderGame() {
 
 // One panel per side, with its pad (in cards mode a line each: the cards say the points).
 function renderSides(game, legal, over) {
-  // One panel per side, with its pad (bug 7: once counting starts the engine closes pegging;
+  // (Bug 7: once counting starts the engine closes pegging;
   // the panel says why and how to fix a forgotten peg instead of showing dead buttons).
   const showing = game.phase === "show";
   const pegOpen = !over && legal.has("peg");
@@ -101,8 +102,7 @@ function renderSides(game, legal, over) {
   }
 }
 
-// The hand, its dealer, the counts to come and the starter; his heels at the top when due, so
-// that no pad pushes it below the fold.
+// The hand, its dealer, the counts to come and the starter; his heels on the dealer's panel.
 function renderDue(game, legal, over) {
   // The next count due, in show order, and the starter once it is cut.
   const due = $("#due");
