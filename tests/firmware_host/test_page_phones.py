@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,7 +31,6 @@ from tests.firmware_host.page_helpers import daemon as daemon
 from tests.firmware_host.test_page_evening import SPEECH_STUB, overlaps
 
 pytestmark = BROWSER
-AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
 
 
 def table_phone(browser: Any, daemon: Any, name: str, speaks: str | None) -> Phone:
@@ -219,29 +217,15 @@ def test_quick_taps_right_after_start_are_each_read_against_the_game_they_reach(
 
 
 # -- axe-core on every screen the tests open ------------------------------------------------------
-def axe(page: Any) -> list[str]:
-    """Every violation axe-core finds in the page as it is now (all impacts)."""
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(content=AXE.read_text())  # injected by the test, not by the page
-    # axe-core's own set of rules (WCAG 2.x A and AA, best practices), every impact.
-    return list(page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
-        return r.violations.map(v => `${v.id} (${v.impact}): ` +
-          v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
-    }"""))
-
-
 def test_axe_finds_nothing_on_any_screen(daemon: Any, ann: Phone) -> None:
     page = ann.page
     page.add_init_script(SPEECH_STUB)  # "Say it" is shown where the phone has voices
     page.reload()
     page.wait_for_function("() => window.cribState && window.cribState.live")
-    found: dict[str, list[str]] = {}
 
     def check(screen: str) -> None:
         page.wait_for_timeout(250)
-        if bad := axe(page):
-            found[screen] = bad
+        ann.check_axe(screen)
 
     fresh(daemon, ann, variant="three-player", names=["Ann", "Bob", "Cy"], dealer=2)
     check("score, keeper mode, the play (his heels due)")
@@ -290,4 +274,5 @@ def test_axe_finds_nothing_on_any_screen(daemon: Any, ann: Phone) -> None:
     page.wait_for_selector("#new-game")
     check("score, the new-game form")
     fresh(daemon, ann, names=["Ann", "Bob"], dealer=0)
-    assert found == {}, found
+    found, ann.violations[:] = list(ann.violations), []
+    assert found == [], found

@@ -76,7 +76,7 @@ function renderSides(game, legal, over) {
       })) : null);
     const hasPad = !(game.mode === "cards" || (!padOpen && showing));
     const moreBtn = hasPad ? el("button", { type: "button", class: "more write", text: more ? "Less" : "More",
-      "aria-expanded": String(more), "aria-label": more ? `Fewer pegs for ${side.name}` : `More pegs for ${side.name}: 12 or a number`,
+      "aria-expanded": String(more), "aria-label": more ? `Less: fewer pegs for ${side.name}` : `More pegs for ${side.name}: 12 or a number`,
       onclick: () => { state.padMore = { ...(state.padMore || {}), [i]: !more }; renderGame(); } }) : null;
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
       el("header", {},
