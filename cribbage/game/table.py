@@ -136,6 +136,11 @@ class Table:
     def side_name(self, side: int) -> str:
         return self.side_names[side]
 
+    def pegs(self, side: int) -> str:
+        """The side and its verb: "Ann pegs", "Ann & Cy peg" (a side of two, plural)."""
+        verb = "pegs" if self.player_of[side] is not None else "peg"
+        return f"{self.side_names[side]} {verb}"
+
     def label(self, kind: str, player: int) -> str:
         """ "Ann's hand", "Bob's crib". """
         return f"{self.names[player]}'s {kind}"

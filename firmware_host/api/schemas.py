@@ -351,6 +351,8 @@ class TokenOut(BaseModel):
 class SettingsIn(_In):
     brightness: int | None = Field(None, ge=0, le=255)
     palette: Literal["classic", "colorblind"] | None = None
+    # The phone that reads the counts aloud (its own id; "" for none): one at the table.
+    speaker: str | None = Field(None, pattern=r"^[0-9a-f]{0,32}$")
 
     @field_validator("brightness", mode="before")
     @classmethod
@@ -364,6 +366,7 @@ class SettingsIn(_In):
 class SettingsOut(BaseModel):
     brightness: int
     palette: str
+    speaker: str = ""
 
 
 class HealthOut(BaseModel):

@@ -93,7 +93,8 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        shown = board_json(state)
+        # The phone that reads the counts aloud goes with the board, so every phone knows.
+        shown = {**board_json(state), "speaker": str(saved.get("speaker", ""))}
         if shown != self._published:  # a code lit or put out changes nothing a phone sees
             self._published = shown
             self.bus.send_event(BoardShown(state, shown))
@@ -111,9 +112,12 @@ class BoardView:
             self._saved = {"brightness": s.brightness, "palette": s.palette, **saved}
         return self._saved
 
-    def save_settings(self, brightness: int | None, palette: str | None) -> dict[str, Any]:
-        """Save brightness and palette and show them."""
+    def save_settings(self, brightness: int | None, palette: str | None,
+                      speaker: str | None = None) -> dict[str, Any]:
+        """Save brightness, palette and the phone that speaks, and show them."""
         current = dict(self.settings_now())
+        if speaker is not None:
+            current["speaker"] = speaker
         if brightness is not None:
             current["brightness"] = brightness
         if palette is not None:
@@ -124,4 +128,4 @@ class BoardView:
         return current
 
     def json(self) -> dict[str, Any]:
-        return board_json(self.state)
+        return {**board_json(self.state), "speaker": str(self.settings_now().get("speaker", ""))}

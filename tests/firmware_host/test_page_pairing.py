@@ -28,39 +28,43 @@ pytestmark = BROWSER
 HOLD_S = 2.5
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+def serving(state: Path) -> Iterator[ThreadServer]:
+    """A table on `state` whose undo is held HOLD_S to pair, its board answering (a fixture
+    body)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CRIB_UNDO_HOLD_S", str(HOLD_S))
-        srv = ThreadServer(tmp_path_factory.mktemp("pair-state"))
+        srv = ThreadServer(state)
     assert srv.settings.undo_hold_s == HOLD_S
     with srv:
         srv.wait_board_idle()
         yield srv
 
 
-@pytest.fixture
-def phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
-    """A phone that has never paired; no page error, no request off the Pi."""
+def new_phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
+    """A phone that has never paired; no page error, no request off the Pi (a fixture body)."""
     p = Phone(browser, f"http://127.0.0.1:{server.port}").open()
     yield p
     assert p.errors == [] and p.off_origin() == []
     p.close()
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    yield from serving(tmp_path_factory.mktemp("pair-state"))
+
+
+@pytest.fixture
+def phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
+    yield from new_phone(browser, server)
+
+
 @pytest.fixture
 def contested(browser: Any, tmp_path: Path) -> Iterator[tuple[Phone, ThreadServer]]:
     """A phone and a table of its own: phones turned away there wait their turn, and no other
     test may find them waiting."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("CRIB_UNDO_HOLD_S", str(HOLD_S))
-        srv = ThreadServer(tmp_path / "state")
-    with srv:
-        srv.wait_board_idle()
-        p = Phone(browser, f"http://127.0.0.1:{srv.port}").open()
-        yield p, srv
-        assert p.errors == [] and p.off_origin() == []
-        p.close()
+    for srv in serving(tmp_path / "state"):
+        for p in new_phone(browser, srv):
+            yield p, srv
 
 
 def board_code(server: ThreadServer) -> str | None:
@@ -235,8 +239,21 @@ def test_wrong_codes_are_slowed_then_withdrawn_in_sentences(
 
 
 
-def test_the_pairing_dialog_has_no_serious_axe_violation(phone: Phone,
-                                                         server: ThreadServer) -> None:
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[ThreadServer]:
+    """A table of the test's own: the limits on asking for codes start afresh, whatever the
+    file's other tests asked before (the test passes in any order)."""
+    yield from serving(tmp_path / "own-state")
+
+
+@pytest.fixture
+def own_phone(browser: Any, own_server: ThreadServer) -> Iterator[Phone]:
+    yield from new_phone(browser, own_server)
+
+
+def test_the_pairing_dialog_has_no_serious_axe_violation(own_phone: Phone,
+                                                         own_server: ThreadServer) -> None:
+    phone, server = own_phone, own_server
     axe = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
     page = phone.page
     page.add_script_tag(content=axe.read_text())  # injected by the test, not loaded by the page
