@@ -202,6 +202,20 @@ def expected_adjacent(n: int, k: int | None) -> Fraction:
     return (n - 1) * (Fraction(1, a) + Fraction(2 * tail, a**n))
 
 
+def position_z(positions: Sequence[int], decks: int, n: int) -> float:
+    """The card-by-position chi-square of `decks` decks of n cards (positions[card * n +
+    pos] counts), in standard errors from a uniform deck's.
+
+    Each deck puts every card at exactly one position, so a cell's count is Binomial(decks,
+    1/n) and the statistic's mean is n (n - 1), not the (n - 1)^2 of a table of independent
+    draws (which would read about +0.7 for a perfect shuffler); its spread is close to
+    sqrt(2) (n - 1), measured over uniform decks.
+    """
+    e = decks / n
+    x2 = sum((c - e) ** 2 for c in positions) / e
+    return (x2 - n * (n - 1)) / (math.sqrt(2) * (n - 1))
+
+
 @functools.cache
 def _bernoulli(p: int) -> tuple[Fraction, ...]:
     """B_0..B_p (with B_1 = -1/2)."""
@@ -504,10 +518,7 @@ def _report(
             f"{t.misrouted} cards reached a pile other than the one commanded",
         ))
         # Every card equally likely at every position: chi-square over the n x n table.
-        e = N / n
-        x2 = sum((c - e) ** 2 for c in positions) / e
-        df = (n - 1) ** 2
-        pos_z = (x2 - df) / math.sqrt(2 * df)
+        pos_z = position_z(positions, N, n)
         checks.append(Check(
             "positions", pos_z, 4.0, abs(pos_z) < 4,
             f"card-by-position chi-square z = {pos_z:+.1f}",

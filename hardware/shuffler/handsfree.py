@@ -32,7 +32,7 @@ from itertools import pairwise
 from hardware.errors import PlanError, ShufflerError
 from hardware.shuffler import design, physics
 from hardware.shuffler import math as smath
-from hardware.shuffler.audit import expected_adjacent
+from hardware.shuffler.audit import expected_adjacent, position_z
 from hardware.shuffler.physics import feed_order
 from hardware.shuffler.plan import Pile, check_deck_size, radix_key, secure_rng
 
@@ -563,11 +563,8 @@ def uniformity(decks: Iterable[Sequence[int]]) -> Uniformity:
         count += 1
     if count < 2:
         raise ShufflerError(f"uniformity needs at least 2 decks, got {count}")
-    e = count / n
-    x2 = sum((c - e) ** 2 for c in positions) / e
-    df = (n - 1) ** 2
     mean = adj_sum / count
     var = max(adj_sq / count - mean * mean, 1e-12) * count / (count - 1)
     expected = float(expected_adjacent(n, None))
-    return Uniformity(count, (x2 - df) / math.sqrt(2 * df), mean, expected,
+    return Uniformity(count, position_z(positions, count, n), mean, expected,
                       (mean - expected) / math.sqrt(var / count))
