@@ -305,7 +305,9 @@ def _fast_coin_deck(n: int, k: int, rng: random.Random, tally: _Tally) -> list[i
     for _ in range(k):
         bits = rng.getrandbits(n)
         s = format(bits, fmt).encode()
-        # '1' = the left pile, stacked on top; each pile keeps the deck's order
+        # '1' = the left pile, stacked on top; each pile keeps the deck's order (bit i is the
+        # card at position i: the bits are fair and independent, so which card is fed first
+        # does not matter)
         d = list(compress(d, s.translate(_TO_SELECT))) + list(
             compress(d, s.translate(_TO_UNSELECT)))
         ones = bits.bit_count()
