@@ -890,7 +890,9 @@ class ShufflerController:
     def _route_for(self, index: int) -> Pile:
         assert self._plan is not None
         if self._plan.routing is Routing.RADIX:
-            return self._plan.radix_pile(self._passes_done + 1, self._order[index])
+            # the tray is bottom-fed: the index-th card fed lies index cards from the bottom
+            card = self._order[len(self._order) - 1 - index]
+            return self._plan.radix_pile(self._passes_done + 1, card)
         # a fresh secure bit per card: never a pattern, never timing
         return Pile.LEFT if self._rng.getrandbits(1) else Pile.RIGHT
 

@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from hardware.errors import PlanError, ShufflerError
-from hardware.shuffler import design
+from hardware.shuffler import design, physics
 from hardware.shuffler import math as smath
-from hardware.shuffler.audit import expected_adjacent
-from hardware.shuffler.plan import Pile, check_deck_size, secure_rng
+from hardware.shuffler.audit import expected_adjacent, position_z
+from hardware.shuffler.physics import feed_order
+from hardware.shuffler.plan import Pile, check_deck_size, radix_key, secure_rng
 
 MAX_PASSES = 64
 # The most cards a bay takes in any plan of up to 104 cards in its minimum or face-down
@@ -127,29 +128,19 @@ class Piles:
         return BayCounts(len(self.upper), len(self.lower))
 
 
-def feed_order(deck: Sequence[int]) -> tuple[int, ...]:
-    """The cards in the order the roller feeds them: the bottom card first."""
-    return tuple(reversed(deck))
-
-
 def deal(deck: Sequence[int], bays: Sequence[Bay]) -> Piles:
     """The piles after feeding `deck` (top first in the sequence) and sending the i-th card
-    fed into bays[i].
+    fed into bays[i]: the Lotus build's bottom-fed pass (physics.deal), a bay for a pile.
 
     Raises ShufflerError when there is not one bay per card, or a decision is not a Bay.
     """
     if len(bays) != len(deck):
         raise ShufflerError(f"{len(bays)} bay decisions given for a deck of {len(deck)} cards")
-    upper: list[int] = []
-    lower: list[int] = []
-    for card, bay in zip(feed_order(deck), bays, strict=True):
+    for bay in bays:
         if not isinstance(bay, Bay):
             raise ShufflerError(f"a card's bay must be upper or lower, got {bay!r}")
-        # each card lands on top of its bay's pile
-        (upper if bay is Bay.UPPER else lower).append(card)
-    upper.reverse()
-    lower.reverse()
-    return Piles(tuple(upper), tuple(lower))
+    piles = physics.deal(deck, [ROUTER_PILE[bay] for bay in bays])
+    return Piles(piles[ROUTER_PILE[Bay.UPPER]], piles[ROUTER_PILE[Bay.LOWER]])
 
 
 def restack(piles: Piles, order: Restack = SHAFT_RESTACK) -> tuple[int, ...]:
@@ -263,7 +254,7 @@ def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFr
             f"a hands-free plan of {n} cards needs {need} to {MAX_PASSES} passes, got {k!r}"
         )
     # key(p) = floor(p 2^k / n) rises by at least 1 per position when 2^k >= n
-    keys = [(pos << k) // n for pos in t]
+    keys = [radix_key(pos, n, k) for pos in t]
     believed = tuple(range(n))
     plans: list[PassPlan] = []
     for j in range(k):
@@ -572,11 +563,8 @@ def uniformity(decks: Iterable[Sequence[int]]) -> Uniformity:
         count += 1
     if count < 2:
         raise ShufflerError(f"uniformity needs at least 2 decks, got {count}")
-    e = count / n
-    x2 = sum((c - e) ** 2 for c in positions) / e
-    df = (n - 1) ** 2
     mean = adj_sum / count
     var = max(adj_sq / count - mean * mean, 1e-12) * count / (count - 1)
     expected = float(expected_adjacent(n, None))
-    return Uniformity(count, (x2 - df) / math.sqrt(2 * df), mean, expected,
+    return Uniformity(count, position_z(positions, count, n), mean, expected,
                       (mean - expected) / math.sqrt(var / count))

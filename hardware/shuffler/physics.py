@@ -2,10 +2,12 @@
 the timed simulator runs on (the feed's load and grip, the motor, the coast, the gate, the
 landing).
 
-Shared by the timed simulator and the audit's fast path so both measure the same machine.
-A deck is a list of card ids, index 0 the top card. Cards are dealt from the top, each
-lands on top of its pile (so each pile holds its cards in reverse), then the named pile
-is stacked on top of the other.
+Shared by the timed simulator, the controller, the audit's fast path and the hands-free
+model, so all of them follow the same machine. A deck is a list of card ids, index 0 the top
+card. The tray is bottom-fed: the roller drives the deck's bottom card, so the bottom card
+leaves first, and each card lands on top of its pile. A pile so keeps its cards in the
+deck's own order (no reversal), and stacking the named pile on the other makes a pass a
+stable two-pile split.
 """
 
 from __future__ import annotations
@@ -44,18 +46,34 @@ def default_sensor_filter_ms(feed_speed_mm_s: float) -> float:
     return round(design.sensor_filter_s(feed_speed_mm_s) * 1000.0, 1)
 
 
-def deal_and_stack(deck: Sequence[int], piles: Sequence[Pile], top_pile: Pile) -> list[int]:
-    """The deck after dealing card i to piles[i] and stacking `top_pile` on top.
+def feed_order(deck: Sequence[int]) -> tuple[int, ...]:
+    """The cards of `deck` (top first) in the order the roller feeds them: the bottom first."""
+    return tuple(reversed(deck))
+
+
+def deal(deck: Sequence[int], piles: Sequence[Pile]) -> dict[Pile, tuple[int, ...]]:
+    """Each pile, top first, after feeding `deck` (top first) from the bottom and the i-th
+    card fed landing on top of piles[i]: a pile holds its cards in the deck's order.
 
     Raises ShufflerError when there is not one pile per card.
     """
     if len(piles) != len(deck):
         raise ShufflerError(f"{len(piles)} piles given for a deck of {len(deck)} cards")
-    top = [c for c, p in zip(deck, piles, strict=True) if p is top_pile]
-    under = [c for c, p in zip(deck, piles, strict=True) if p is not top_pile]
-    top.reverse()
-    under.reverse()
-    return top + under
+    landed: dict[Pile, list[int]] = {Pile.LEFT: [], Pile.RIGHT: []}
+    for card, pile in zip(feed_order(deck), piles, strict=True):
+        landed[pile].append(card)  # on top of the cards landed before it
+    return {pile: tuple(reversed(cards)) for pile, cards in landed.items()}
+
+
+def deal_and_stack(deck: Sequence[int], piles: Sequence[Pile], top_pile: Pile) -> list[int]:
+    """The deck (top first) after feeding it from the bottom, the i-th card fed to piles[i],
+    and stacking `top_pile` on the other: its cards, then the other's, each in the order
+    they had in `deck`.
+
+    Raises ShufflerError when there is not one pile per card.
+    """
+    dealt = deal(deck, piles)
+    return [*dealt[top_pile], *dealt[top_pile.other]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,8 @@
 """A simulated two-pile shuffler: a timed physical model of the machine and its player.
 
-`ShufflerTable` is the machine on the table: the feed tray, the feed motor and its roller,
+`ShufflerTable` is the machine on the table: the feed tray (bottom-fed: the roller drives
+the deck's bottom card, and each card lands on top of its pile, as
+hardware.shuffler.physics.deal_and_stack), the feed motor and its roller,
 the gate, the path with its router, two piles with card sensors, and a record of the true
 order of every card. It runs on physics (hardware.shuffler.physics, from the parameters of
 hardware.shuffler.ranges, the drive of hardware.shuffler.design and the CAD's path): each
@@ -114,7 +116,7 @@ class _Unit:
     leading edge's distance along the path from the nip (mm) at time `t`."""
 
     seq: int
-    cards: tuple[int, ...]
+    cards: tuple[int, ...]  # top first, as they lie: the driven (bottom) card last
     length: float
     scale: float  # its own speed on the roller, as a share of the tyre's
     above: int  # cards over it in the tray when it was fed (its load)
@@ -212,7 +214,8 @@ class ShufflerTable:
                                 else router_settle_s) / speed
         self._router_log: list[tuple[float, Pile]] = [(float("-inf"), Pile.LEFT)]
         self.flap_hits = 0
-        self.tray: list[int] = []  # top first: tray[0] is the next card fed
+        # top first; the roller drives the bottom card: tray[-1] is the next card fed
+        self.tray: list[int] = []
         self.piles: dict[Pile, list[int]] = {Pile.LEFT: [], Pile.RIGHT: []}  # top first
         self.router = Pile.LEFT
         self.motor = False
@@ -250,7 +253,7 @@ class ShufflerTable:
     def jammed(self) -> int | None:
         """The card stuck in the feed (it cannot move), if any."""
         unit = self._feeding
-        return unit.cards[0] if unit is not None and not unit.moves else None
+        return unit.cards[-1] if unit is not None and not unit.moves else None
 
     def load(self, cards: list[int]) -> None:
         """The player puts cards in the tray (on top of any already there)."""
@@ -307,7 +310,7 @@ class ShufflerTable:
         if not self.tray:
             self._feeding = None
             return
-        card = self.tray.pop(0)
+        card = self.tray.pop()  # the bottom card: the roller drives it
         self.fed += 1
         cards = [card]
         jam = self.jam_at is not None and self.fed == self.jam_at
@@ -319,7 +322,8 @@ class ShufflerTable:
         drag = (self.gate_cards == 2 or forced
                 or (self.model.double_feed and self.rng.random() < self.model.double_feed))
         if drag and self.tray:
-            cards.append(self.tray.pop(0))
+            # the card above rides out on it: the unit's cards top first, as they lie
+            cards.insert(0, self.tray.pop())
             self.fed += 1
         stick = self.stick_at is not None and self.fed >= self.stick_at
         if stick:
