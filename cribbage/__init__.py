@@ -2,7 +2,8 @@
 
 The game machine is `Game` (`cribbage.game`): `new, events = game.step(action)` gives the next
 state and the typed events of the action (`cribbage.game.events`); `game.why_not(action)`
-says why an action would be refused; actions are `cribbage.actions`' frozen values.
+says why an action would be refused; actions are `cribbage.actions`' frozen values, read from
+JSON once by `parse_action` (the game takes them typed).
 
 Names are loaded on first use (PEP 562), so `import cribbage` costs almost nothing: the
 scoring tables are built only when a hand is first scored.

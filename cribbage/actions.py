@@ -25,15 +25,48 @@ from cribbage.errors import CribbageError, InvalidActionError
 Cards = tuple[Card, ...]
 
 
-class _Action:
-    """What every action has: its JSON form."""
+def json_value(value: Any) -> Any:
+    """A value of the engine as JSON: a card as its text, a value with `to_json` as that,
+    tuples and lists as lists, mappings as dicts (each inside too)."""
+    if isinstance(value, Card):
+        return str(value)
+    if hasattr(value, "to_json"):  # an event, an action, a result, a Caught, a Moved
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [json_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: json_value(v) for k, v in value.items()}
+    return value
+
+
+class Jsonable:
+    """The one JSON form of the engine's frozen records (actions and events): the class's
+    tag (`type` of an action, `kind` of an event), then each field by `json_value`; an
+    action leaves out its empty optional fields."""
+
+    __slots__ = ()
+    TAG: ClassVar[str]
+    SKIP_NONE: ClassVar[bool] = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict."""
+        tag = self.TAG
+        out: dict[str, Any] = {tag: getattr(self, tag)}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if value is None and self.SKIP_NONE:
+                continue
+            out[f.name] = json_value(value)
+        return out
+
+
+class _Action(Jsonable):
+    """What every action has: its JSON form, canonical (`parse_action` reads it back)."""
 
     __slots__ = ()
     type: ClassVar[str]
-
-    def to_json(self) -> dict[str, Any]:
-        """The action in canonical JSON form (`parse_action` reads it back)."""
-        return format_action(self)  # type: ignore[arg-type]
+    TAG = "type"
+    SKIP_NONE = True
 
     @classmethod
     def from_json(cls, data: Any) -> Any:
@@ -331,17 +364,7 @@ def json_schema() -> dict[str, Any]:
 
 def format_action(action: Action) -> dict[str, Any]:
     """The canonical JSON form of an action (the inverse of `parse_action`)."""
-    out: dict[str, Any] = {"type": action.type}
-    for f in fields(action):  # type: ignore[arg-type]
-        value = getattr(action, f.name)
-        if value is None:
-            continue
-        if isinstance(value, Card):
-            value = str(value)
-        elif isinstance(value, tuple):
-            value = [[str(c) for c in v] if isinstance(v, tuple) else str(v) for v in value]
-        out[f.name] = value
-    return out
+    return action.to_json()
 
 
 def _text(data: Mapping[str, Any]) -> str:
@@ -361,6 +384,7 @@ __all__ = [
     "ACTION_TYPES",
     "CARD_PATTERN",
     "Action",
+    "Jsonable",
     "Count",
     "Cut",
     "Deal",
@@ -379,5 +403,6 @@ __all__ = [
     "action_text",
     "format_action",
     "json_schema",
+    "json_value",
     "parse_action",
 ]

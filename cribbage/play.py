@@ -278,24 +278,14 @@ class PlayState:
 
     # --- actions ------------------------------------------------------------------------
 
-    def apply(self, action: Mapping[str, Any]) -> PlayState:
-        """Apply a `play` or `go` action dict; raises IllegalPlayError naming it and the state."""
-        kind = action.get("type") if isinstance(action, Mapping) else None
-        if kind == "play":
-            if "card" not in action:
-                raise IllegalPlayError(f"action {dict(action)!r} names no card ({self.describe()})")
-            return self.play(action["card"], action.get("player"))
-        if kind == "go":
-            return self.go(action.get("player"))
-        raise IllegalPlayError(f"action {action!r} is not a play or a go ({self.describe()})")
-
-    def play(self, card: Card | str, player: int | None = None) -> PlayState:
-        """Lay a card; raises IllegalPlayError (or InvalidCardError) and changes nothing."""
-        card = Card.parse(card)
-        p = self._check_turn(player, f"play {card}")
+    def why_not_play(self, card: Card, player: int | None = None) -> IllegalPlayError | None:
+        """Why laying `card` is refused now (the error `play` would raise), or None."""
+        p = self._turn(player, f"play {card}")
+        if isinstance(p, IllegalPlayError):
+            return p
         who = self.name(p)
         if card.pips > 31 - self.count:
-            raise IllegalPlayError(
+            return IllegalPlayError(
                 f"{who} cannot play {card}: the count is {self.count} "
                 f"and {card} would make {self.count + card.pips}",
                 say=f"The {card.pretty} would take the count past 31: it is {self.count}.")
@@ -303,34 +293,39 @@ class PlayState:
         if hand is not None:
             if card not in hand:
                 held = " ".join(map(str, hand)) or "no cards"
-                raise IllegalPlayError(
+                return IllegalPlayError(
                     f"{who} cannot play {card}: {who} holds {held} ({self.describe()})",
                     say=f"{who} doesn't hold the {card.pretty}.")
-            new_hand: tuple[Card, ...] | None = tuple(c for c in hand if c != card)
-        else:
-            if card in self.seen or any(h is not None and card in h for h in self.hands):
-                raise IllegalPlayError(
-                    f"{who} cannot play {card}: it has already been seen in this hand "
-                    f"({self.describe()})",
-                    say=f"The {card.pretty} has already been seen this hand.")
-            new_hand = None
-        series = self.series + (card,)
-        count = self.count + card.pips
+        elif card in self.seen or any(h is not None and card in h for h in self.hands):
+            return IllegalPlayError(
+                f"{who} cannot play {card}: it has already been seen in this hand "
+                f"({self.describe()})",
+                say=f"The {card.pretty} has already been seen this hand.")
+        return None
+
+    def play(self, card: Card | str, player: int | None = None) -> PlayState:
+        """Lay a card; raises IllegalPlayError (or InvalidCardError) and changes nothing."""
+        card = Card.parse(card)
+        refused = self.why_not_play(card, player)
+        if refused is not None:
+            raise refused
+        return self.push_play(card)
+
+    def push_play(self, card: Card) -> PlayState:
+        """Lay a card that `why_not_play` allowed (trusted, unchecked)."""
+        p = self.to_play
+        assert p is not None
+        hand = self.hands[p]
+        series, count = self.series + (card,), self.count + card.pips
         peg = score_pegging(series)
         parts = tuple((k, int(getattr(peg, k))) for k in _PEG_PARTS if getattr(peg, k))
         event = PegEvent("play", p, card, count, int(peg.total), parts)
         state = replace(
-            self,
-            hands=set_at(self.hands, p, new_hand),
-            left=set_at(self.left, p, self.left[p] - 1),
-            count=count,
-            series=series,
-            last_player=p,
-            after_go=False,
-            scores=set_at(self.scores, p, self.scores[p] + event.points),
-            log=self.log + (event,),
-            seen=self.seen | {card},
-        )
+            self, hands=set_at(self.hands, p, None if hand is None else
+                               tuple(c for c in hand if c != card)),
+            left=set_at(self.left, p, self.left[p] - 1), count=count, series=series,
+            last_player=p, after_go=False, log=self.log + (event,), seen=self.seen | {card},
+            scores=set_at(self.scores, p, self.scores[p] + event.points))
         if count == 31:
             return state._end_series(last_point=False)
         nxt = state._next_active(p, include_self=True)
@@ -338,36 +333,43 @@ class PlayState:
             return state._end_series(last_point=True)
         return replace(state, to_play=nxt)
 
-    def go(self, player: int | None = None) -> PlayState:
-        """Say go; raises IllegalPlayError when a card could be played, and changes nothing."""
-        p = self._check_turn(player, "say go")
-        who = self.name(p)
-        room = 31 - self.count
-        hand = self.hands[p]
+    def why_not_go(self, player: int | None = None) -> IllegalPlayError | None:
+        """Why a go is refused now (the error `go` would raise), or None."""
+        p = self._turn(player, "say go")
+        if isinstance(p, IllegalPlayError):
+            return p
+        who, room, hand = self.name(p), 31 - self.count, self.hands[p]
         if hand is not None:
             playable = [c for c in hand if c.pips <= room]
             if playable:
                 fits = playable[0]
-                raise IllegalPlayError(
+                return IllegalPlayError(
                     f"{who} cannot say go: the count is {self.count} and {who} can play "
                     f"{fits} to make {self.count + fits.pips}",
                     say=f"You can't say go: the {fits.pretty} fits "
                     f"(count {self.count + fits.pips}).")
         elif room >= 10:
-            raise IllegalPlayError(
+            return IllegalPlayError(
                 f"{who} cannot say go: the count is {self.count}, so any card can be played",
                 say=f"You can't say go: the count is {self.count}, so any card fits.")
-        event = PegEvent("go", p, None, self.count, 0)
+        return None
+
+    def go(self, player: int | None = None) -> PlayState:
+        """Say go; raises IllegalPlayError when a card could be played, and changes nothing."""
+        refused = self.why_not_go(player)
+        if refused is not None:
+            raise refused
+        return self.push_go()
+
+    def push_go(self) -> PlayState:
+        """Say a go that `why_not_go` allowed (trusted, unchecked)."""
+        p = self.to_play
+        assert p is not None
         gos = self.gos
-        if hand is None:
+        if self.hands[p] is None:
             gos = gos + (DeclaredGo(p, self.count, len(self.log)),)
-        state = replace(
-            self,
-            passed=set_at(self.passed, p, True),
-            log=self.log + (event,),
-            gos=gos,
-            after_go=True,
-        )
+        state = replace(self, passed=set_at(self.passed, p, True), gos=gos, after_go=True,
+                        log=self.log + (PegEvent("go", p, None, self.count, 0),))
         # USPC three- and four-hand rule: if the player after a go cannot play either,
         # the series ends and the next player does not play.
         if self.after_go and self.go_rule is GoRule.USPC and self.players > 2:
@@ -463,15 +465,16 @@ class PlayState:
 
     # --- internals ----------------------------------------------------------------------
 
-    def _check_turn(self, player: int | None, what: str) -> int:
+    def _turn(self, player: int | None, what: str) -> int | IllegalPlayError:
+        """The player to play, or why `player` may not `what` now."""
         if self.to_play is None:
             who = "nobody" if player is None else self.name(player)
-            raise IllegalPlayError(f"{who} cannot {what}: the play is over",
-                                   say="The play is over.")
+            return IllegalPlayError(f"{who} cannot {what}: the play is over",
+                                    say="The play is over.")
         if player is not None and player != self.to_play:
             if not isinstance(player, int) or not 0 <= player < self.players:
-                raise IllegalPlayError(f"no player {player!r} can {what} ({self.describe()})")
-            raise IllegalPlayError(
+                return IllegalPlayError(f"no player {player!r} can {what} ({self.describe()})")
+            return IllegalPlayError(
                 f"{self.name(player)} cannot {what}: it is {self.name(self.to_play)}'s turn "
                 f"(the count is {self.count})",
                 say=f"It's {self.name(self.to_play)}'s turn to play.")

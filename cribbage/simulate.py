@@ -2,7 +2,8 @@
 
 Randomness lives only here: the game machine (`cribbage.game.Game`) is deterministic.
 These helpers drive a game in "dealt" mode (the engine knows every card), for simulations,
-property tests and the referee cases.
+property tests and the referee cases. They make JSON actions, as a phone or a log holds them:
+`game.step(parse_action(action))`.
 """
 
 from __future__ import annotations

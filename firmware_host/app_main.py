@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import faulthandler
 import logging
 import resource
 import signal
-import socket
 import time
 
 import uvicorn
@@ -17,23 +15,18 @@ from starlette.types import ASGIApp
 from firmware_host.api import create_app
 from firmware_host.api.hosts import MAX_HEAD
 from firmware_host.config import Settings
-from firmware_host.errors import ConfigError, DaemonError
+from firmware_host.errors import DaemonError
 from firmware_host.logs import RepeatFilter, configure_logging
 from firmware_host.notify import Notifier
+from firmware_host.serve import bind_socket, serve_app
 from firmware_host.services import build_services
-from firmware_host.uvicorn_hooks import (
-    HEADER_TIMEOUT_S,
-    MAX_CONNECTIONS,
-    GuardedH11,
-    OneWrite,
-    _Server,
-)
+from firmware_host.uvicorn_hooks import HEADER_TIMEOUT_S, MAX_CONNECTIONS, GuardedH11, OneWrite
 
 log = logging.getLogger("crib.daemon")
 
 # Re-exported: the tests and benchmarks reach them here.
 __all__ = ["HEADER_TIMEOUT_S", "MAX_CONNECTIONS", "GuardedH11", "OneWrite", "RepeatFilter",
-           "_Server", "configure_logging", "serve", "uvicorn_config"]
+           "bind_socket", "configure_logging", "serve", "uvicorn_config"]
 
 
 # Connections: a Pi Zero's daemon serves a few phones. The unit's LimitNOFILE is 4096; the
@@ -82,24 +75,6 @@ def uvicorn_config(app: ASGIApp, settings: Settings) -> uvicorn.Config:
     )
 
 
-def bind_socket(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before anything else; raises ConfigError naming the port."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Accepted connections inherit this on Linux: no 40 ms Nagle/delayed-ACK stall between
-    # a response's header and body writes on kept-alive connections.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"port: cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
-
-
 def serve(settings: Settings, notifier: Notifier | None = None) -> int:
     """Run the daemon until SIGTERM or SIGINT; returns the exit status."""
     started = time.monotonic()
@@ -122,22 +97,11 @@ def serve(settings: Settings, notifier: Notifier | None = None) -> int:
         sock.close()
         raise
     app = create_app(settings, services)
-    server = _Server(uvicorn_config(app, settings))
-    server.notifier = notifier
 
-    async def main() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.01)
-        if server.started:
-            notifier.ready(services.status.status_line())
-            log.info("ready on http://%s:%d/ in %.2f s", settings.host, settings.port,
-                     time.monotonic() - started)
-        await task
+    def ready() -> str:
+        log.info("ready on http://%s:%d/ in %.2f s", settings.host, settings.port,
+                 time.monotonic() - started)
+        return services.status.status_line()
 
-    try:
-        asyncio.run(main())
-    finally:
-        sock.close()
-        notifier.close()
-    return 0 if server.started else 1
+    return serve_app(uvicorn_config(app, settings), sock, notifier=notifier, log=log,
+                     on_ready=ready, stopping_line="stopping (motor off, board state kept)")

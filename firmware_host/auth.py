@@ -2,7 +2,9 @@
 
 A phone pairs either with the code the board lights (`/api/pair/start`, then `/api/pair`
 with the code), or by someone holding the board's undo button for three seconds while its
-pairing request is the one on the board (then `/api/pair` with the request id).
+pairing request is the one on the board (then `/api/pair` with the request id). Presence
+wins: a hold while other phones contend for the board lights a code that any phone may
+type (`/api/pair` with the code), so no number of addresses asking keeps the owner out.
 """
 
 from __future__ import annotations
@@ -153,13 +155,14 @@ class Tokens:
 
 @dataclass
 class PairingRequest:
-    """A pending pairing: its secret id, its code on the board, the client that asked, and
-    whether the undo hold approved it. A `hold` request is approved only by the undo button
-    (its page shows the code to compare with the board's), never by typing the code."""
+    """A pending pairing: its secret id, its code on the board, the client that asked (None:
+    lit by a hold at the board, for whoever types it), and whether the undo hold approved
+    it. A `hold` request is approved only by the undo button (its page shows the code to
+    compare with the board's), never by typing the code."""
 
     request: str
     code: str
-    client: str
+    client: str | None
     hold: bool
     expires_at: float
     approved: bool = False
@@ -256,6 +259,14 @@ class Pairing:
     never the undo-button way. When the board is free, a client that has waited with fewer
     unfinished requests goes first (a neighbour taking turns from many addresses cannot keep
     the board); starts are limited per client. Every limiter is bounded in memory.
+
+    Presence wins over any number of addresses: holding undo approves the request on the
+    board only while no other phone has been turned away lately (an uncontested board: the
+    person compared the codes with no one else asking). On a contested board, or an empty
+    one, the hold withdraws what is lit and lights a code for whoever types it: only
+    someone who sees the board can. Its wrong guesses (anyone's, each phone slowed as for
+    any code) are spared SPARE times; then the board lights a code as long as it shows
+    (12 digits on 120 holes), which guessing at any rate cannot find before it runs out.
     `show_code(code_or_None)` puts the code on the board (and takes it off).
     """
 
@@ -267,6 +278,8 @@ class Pairing:
     CHECKS = 30  # request-id checks per client per minute (the page asks while waiting)
     UNFINISHED_S = 1800.0  # a request that ended without a token counts this long
     CLAIM_S = 60.0  # a waiting client's claim holds this long past its retry time
+    CONTEST_S = 600.0  # a phone turned away this recently makes a hold light a code to type
+    SPARE = 20  # wrong guesses of a code lit by a hold before a longer one replaces it
     # The Pi itself may ask for codes without a per-client limit (it can run `crib token
     # create` anyway); its wrong guesses are slowed down like anyone's.
     LOCAL = frozenset({"127.0.0.1", "::1"})
@@ -279,6 +292,7 @@ class Pairing:
         ttl_s: float = 120.0,
         hold_s: float = 3.0,
         digits: int = DIGITS,
+        most_digits: int = 12,
         log_code: bool = True,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -289,6 +303,9 @@ class Pairing:
         self.ttl_s = ttl_s
         self.hold_s = hold_s
         self.digits = digits
+        # The longest code the board shows (one digit per ten holes): a code lit by a hold
+        # grows to it once guessing has begun.
+        self.most_digits = max(digits, min(most_digits, 12))
         # The code proves presence at the board: the journal, which more people can read
         # than can stand at the table, gets it only where no real board shows it.
         self.log_code = log_code
@@ -305,6 +322,9 @@ class Pairing:
         # New codes to type, after wrong guesses of everyone together: five free, then 1 s,
         # 2 s, ... up to 5 minutes between codes, halving every half hour.
         self._typed = FailureThrottle(5, 1.0, 300.0, 1800.0)
+        # The last two phones turned away while the board was busy, and when: a hold
+        # approves a request only if no phone but its own was turned away lately.
+        self._refused = Recent(2, float)
         self._lock = threading.Lock()
 
     def clients(self) -> list[str]:
@@ -328,9 +348,10 @@ class Pairing:
 
     def _end(self, p: PairingRequest) -> None:
         """A request ends without a token (ran out, withdrawn, replaced): its client's."""
-        times = self._unfinished.get(p.client)
-        assert isinstance(times, deque)
-        times.append(self.now())
+        if p.client is not None:
+            times = self._unfinished.get(p.client)
+            assert isinstance(times, deque)
+            times.append(self.now())
         self._pending = None
 
     def _current(self) -> PairingRequest | None:
@@ -351,6 +372,7 @@ class Pairing:
     def _wait(self, client: str, retry_after: float) -> None:
         """Record that `client` was refused while it waits for the board."""
         now = self.now()
+        self._refused.put(client, now)
         waiter = self._waiting.peek(client)
         if not isinstance(waiter, Waiter) or waiter.until < now:
             waiter = Waiter(now, 0.0)
@@ -381,17 +403,24 @@ class Pairing:
         with self._lock:
             now = self.now()
             p = self._current()
+            if p is not None and p.client is None:
+                wait = int(p.expires_at - now) + 1
+                self._wait(client, wait)
+                raise PairingBusyError(
+                    f"someone at the board held undo: type the code the board lights, or try "
+                    f"again in {wait} s", retry_after=wait, hold_s=self.hold_s, lit=True)
             if p is not None and p.client != client:
                 wait = int(p.expires_at - now) + 1
                 self._wait(client, wait)
                 raise PairingBusyError(
-                    f"someone else is pairing; try again in {wait} s", retry_after=wait)
+                    f"someone else is pairing; try again in {wait} s", retry_after=wait,
+                    hold_s=self.hold_s)
             if p is None and self._ahead(client) is not None:
                 wait = 5
                 self._wait(client, wait)
                 raise PairingBusyError(
                     f"another phone has been waiting to pair; try again in {wait} s",
-                    retry_after=wait)
+                    retry_after=wait, hold_s=self.hold_s)
             if not hold:
                 typed = math.ceil(self._typed.wait(now))
                 if typed > 0:
@@ -404,31 +433,56 @@ class Pairing:
             if p is not None:
                 self._end(p)  # replaced by its own client
             self._waiting.forget(client)
-            code = "".join(str(secrets.randbelow(10)) for _ in range(self.digits))
+            code = self._new_code(self.digits)
             self._pending = PairingRequest(
                 request=secrets.token_urlsafe(16), code=code, client=client, hold=hold,
                 expires_at=now + self.ttl_s)
             request = self._pending.request
-        self.show_code(code)
-        if self.log_code:
-            log.warning("pairing code %s is on the board (valid %d s)", code, int(self.ttl_s))
-        else:
-            log.warning("a pairing code is on the board (valid %d s)", int(self.ttl_s))
+        self._lit(code)
         out: dict[str, object] = {"request": request, "expires_s": self.ttl_s,
                                   "hold_s": self.hold_s, "digits": self.digits}
         if hold:
             out["code"] = code  # to this requester only: compare it with the board's
         return out
 
-    def undo_held(self, seconds: float) -> bool:
-        """The undo button was held: approve the request whose code is on the board."""
+    def undo_held(self, seconds: float) -> str | None:
+        """The undo button was held: approve the request whose code is on the board if no
+        other phone was turned away lately ("approved"); else withdraw what is lit and light
+        a code for whoever types it ("lit"). None: held too briefly."""
+        if seconds < self.hold_s:
+            return None
         with self._lock:
             p = self._current()
-            if p is None or seconds < self.hold_s:
-                return False
-            p.approved = True
-        log.warning("pairing approved by holding the undo button")
-        return True
+            if p is not None and p.client is not None and not self._contested(p.client):
+                p.approved = True
+                log.warning("pairing approved by holding the undo button")
+                return "approved"
+            if p is not None:
+                self._end(p)  # withdrawn: its phone is told to type the code the board lights
+            code = self._new_code(self.digits)
+            self._pending = PairingRequest(
+                request=secrets.token_urlsafe(16), code=code, client=None, hold=False,
+                expires_at=self.now() + self.ttl_s)
+        self._lit(code, ", lit by holding the undo button")
+        return "lit"
+
+    def _contested(self, client: str) -> bool:
+        """Whether a phone other than `client` was turned away in the last CONTEST_S."""
+        since = self.now() - self.CONTEST_S
+        return any(other != client and isinstance(at, float) and at > since
+                   for other, at in self._refused.items())
+
+    def _new_code(self, digits: int) -> str:
+        return "".join(str(secrets.randbelow(10)) for _ in range(digits))
+
+    def _lit(self, code: str, why: str = "") -> None:
+        """Put `code` on the board, and in the log where no real board lights it."""
+        self.show_code(code)
+        if self.log_code:
+            log.warning("pairing code %s is on the board (valid %d s)%s", code,
+                        int(self.ttl_s), why)
+        else:
+            log.warning("a pairing code is on the board (valid %d s)%s", int(self.ttl_s), why)
 
     def pair(self, name: str, *, code: str | None, request: str | None, client: str) -> str:
         """A token for a correct code typed by the client that asked, or for an approved
@@ -443,7 +497,7 @@ class Pairing:
                 if p.hold:
                     raise PairingError("this request is approved by holding the board's undo "
                                        "button, not by typing its code")
-                ok = p.client == client and _same(code.strip(), p.code)
+                ok = p.client in (client, None) and _same(code.strip(), p.code)
                 if not ok:
                     self._wrong(p, client)
             elif request is not None:
@@ -451,6 +505,9 @@ class Pairing:
                 p = self._current()
                 if p is None:
                     raise PairingError("no pairing is pending: ask for a code first")
+                if p.client is None:
+                    raise PairingError("someone at the board held undo: type the code the "
+                                       "board lights", lit=True)
                 if not _same(request, p.request):
                     raise PairingError("that pairing request is not the pending one")
                 if not p.approved:
@@ -489,6 +546,8 @@ class Pairing:
         backoff = self._guesses.get(client)
         assert isinstance(backoff, FailureThrottle)
         backoff.failed(now)
+        if p.client is None:
+            self._wrong_lit(p)
         if p.client != client:
             # Never right (only the requester's guess counts): slows this client only.
             raise PairingError("that code is not for this phone: ask for your own code")
@@ -500,6 +559,23 @@ class Pairing:
             self.show_code(None)
             raise PairingError("wrong code too often: the code is withdrawn; ask again")
         raise PairingError(f"wrong code ({left} {'try' if left == 1 else 'tries'} left)")
+
+    def _wrong_lit(self, p: PairingRequest) -> None:
+        """A wrong guess of a code lit by a hold (anyone may type it): spared SPARE times,
+        then a code as long as the board shows replaces it, once; where the board shows no
+        longer one, the code is withdrawn (hold undo again). Always raises."""
+        p.failures += 1
+        if p.failures < self.SPARE or len(p.code) > self.digits:  # spared, or long already
+            raise PairingError("wrong code: type the code the board lights")
+        if self.most_digits > len(p.code):
+            p.code = self._new_code(self.most_digits)
+            self._lit(p.code, ", longer after many wrong guesses")
+            raise PairingError("wrong code: the board now lights a longer code; type that one",
+                               lit=True)
+        self._end(p)
+        self.show_code(None)
+        raise PairingError("wrong code too often: the code is withdrawn; hold the board's "
+                           "undo button again")
 
     @property
     def code(self) -> str | None:

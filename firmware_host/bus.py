@@ -59,18 +59,19 @@ class EventBus:
 
 # -- the daemon's own events -----------------------------------------------------------------
 Answer = dict[str, Any]
+"""An action's answer: {"game", "op_id", "events"}."""
 
 
 @dataclass
 class GameEntry:
-    """A game in memory, as the games component keeps it and the events below carry it: its
+    """A game in memory, as the games component keeps it and its events carry it: its
     engine state (the fold of its log) and its JSON view."""
 
     id: int
     params: dict[str, Any]
-    keeper: Game
+    game: Game
     version: int = 0
-    view: dict[str, Any] = field(default_factory=dict)  # keeper.view(), for JSON only
+    view: dict[str, Any] = field(default_factory=dict)  # game.view(), for JSON only
     # Answers of actions whose commit is under way, by op id (removed once on disk).
     ops: dict[str, tuple[Answer, Future[None]]] = field(default_factory=dict)
     # Op ids of the actions on disk: only a repeated one needs a look in the store.

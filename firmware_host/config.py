@@ -172,7 +172,7 @@ class BoardSettings(_Section):
 
 PinOption = int | float | bool | str
 SHUFFLER_PIN_NAMES = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor", "touch",
-                      "led")
+                      "led", "brake")
 
 
 class ShufflerSettings(_Section):
@@ -190,6 +190,12 @@ class ShufflerSettings(_Section):
     # here; every time budget below derives from it. Absent: the default build's arithmetic
     # (hardware.shuffler.design: an N20 at 1150 rpm under a 30 mm tyre, 1806 mm/s).
     feed_speed_mm_s: float | None = Field(None, ge=50, le=5000)
+    # Each card's own speed past its beam, which falls with the cards still in the tray over
+    # it: [left with 1 card in the tray, left with calibrated_cards, right with 1, right with
+    # calibrated_cards] (mm/s), which calibrate measures over a full deck; the double-feed
+    # and stuck-card tests judge every card against its own. Absent: one speed for all.
+    card_speeds_mm_s: list[float] | None = Field(None, min_length=4, max_length=4)
+    calibrated_cards: int | None = Field(None, ge=2, le=104)
     # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
     # set, it is checked against the speed:
     # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),
@@ -259,8 +265,12 @@ class ShufflerSettings(_Section):
 
         settle = (router_settle_s(self.pins) if self.router_settle_ms is None
                   else self.router_settle_ms / 1000.0)
+        speeds = {}
+        if self.card_speeds_mm_s is not None:
+            speeds = {"speeds": tuple(self.card_speeds_mm_s),
+                      "full_cards": self.calibrated_cards or 52}
         return Timing.for_speed(
-            self.card_speed_mm_s, settle,
+            self.card_speed_mm_s, settle, **speeds,
             card_timeout=self.card_timeout_s, blocked_limit=self.blocked_limit_s,
             pass_base=self.pass_base_s, per_card=self.per_card_s,
             sensor_filter=None if self.sensor_filter_ms is None else self.sensor_filter_ms / 1000,
@@ -359,7 +369,7 @@ class ClubSettings(_Section):
     def _complete(self) -> ClubSettings:
         if not self.broker:
             return self
-        from firmware_host.club.schema import check_slug
+        from firmware_host.clubwire import check_slug
 
         for key in ("club", "table"):
             value = getattr(self, key)

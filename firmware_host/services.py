@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 from firmware_host.auth import Pairing, Tokens
 from firmware_host.bus import EventBus, StoreFaulted
-from firmware_host.club.table import ClubLink
 from firmware_host.components.board import BoardView
+from firmware_host.components.club import ClubLink
 from firmware_host.components.devices import Devices, ManagedDevice
 from firmware_host.components.events import EventHub
 from firmware_host.components.factories import device_factories, pin_factory_in_use
@@ -129,6 +129,7 @@ def build_services(settings: Settings, *, notifier: Notifier | None = None,
                       ttl_s=settings.pairing_code_ttl_s, hold_s=settings.undo_hold_s,
                       # as long a code as the board shows (one digit per ten holes), up to 6
                       digits=min(Pairing.DIGITS, settings.board.holes // CODE_GROUP),
+                      most_digits=settings.board.holes // CODE_GROUP,
                       # the log says the code only where no real board lights it
                       log_code=factories["board"][0] not in ("real", "spi"))
     inputs = TableInputs(games, pairing, touch=shuffler.touch, bus=bus)

@@ -1,24 +1,22 @@
 """What the daemon builds on uvicorn's internals, in one place: the h11 protocol with the
 guards uvicorn has no setting for (the idle connection shed over the cap, a deadline for a
-request head), one write per answer, and the server's quiet idle loop. Everything uvicorn
-offers as a setting (keep-alive, the incomplete-head limit, the concurrency cap, the
-graceful-shutdown timeout, WebSocket sizes) is set in `app_main.uvicorn_config` instead.
+request head, a chunk size no body fits answered at once), and one write per answer.
+Everything uvicorn offers as a setting (keep-alive, the incomplete-head limit, the
+concurrency cap, the graceful-shutdown timeout, WebSocket sizes) is set in
+`app_main.uvicorn_config` instead.
 `tests/firmware_host/test_uvicorn_hooks.py` fails if an upgrade of uvicorn changes what
-these rely on."""
+these rely on (and `test_security_door.py` if h11's chunk reader changes)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
-from types import FrameType
 
 import h11
-import uvicorn
+from h11._readers import ChunkedReader
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from firmware_host.notify import Notifier
+from firmware_host.api.guard import chunk_refusal, refusal_body
 
 log = logging.getLogger("crib.daemon")
 
@@ -113,6 +111,33 @@ class GuardedH11(H11Protocol):
             # A new request: its answer's head and body leave in one socket write, not two
             # (each write to a socket is a system call and a TCP segment).
             self.cycle.transport = OneWrite(self.transport, self.loop)
+        # h11 takes a chunk size of up to 20 hex digits and waits for that many bytes: a
+        # size no body fits is answered at once instead (the door never sees the size).
+        reader = getattr(self.conn, "_reader", None)
+        if isinstance(reader, ChunkedReader) and not self.transport.is_closing():
+            why = chunk_refusal(reader._bytes_in_chunk)
+            if why is not None:
+                self._refuse_chunk(*why)
+
+    def _refuse_chunk(self, status: int, code: str, sentence: str) -> None:
+        """Answer `status` with the door's JSON body unless an answer has begun, and close;
+        the request's app sees a client that left."""
+        log.warning("refused a request: %s", sentence)
+        cycle = self.cycle
+        if cycle is not None:
+            started = cycle.response_started
+            cycle.disconnected = True  # the app's answer, if any, goes nowhere
+            cycle.message_event.set()
+        else:
+            started = False
+        if not started and self.conn.our_state is h11.SEND_RESPONSE:
+            body = refusal_body(code, sentence)
+            self.transport.write(b"".join(self.conn.send(event) or b"" for event in (
+                h11.Response(status_code=status, headers=[
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()), (b"connection", b"close")]),
+                h11.Data(data=body), h11.EndOfMessage())))
+        self.transport.close()
 
     def on_response_complete(self) -> None:
         transport = getattr(self.cycle, "transport", None)
@@ -141,34 +166,3 @@ class GuardedH11(H11Protocol):
             transport.close()
             return
         self._head_timer = self.loop.call_later(self.header_timeout_s / 2, self._check_head)
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, telling systemd STOPPING=1 as soon as a signal arrives."""
-
-    notifier: Notifier
-    TICK_S = 1.0  # uvicorn's own loop wakes every 0.1 s; once a second keeps its Date header
-    _exit: asyncio.Event | None = None
-
-    async def main_loop(self) -> None:
-        """uvicorn's housekeeping loop (Date header, exit check), woken by a signal at once
-        instead of polling ten times a second: an idle daemon should not spend the CPU."""
-        self._exit = asyncio.Event()
-        counter = 0
-        while not await self.on_tick(counter):
-            counter = (counter + 10) % 864000  # on_tick refreshes the Date header on a ten
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._exit.wait(), self.TICK_S)
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        # Not uvicorn's own: it records the signal to raise it again after a clean shutdown,
-        # and systemd expects exit 0 of a service that stopped on request. `should_exit` and
-        # `force_exit` are uvicorn's public switches.
-        if not self.should_exit:
-            log.info("signal %d: stopping (motor off, board state kept)", sig)
-            self.notifier.stopping()
-            self.should_exit = True
-        elif sig == signal.SIGINT:
-            self.force_exit = True
-        if self._exit is not None:
-            self._exit.set()  # a signal handler runs on the loop's own (main) thread

@@ -55,7 +55,8 @@ class Pin:
 
 # The shuffler's pins on the Pi ([shuffler] pins).
 SHUFFLER: tuple[Pin, ...] = (
-    Pin("shuffler.pins.motor", 17, "feed motor driver input"),
+    Pin("shuffler.pins.motor", 17, "feed motor driver input IN1"),
+    Pin("shuffler.pins.brake", 27, "feed motor driver input IN2 (brake)"),
     Pin("shuffler.pins.router", 18, "router servo signal"),
     Pin("shuffler.pins.left_sensor", 23, "left pile card sensor"),
     Pin("shuffler.pins.right_sensor", 24, "right pile card sensor"),

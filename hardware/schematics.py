@@ -10,6 +10,7 @@ schemdraw is in the `docs` and `dev` extras, not on the Pi; it is imported only 
 from __future__ import annotations
 
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -148,9 +149,12 @@ def _part(d: Any, elm: Any, p: pins.Pin) -> None:
                            elm.IcPin(name="OUT2", side="right")],
                      edgepadW=1.0, pinspacing=1.0, label="DRV8833", lblsize=10).anchor("IN1")
         d += drv
+        # IN2 on its own pin: both inputs high brake the motor, both low let it coast
         d += elm.Line().left().at(drv.IN2).length(0.5)
-        d += elm.Ground()
+        d += elm.Dot(open=True).label("from shuffler.pins.brake", loc="left", fontsize=10)
         d += elm.Motor().down().at(drv.OUT1).to(drv.OUT2).label("feed\nmotor", loc="bottom")
+    elif name == "brake":
+        _to(d, elm, "DRV8833 IN2 (high with IN1: brake)")
     elif name == "router":
         _to(d, elm, "servo signal (servo on 5 V)")
     elif name in ("left_sensor", "right_sensor", "tray_sensor"):
@@ -192,9 +196,49 @@ DRAWINGS: dict[str, Callable[[Any, Any], None]] = {
 }
 
 
+# The 5 V supply's split (drawn by the shuffler's CAD side; kept apart from the pin drawings).
+SHUFFLER_FUSE = "F2A"  # fast 2 A: the motor and the servo running (<= 1.2 A) at 60 %
+
+
+def power(d: Any, elm: Any) -> None:
+    """Where the 5 V goes after the jack and the main switch: the strip through the F3A fuse,
+    the motor driver's VM and the servo's + through their own F2A fuse (never through the
+    strip's fuse, whose 2.0 A cap leaves no room for them)."""
+    d += (jack := elm.Dot(open=True).label("DC jack + (5 V 5 A supply)", loc="left",
+                                           fontsize=10))
+    d += elm.Switch().right().at(jack.center).label("main switch", loc="top")
+    d += (split := elm.Dot())
+    d += elm.Line().right().at(split.center).length(1.0)
+    d += elm.Fuse().right().label(f"fuse {FUSE}\n(strip feed)", loc="top")
+    d += (strip := elm.Dot())
+    d += elm.Capacitor(polar=True).down().at(strip.center).length(2.0).label(
+        f"{STRIP_CAP}", loc="bottom")
+    d += elm.Ground()
+    d += elm.Line().right().at(strip.center).length(1.0)
+    _to(d, elm, "WS2812B strip 5 V (both ends), 74AHCT125 VCC")
+    d += elm.Line().down().at(split.center).length(4.0)
+    d += elm.Line().right().length(1.0)
+    d += elm.Fuse().right().label(f"fuse {SHUFFLER_FUSE}\n(shuffler)", loc="top")
+    d += (shuf := elm.Dot())
+    d += elm.Capacitor(polar=True).down().at(shuf.center).length(2.0).label(
+        "470 µF", loc="bottom")
+    d += elm.Ground()
+    d += elm.Line().right().at(shuf.center).length(1.0)
+    d += (node := elm.Dot())
+    _to(d, elm, "DRV8833 VM (feed motor)")
+    d += elm.Line().up().at(node.center).length(1.2)
+    _to(d, elm, "SG90 servo + (red)")
+
+
+DRAWINGS["schematic-power.svg"] = power
+
+
 def render(name: str) -> str:
     """The SVG text of the drawing `name` (a key of DRAWINGS). Raises KeyError."""
     schemdraw, elm = _schemdraw()
+    # svgpathtools (which build123d imports) maps the SVG namespace to an "svg:" prefix for
+    # the whole process; schemdraw writes through ElementTree, so map it back to the default.
+    ET.register_namespace("", "http://www.w3.org/2000/svg")
     draw = DRAWINGS[name]
     d = schemdraw.Drawing(show=False)
     d.config(fontsize=11, unit=2.5)

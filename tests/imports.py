@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 HOUSE = Path(__file__).resolve().parents[1]
@@ -17,7 +18,7 @@ PACKAGES = ("cribbage", "hardware", "firmware_host")
 # The page's and the director's ES modules (the firmware's Node runner is CommonJS, apart).
 ES_ROOT = "firmware_host"
 
-Graph = dict[str, set[str]]
+Graph = Mapping[str, Collection[str]]
 
 
 def python_modules(root: Path = HOUSE, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
@@ -63,7 +64,8 @@ def python_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
-def python_graph(root: Path = HOUSE, packages: tuple[str, ...] = PACKAGES) -> Graph:
+def python_graph(root: Path = HOUSE,
+                 packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
     """Module -> the modules it imports, for every module of `packages`."""
     modules = python_modules(root, packages)
     return {name: python_imports(name, path, modules) for name, path in modules.items()}
@@ -75,11 +77,11 @@ _ES_IMPORT = re.compile(
     r"""|\bimport\(\s*["']([^"']+)["']\s*\)""")
 
 
-def es_graph(root: Path = HOUSE, folder: str = ES_ROOT) -> Graph:
+def es_graph(root: Path = HOUSE, folder: str = ES_ROOT) -> dict[str, set[str]]:
     """ES module -> the modules it imports, for every .js file under `root/folder` (named by
     their paths from `root`); only relative specifiers name a file of ours."""
     files = {p for p in (root / folder).rglob("*.js") if "node_modules" not in p.parts}
-    graph: Graph = {}
+    graph: dict[str, set[str]] = {}
     for path in sorted(files):
         text = _COMMENT.sub("", path.read_text())
         edges = set()
@@ -95,7 +97,7 @@ def es_graph(root: Path = HOUSE, folder: str = ES_ROOT) -> Graph:
 
 def import_circles(graph: Graph) -> list[list[str]]:
     """Every import circle of `graph`: its strongly connected components of more than one
-    module (Tarjan), each sorted, the list sorted."""
+    module, and each module that imports itself (Tarjan), each sorted, the list sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -120,7 +122,7 @@ def import_circles(graph: Graph) -> list[list[str]]:
                 part.append(top)
                 if top == node:
                     break
-            if len(part) > 1:
+            if len(part) > 1 or node in graph.get(node, ()):  # or a module importing itself
                 circles.append(sorted(part))
 
     for node in sorted(graph):

@@ -1,6 +1,7 @@
-"""The game machine, split by phase: `Game` (machine), its `Step`, events, state and modes.
+"""The game machine, split by responsibility: `Game` (machine), its `Step`, the `Table` a
+handler may know, the refusals, events, state and modes.
 
-`from cribbage.game import Game`; `new, events = game.step(action)`.
+`from cribbage.game import Game`; `new, events = game.step(action)` (a typed action).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from cribbage.game.state import (
     Phase,
     ScoreRecord,
 )
+from cribbage.game.table import Table
 from cribbage.rules import ResultKind
 
 __all__ = [
@@ -45,5 +47,6 @@ __all__ = [
     "ResultKind",
     "ScoreRecord",
     "Step",
+    "Table",
     "possible_counts",
 ]

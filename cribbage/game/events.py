@@ -10,41 +10,24 @@ again, and the pegs it moved.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cribbage.actions import Action
+from cribbage.actions import Action, Jsonable
 from cribbage.cards import Card
 from cribbage.rules import Result
 
 Parts = tuple[tuple[str, int], ...]
 
 
-class _Event:
-    """What every event has: a kind, a sentence and its JSON form."""
+class _Event(Jsonable):
+    """What every event has: a kind, a sentence and its JSON form (`kind`, `say` and its
+    fields; the one JSON form of actions and events, `cribbage.actions.Jsonable`)."""
 
     __slots__ = ()
     kind: ClassVar[str]
     say: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The event as a JSON-ready dict: `kind`, `say` and its fields."""
-        out: dict[str, Any] = {"kind": self.kind}
-        for f in fields(self):  # type: ignore[arg-type]
-            out[f.name] = _json(getattr(self, f.name))
-        return out
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, Card):
-        return str(value)
-    if hasattr(value, "to_json"):  # an event, an action, a result, a Caught, a Moved
-        return value.to_json()
-    if isinstance(value, Mapping):
-        return {k: _json(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_json(v) for v in value]
-    return value
+    TAG = "kind"
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +186,7 @@ class GameWon(_Event):
     say: str
 
     def to_json(self) -> dict[str, Any]:
-        out = _Event.to_json(self)
+        out = Jsonable.to_json(self)
         out["lines"] = dict(self.lines)
         return out
 

@@ -2,17 +2,22 @@
 
 `Game` is an immutable value. `step(action) -> Step(game, events)` is the one step: the next
 state and what the action did (`cribbage.game.events`); `apply(action)` is `step(action).game`.
-A malformed action raises `InvalidActionError`; one the rules do not allow now raises
-`IllegalPlayError` (or its leaf `ImpossibleScoreError`); both name the action and the state,
-carry `.say` (one sentence for the table) and change nothing. `why_not(action)` gives the
-refusal without raising; `legal_actions()` is derived from the same refusals. Every accepted
-action is kept, so `undo`/`redo` and a lossless JSON form (config, the actions, the redo
-stack) come for free.
+The action is typed (`cribbage.actions`; JSON is read once, at the edge, by `parse_action`).
+`why_not(action)` answers completely whether the rules allow it now (python-chess's
+`is_legal`): a refusal, or None; `step` raises that refusal as `IllegalPlayError` (its leaf
+`ImpossibleScoreError`, or `InvalidActionError` for a field the mode needs), naming the
+action and the state with `.say` (one sentence for the table), and changes nothing; what
+passed it, `step` trusts. `legal_actions()` is derived from the same refusals. Every
+accepted action is kept, so `undo`/`redo` and a lossless JSON form (config, the actions, the
+redo stack) come for free.
 
-The package, by phase: `state` (the frozen values), `setup` (the cut, the deal, new hands and
-games), `playing` (the starter, pegs, cards and gos), `show` (counts and muggins), `score`
-(pegging points, the game won), `refusals`, `modes` (keeper, cards, dealt: strategy objects),
-`view`, `tallies` and `events`; what a hand can count is `cribbage.counts`.
+The package, by responsibility: `state` (the frozen values), `table` (what a handler may
+know: options, rules, players, mode), `refusals` (the one decision), the handlers by phase,
+each `(table, state, action) -> (state, events)`: `setup` (the cut, the deal, new hands and
+games), `playing` (the starter, pegs, cards and gos), `show` (counts and muggins), with
+`score` (pegging points, the game won); `modes` (keeper, cards, dealt: strategy objects),
+`view`, `tallies`, `record` and `events`; what a hand can count is `cribbage.counts`. Only
+this module knows `Game`.
 
 Choices (where tables differ):
 - A side that reaches the target stops there: its front peg is put in the game hole
@@ -31,17 +36,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from cribbage.actions import (
-    Action,
-    Muggins,
-    Redo,
-    Undo,
-    action_text,
-    parse_action,
-)
-from cribbage.cards import Card, check_distinct
-from cribbage.counts import possible_counts
-from cribbage.errors import CribbageError, IllegalPlayError, InvalidActionError
+from cribbage.actions import ACTION_CLASSES, Action, Muggins, Redo, Undo, action_text
+from cribbage.cards import Card
+from cribbage.errors import CribbageError, IllegalPlayError
 from cribbage.game import playing, record, setup, show, tallies
 from cribbage.game import view as views
 from cribbage.game.events import Event, Redone, Undone, moved_pegs, say_moved
@@ -57,16 +54,20 @@ from cribbage.game.state import (
     Phase,
     ScoreRecord,
 )
+from cribbage.game.table import Refused, Stepped, Table
 from cribbage.play import PlayState
 from cribbage.rules import Result, Rules, get_rules
 
-_STEPS: dict[str, Callable[..., Core]] = {
+_HANDLERS: dict[str, Callable[[Table, Core, Any], Stepped]] = {
     "cut": setup.cut, "dealer": setup.dealer, "deal": setup.deal, "discard": setup.discard,
     "next_game": setup.next_game, "peg": playing.peg, "late_peg": playing.late_peg,
     "heels": playing.heels_action, "starter": playing.starter, "play": playing.play,
-    "go": playing.go, "count": show.count, "muggins": show.muggins,
+    "go": playing.play, "count": show.count, "muggins": show.muggins,
 }
-"""What each action type does: (game, core, action, events out) -> the next core."""
+"""What each action type does, once its refusal said None: (table, state, action) -> (the
+next state, its events)."""
+
+_TYPED = frozenset(ACTION_CLASSES.values())
 
 
 class Step(NamedTuple):
@@ -78,10 +79,9 @@ class Step(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A game of cribbage (immutable). Build with `Game.new`, advance with `apply`."""
+    """A game of cribbage (immutable). Build with `Game.new`, advance with `step`."""
 
-    config: Config
-    rules: Rules = field(repr=False)
+    table: Table = field(repr=False)
     core: Core
     past: tuple[tuple[Action, Core, tuple[Event, ...]], ...] = field(default=(), repr=False)
     redo_stack: tuple[Action, ...] = field(default=(), repr=False)
@@ -108,24 +108,33 @@ class Game:
         """
         rules = get_rules(variant, target=target, skunk=skunk, muggins=muggins, **options)
         config = setup.config_for(rules, variant, names, mode, dealer)
+        table = Table(config, rules, MODE_OF[config.mode])
         n_sides = len(rules.sides)
         core = Core(phase=Phase.CUT, dealer=None, fronts=(0,) * n_sides,
                     backs=(0,) * n_sides, games_won=(0,) * n_sides,
                     match_points=(0,) * n_sides)
-        keeper = cls(config, rules, core)
         if dealer is not None:
-            keeper = replace(keeper, core=setup.start_game(keeper, core, dealer, []))
-        return keeper
+            core = setup.start_game(table, core, dealer, [])
+        return cls(table, core)
 
     # --- typed reads ----------------------------------------------------------------------
 
     @property
+    def config(self) -> Config:
+        """The options the game was started with."""
+        return self.table.config
+
+    @property
+    def rules(self) -> Rules:
+        return self.table.rules
+
+    @property
     def players(self) -> int:
-        return self.rules.players
+        return self.table.players
 
     @property
     def sides(self) -> tuple[tuple[int, ...], ...]:
-        return self.rules.sides
+        return self.table.sides
 
     @property
     def phase(self) -> Phase:
@@ -150,21 +159,21 @@ class Game:
     @property
     def names(self) -> tuple[str, ...]:
         """The players' names, by player index."""
-        return self.config.names
+        return self.table.names
 
     @property
     def mode(self) -> str:
         """The mode's name: "keeper", "cards" or "dealt"."""
-        return self.config.mode
+        return self.table.config.mode
 
     @property
     def strategy(self) -> Mode:
         """What the mode does differently (`cribbage.game.modes`)."""
-        return MODE_OF[self.config.mode]
+        return self.table.strategy
 
     @property
     def target(self) -> int:
-        return self.config.target
+        return self.table.config.target
 
     @property
     def pegs(self) -> tuple[Pegs, ...]:
@@ -218,20 +227,7 @@ class Game:
         say go; in the discard, the first player still to discard; in the show (and the play
         in keeper mode), the player whose count is due next; None at the cut, the deal and
         after the game."""
-        return self._turn(self.next_count)
-
-    def _turn(self, next_count: Callable[[], dict[str, Any] | None]) -> int | None:
-        """`turn`, asking `next_count` only when the count due decides it (the view passes
-        the one it has already built)."""
-        c = self.core
-        if c.phase is Phase.DISCARD:
-            return next(p for p, done in enumerate(c.discarded) if not done)
-        if c.phase not in (Phase.PLAY, Phase.SHOW):
-            return None
-        if c.play is not None and not c.play.done and c.phase is Phase.PLAY:
-            return c.play.to_play
-        nxt = next_count()
-        return None if nxt is None else int(nxt["player"])
+        return views.turn(self.core, views.next_count(self.table, self.core))
 
     @property
     def records(self) -> tuple[ScoreRecord, ...]:
@@ -250,11 +246,11 @@ class Game:
     def hand_tallies(self) -> tuple[HandTally, ...]:
         """Every hand of the match so far (undone ones are gone), in order; a hand before the
         first dealer is known and with nothing pegged is left out."""
-        return tallies.hand_tallies(self)
+        return tallies.hand_tallies(len(self.sides), self._cores())
 
     def game_tallies(self) -> tuple[GameTally, ...]:
         """Every game of the match so far (the last one may still be going on), in order."""
-        return tallies.game_tallies(self)
+        return tallies.game_tallies(self._cores())
 
     @property
     def games_won(self) -> tuple[int, ...]:
@@ -270,7 +266,7 @@ class Game:
     def skunk_lines(self) -> tuple[int, ...]:
         """The scores of this game's lines in the order the rules name them (skunk, double
         skunk; or the lurch line); a loser below a line is caught by it."""
-        return self.rules.skunk_lines
+        return self.table.skunk_lines
 
     @property
     def can_undo(self) -> bool:
@@ -281,207 +277,129 @@ class Game:
         return bool(self.redo_stack)
 
     def side_name(self, side: int) -> str:
-        return " & ".join(self.config.names[p] for p in self.sides[side])
+        return self.table.side_name(side)
 
     def true_count(self) -> int:
         """Dealt mode: what the next count due really makes; raises IllegalPlayError when no
         count is due or the cards are not known."""
-        return show.true_count(self)
+        total = show.true_count(self.table, self.core)
+        if total is None:
+            raise IllegalPlayError(f"no count of known cards is due ({self.describe()})")
+        return total
 
     # --- actions --------------------------------------------------------------------------
 
-    def step(self, action: Action | Mapping[str, Any]) -> Step:
-        """The state after `action` (a typed action or its JSON dict) and the events it caused,
-        in order: `game, events = g.step(action)`.
+    def why_not(self, action: Action) -> Refusal | None:
+        """Why the typed `action` is refused now, or None: then `step` accepts it. The one
+        complete answer (the type against the phase and mode, then every value). Raises
+        TypeError for anything but a typed action (`parse_action` reads JSON)."""
+        if type(action) not in _TYPED:
+            raise TypeError(f"a game takes typed actions (cribbage.actions), not {action!r}: "
+                            "read JSON with parse_action")
+        if type(action) is Redo and self.redo_stack:
+            # What is redone is asked about too (a record's redo stack was never checked).
+            action = self.redo_stack[-1]
+        return refusal(self.table, self.core, action, undo=bool(self.past),
+                       redo=bool(self.redo_stack))
 
-        Raises InvalidActionError for a malformed action, IllegalPlayError (or its leaf
-        ImpossibleScoreError) for one the rules do not allow now; both name the action and
-        the state, and this state is unchanged.
+    def step(self, action: Action) -> Step:
+        """The state after the typed `action` and the events it caused, in order:
+        `game, events = g.step(action)`.
+
+        Raises the refusal `why_not` gives: IllegalPlayError (or its leaf
+        ImpossibleScoreError), or InvalidActionError for a field the mode needs; both name
+        the action and the state, and this state is unchanged. TypeError for an untyped one.
         """
-        act = self.parse(action)
-        if isinstance(act, Undo):
-            if not self.past:
-                raise self._error(act, "there is nothing to undo", "There's nothing to undo.")
+        found = self.why_not(action)
+        if found is not None:
+            raise self._worded(action, found)
+        if isinstance(action, Undo):
             last, before, done = self.past[-1]
             game = replace(self, core=before, past=self.past[:-1],
                            redo_stack=self.redo_stack + (last,))
             moved = moved_pegs(self.core.fronts, before.fronts)
             return Step(game, (Undone(last, done, moved, say_moved(
                 "Undone", action_text(last), done, moved, self.side_name)),))
-        if isinstance(act, Redo):
-            if not self.redo_stack:
-                raise self._error(act, "there is nothing to redo", "There's nothing to redo.")
+        if isinstance(action, Redo):
             again = self.redo_stack[-1]
-            out: list[Event] = []
-            core = self._step(again, out)
-            done = tuple(out)
+            core, done = self._advance(again)
             game = replace(self, core=core, past=self.past + ((again, self.core, done),),
                            redo_stack=self.redo_stack[:-1])
             moved = moved_pegs(self.core.fronts, core.fronts)
             return Step(game, (Redone(again, done, moved, say_moved(
                 "Redone", action_text(again), done, moved, self.side_name)),))
-        out = []
-        core = self._step(act, out)
-        done = tuple(out)
+        core, done = self._advance(action)
         # The constructor, not replace(): the same Game, without re-reading every field.
-        return Step(type(self)(self.config, self.rules, core,
-                               self.past + ((act, self.core, done),)), done)
+        return Step(type(self)(self.table, core, self.past + ((action, self.core, done),)),
+                    done)
 
-    def apply(self, action: Action | Mapping[str, Any]) -> Game:
+    def apply(self, action: Action) -> Game:
         """The state after `action`: `step(action).game`, for callers that need no events
         (replays, simulations). Raises as `step` does."""
         return self.step(action).game
 
-    def parse(self, action: Action | Mapping[str, Any]) -> Action:
-        """The typed action; raises InvalidActionError naming the action and this state."""
-        try:
-            return parse_action(action)
-        except InvalidActionError as exc:
-            raise InvalidActionError(f"{exc} ({self.describe()})", say=exc.say) from None
-
     def legal_actions(self) -> list[str]:
         """The action types allowed now: every type the refusals let through."""
-        return legal_kinds(self)
-
-    def why_not(self, action: Action | Mapping[str, Any]) -> Refusal | None:
-        """Why `action` would be refused now (None: `step` accepts it), without raising for
-        a refusal. Raises InvalidActionError for a malformed action."""
-        act = self.parse(action)
-        found = refusal(self, act.type, act)
-        if found is not None or isinstance(act, Undo | Redo):
-            return found
-        try:
-            self._step(act, [])
-        except IllegalPlayError as exc:
-            return Refusal(str(exc), exc.say)
-        return None
+        return legal_kinds(self.table, self.core, undo=bool(self.past),
+                           redo=bool(self.redo_stack))
 
     def show_order(self) -> list[dict[str, Any]]:
         """The counts of this hand in order, each with `done`; empty before the first deal."""
-        c = self.core
-        if c.dealer is None:
-            return []
-        n = self.players
-        out = []
-        for i, p in enumerate([(c.dealer + 1 + k) % n for k in range(n)] + [c.dealer]):
-            kind = "crib" if i == n else "hand"
-            out.append({"kind": kind, "player": p, "side": self.rules.side_of(p),
-                        "label": self._label(kind, p), "done": i < c.show_index})
-        return out
+        return self.table.show_order(self.core)
 
     def next_count(self) -> dict[str, Any] | None:
         """The count due next (in the play: the first of the show), or None."""
-        return self._next_of(self.show_order())
+        return views.next_count(self.table, self.core)
 
-    def _next_of(self, order: list[dict[str, Any]]) -> dict[str, Any] | None:
-        if self.core.phase not in (Phase.PLAY, Phase.SHOW):
-            return None
-        entry = dict(order[self.core.show_index])
-        del entry["done"]
-        return entry
+    def _advance(self, action: Action) -> Stepped:
+        """The handler's step for an action its refusal let through."""
+        c = self.core
+        # Muggins must be called at once: any other action closes the last count.
+        if not isinstance(action, Muggins) and c.last_count is not None and c.last_count.open:
+            c = replace(c, last_count=replace(c.last_count, open=False))
+        try:
+            return _HANDLERS[action.type](self.table, c, action)
+        except Refused as exc:
+            raise self._worded(action, exc.refusal) from None
+
+    def _worded(self, action: Action, found: Refusal) -> CribbageError:
+        """A refusal as the error `step` raises: the action, why, and the game's state."""
+        return found.error(f"{action_text(action)} refused: {found.detail} "
+                           f"({self.describe()})", say=found.say)
 
     # --- JSON -----------------------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
         """The JSON-ready view of the game (docs/contracts.md section 1)."""
-        return views.view(self)
+        return views.view(self.table, self.core, can_undo=bool(self.past),
+                          can_redo=bool(self.redo_stack), legal=self.legal_actions())
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready record: the options, every accepted action (in canonical form) and
         the redo stack."""
-        return record.to_json(self)
+        return record.to_json(self.config, [a for a, _, _ in self.past], self.redo_stack)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Game:
         """Rebuild a game from `to_json` by replaying it (records of earlier versions, with
         other spellings of the actions, load too); raises CribbageError if malformed."""
-        return record.from_json(cls, data)
+        try:
+            game = cls.new(**record.options(data))
+            for action in record.actions(data, "actions"):
+                game = game.apply(action)
+            redo = tuple(record.actions(data, "redo"))
+        except CribbageError:
+            raise
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise IllegalPlayError(f"not a keeper record: {exc!r}") from None
+        return replace(game, redo_stack=redo)
 
     def describe(self) -> str:
         """The state in a few words, for error messages."""
-        return views.describe(self)
+        return views.describe(self.table, self.core)
 
     def __repr__(self) -> str:
         return f"<Game {self.config.variant} {self.config.mode}: {self.describe()}>"
-
-    # --- the actions ----------------------------------------------------------------------
-
-    def _step(self, act: Action, out: list[Event]) -> Core:
-        c = self.core
-        refused = refusal(self, act.type, act)
-        if refused is not None:
-            raise self._error(act, refused.detail, refused.say)
-        # Muggins must be called at once: any other action closes the last count.
-        if not isinstance(act, Muggins) and c.last_count is not None and c.last_count.open:
-            c = replace(c, last_count=replace(c.last_count, open=False))
-        return _STEPS[act.type](self, c, act, out)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-    # --- helpers --------------------------------------------------------------------------
-
-
-
-
-
-
-    def _totals(self, kind: str) -> frozenset[int]:
-        size = self.rules.crib_size if kind == "crib" else self.rules.hand_size
-        return possible_counts(size, kind == "crib")
-
-
-    def _check_player(self, act: Action, player: int) -> int:
-        if not 0 <= player < self.players:
-            raise self._error(act, f"no player {player!r} (players are 0..{self.players - 1})",
-                              f"There are {self.players} players, numbered 0 to "
-                              f"{self.players - 1}.")
-        return player
-
-    def _check_side(self, act: Action, side: int) -> int:
-        n = len(self.sides)
-        if not 0 <= side < n:
-            raise self._error(act, f"no side {side!r} (sides are 0..{n - 1})",
-                              f"There are {n} sides, numbered 0 to {n - 1}.")
-        return side
-
-    def _distinct(self, act: Action, cards: Sequence[Card]) -> None:
-        try:
-            check_distinct(cards)
-        except CribbageError as exc:
-            raise self._error(act, str(exc), "The same card can't be in two places.") from None
-
-
-
-
-    def _label(self, kind: str, player: int) -> str:
-        return f"{self.config.names[player]}'s {kind}"
-
-    def _message(self, act: Action, reason: str) -> str:
-        return f"{action_text(act)} refused: {reason} ({self.describe()})"
-
-    def _error(self, act: Action, reason: str, say: str | None = None) -> IllegalPlayError:
-        if say is None:
-            say = reason[:1].upper() + reason[1:] + "."
-        return IllegalPlayError(self._message(act, reason), say=say)
 
 
 __all__ = ["Game", "Step"]

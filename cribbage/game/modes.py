@@ -13,17 +13,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cribbage.actions import Action, Count, Starter
 from cribbage.errors import InvalidActionError
-from cribbage.game.refusals import REFUSED, Refusal, card_play_refusal, heels_allowed
-from cribbage.game.show import check_count, counted_cards, shown_cards
-from cribbage.game.state import JACK, Core, CountRecord, Phase
+from cribbage.game.refusals import REFUSED, card_play_refusal
+from cribbage.game.show import (
+    claim_refusal,
+    counted_cards,
+    points_refusal,
+    shown_cards,
+    true_total,
+)
+from cribbage.game.state import JACK, ZERO_HAND, Core, CountRecord, Phase
+from cribbage.game.table import Mode, Refusal, Table
 from cribbage.play import PlayState
-
-if TYPE_CHECKING:
-    from cribbage.game.machine import Game
 
 _PEGGED_FROM_CARDS = Refusal("in cards mode the play is pegged from the cards played",
                              "The play is pegged from the cards played.")
@@ -39,56 +43,10 @@ _HEELS_BY_ITSELF = Refusal(
     "in cards mode his heels is pegged when a jack is entered as starter",
     "His heels is pegged by itself when a jack is the starter.")
 _NO_STARTER = Refusal("the starter must be entered first", "Turn the starter first.")
-
-
-class Mode:
-    """What differs between the modes; one instance per mode."""
-
-    name: str = ""
-    first_phase = Phase.PLAY  # what a hand waits for first
-    knows_cards = False  # every card is known: the true count of a hand can be told
-    deal_refusal = Refusal("the cards are dealt by hand in this mode",
-                           "The cards are already dealt.")
-    discard_refusal = Refusal(
-        "the discard is entered only when the cards are dealt by the engine",
-        "The crib is already laid away.")
-
-    def refusal(self, game: Game, kind: str, act: Action | None,
-                explain: bool = True) -> Refusal | None:
-        """Why a peg, late peg, heels, starter, card, go or count is refused in the play or
-        the show, or None (`explain` False: any refusal, its words unmade)."""
-        raise NotImplementedError
-
-    def turn(self, game: Game, c: Core, act: Starter) -> Core:
-        """The state once the starter is turned (before his heels)."""
-        return replace(c, starter=act.card)
-
-    def count(self, game: Game, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
-        """The record of the count due (`entry`, from `show_order`); raises
-        InvalidActionError or IllegalPlayError."""
-        raise NotImplementedError
-
-    def play_view(self, game: Game) -> dict[str, Any] | None:
-        """The view's `play`: the cards laid this hand, or None when none are entered."""
-        c = game.core
-        ps = c.play
-        if ps is None:
-            return None
-        return {
-            "count": ps.count,
-            "cards": [str(x) for x in ps.series],
-            "next_player": ps.to_play,
-            "played": [{"player": p, "card": str(x)} for p, x in ps.played],
-            "done": ps.done,
-            "say": [{"player": n.player, "points": n.points, "say": n.say}
-                    for n in c.play_notes],
-        }
-
-    def add_to_view(self, game: Game, view: dict[str, Any]) -> None:
-        """Fields only this mode's view has."""
-
-    def __repr__(self) -> str:
-        return f"<mode {self.name}>"
+_POINTS_NOT_CARDS = Refusal("in keeper mode a count is its points, not cards",
+                            "Enter the points of the count.", InvalidActionError)
+_POINTS_NEEDED = Refusal("a count needs its points", "Enter the points of the count.",
+                         InvalidActionError)
 
 
 class KeeperMode(Mode):
@@ -96,48 +54,51 @@ class KeeperMode(Mode):
 
     name = "keeper"
 
-    def refusal(self, game: Game, kind: str, act: Action | None,
+    def refusal(self, table: Table, c: Core, kind: str, act: Action | None,
                 explain: bool = True) -> Refusal | None:
-        c = game.core
         in_play = c.phase is Phase.PLAY
         if kind == "peg":
             return None if in_play else _SHOW_BEGUN
         if kind == "late_peg":
             return None if not in_play else _PLAY_GOES_ON
         if kind == "heels":
-            return None if heels_allowed(game) else _no_heels(game) if explain else REFUSED
+            return None if heels_allowed(c) else _no_heels(c) if explain else REFUSED
         if kind == "starter":
             if c.starter is not None:
-                return _starter_known(game) if explain else REFUSED
+                return _starter_known(c) if explain else REFUSED
             return None if in_play and not c.play_started else _PLAY_BEGUN
         if kind in ("play", "go"):
             return _KEPT_BY_POINTS
         return None  # a count: in the play (the show begins) or the show
 
-    def count(self, game: Game, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
+    def count_refusal(self, table: Table, c: Core, act: Count,
+                      entry: dict[str, Any]) -> Refusal | None:
         if act.cards is not None:
-            raise InvalidActionError(game._message(
-                act, "in keeper mode a count is its points, not cards"),
-                say="Enter the points of the count.")
+            return _POINTS_NOT_CARDS
         if act.points is None:
-            raise InvalidActionError(game._message(act, "a count needs its points"),
-                                     say="Enter the points of the count.")
-        points = check_count(game, act, act.points, entry["kind"], entry["label"])
+            return _POINTS_NEEDED
+        return points_refusal(table, act.points, entry["kind"], entry["label"])
+
+    def count(self, table: Table, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
+        assert act.points is not None
+        points = 0 if act.points == ZERO_HAND else act.points
         return CountRecord(entry["kind"], entry["player"], entry["side"], entry["label"],
                            points)
 
-    def play_view(self, game: Game) -> dict[str, Any] | None:
-        return None
+
+def heels_allowed(c: Core) -> bool:
+    """Keeper mode: whether his heels may be pegged now (the starter turned, or about to be,
+    and no card played)."""
+    return (c.phase is Phase.PLAY and not c.heels_done and not c.play_started
+            and (c.starter is None or c.starter.rank == JACK))
 
 
-def _starter_known(game: Game) -> Refusal:
-    assert game.core.starter is not None
-    return Refusal("the starter is already known",
-                   f"The starter is the {game.core.starter.pretty}.")
+def _starter_known(c: Core) -> Refusal:
+    assert c.starter is not None
+    return Refusal("the starter is already known", f"The starter is the {c.starter.pretty}.")
 
 
-def _no_heels(game: Game) -> Refusal:
-    c = game.core
+def _no_heels(c: Core) -> Refusal:
     if c.heels_done:
         return Refusal("his heels has already been pegged this hand",
                        "His heels is already pegged this hand.")
@@ -154,9 +115,8 @@ class CardsMode(Mode):
 
     name = "cards"
 
-    def refusal(self, game: Game, kind: str, act: Action | None,
+    def refusal(self, table: Table, c: Core, kind: str, act: Action | None,
                 explain: bool = True) -> Refusal | None:
-        c = game.core
         if kind in ("peg", "late_peg"):
             return _PEGGED_FROM_CARDS
         if kind == "heels":
@@ -164,9 +124,9 @@ class CardsMode(Mode):
         if kind == "starter":
             if c.starter is None:
                 return None
-            return _starter_known(game) if explain else REFUSED
+            return _starter_known(c) if explain else REFUSED
         if kind in ("play", "go"):
-            return card_play_refusal(game, kind, act, explain)
+            return card_play_refusal(table, c, kind, act, explain)
         if c.starter is None:  # a count
             return _NO_STARTER
         if c.phase is Phase.PLAY and c.play is not None and not c.play.done:
@@ -176,20 +136,28 @@ class CardsMode(Mode):
                            "Finish the play before the counts.")
         return None
 
-    def turn(self, game: Game, c: Core, act: Starter) -> Core:
+    def turn(self, table: Table, c: Core, act: Starter) -> Core:
         c = replace(c, starter=act.card)
         assert c.dealer is not None
-        ps = PlayState.for_rules(game.rules, self._hands(game, c), c.dealer,
-                                 names=game.config.names, seen=[act.card])
+        ps = PlayState.for_rules(table.rules, self._hands(table, c), c.dealer,
+                                 names=table.names, seen=[act.card])
         return replace(c, play=ps)
 
-    def _hands(self, game: Game, c: Core) -> list[Any]:
-        return [None] * game.players  # unknown until shown
+    def _hands(self, table: Table, c: Core) -> list[Any]:
+        return [None] * table.players  # unknown until shown
 
-    def count(self, game: Game, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
-        size = game.rules.crib_size if entry["kind"] == "crib" else game.rules.hand_size
-        cards = shown_cards(game, c, act, entry["kind"], entry["player"], entry["label"], size)
-        return counted_cards(game, c, act, entry, cards)
+    def count_refusal(self, table: Table, c: Core, act: Count,
+                      entry: dict[str, Any]) -> Refusal | None:
+        cards = shown_cards(table, c, act, entry)
+        if isinstance(cards, Refusal):
+            return cards
+        return claim_refusal(table, act, entry["label"],
+                             true_total(table, c, entry["kind"], cards))
+
+    def count(self, table: Table, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
+        cards = shown_cards(table, c, act, entry)
+        assert not isinstance(cards, Refusal)
+        return counted_cards(table, c, act, entry, cards)
 
 
 class DealtMode(CardsMode):
@@ -201,28 +169,40 @@ class DealtMode(CardsMode):
     deal_refusal = Refusal("the cards are already dealt", "The cards are already dealt.")
     discard_refusal = Refusal("the discard is over", "The crib is already laid away.")
 
-    def turn(self, game: Game, c: Core, act: Starter) -> Core:
+    def starter_refusal(self, table: Table, c: Core, act: Starter) -> Refusal | None:
         card = act.card
-        if card not in c.stock:
-            raise game._error(act, f"{card} is not among the undealt cards",
-                              f"The {card.pretty} was dealt: the starter is cut from the "
-                              "rest of the pack.")
-        return super().turn(game, replace(c, stock=tuple(x for x in c.stock if x != card)), act)
+        if card in c.stock:
+            return None
+        return Refusal(f"{card} is not among the undealt cards",
+                       f"The {card.pretty} was dealt: the starter is cut from the rest of "
+                       "the pack.")
 
-    def _hands(self, game: Game, c: Core) -> list[Any]:
+    def turn(self, table: Table, c: Core, act: Starter) -> Core:
+        stock = tuple(x for x in c.stock if x != act.card)
+        return super().turn(table, replace(c, stock=stock), act)
+
+    def _hands(self, table: Table, c: Core) -> list[Any]:
         return list(c.hands)
 
-    def count(self, game: Game, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
-        known = c.crib if entry["kind"] == "crib" else c.hands[entry["player"]]
+    def count_refusal(self, table: Table, c: Core, act: Count,
+                      entry: dict[str, Any]) -> Refusal | None:
+        known = _known(c, entry)
         label = entry["label"]
         if act.cards is not None and set(act.cards) != set(known):
-            raise game._error(act, f"{label} is {' '.join(map(str, known))}",
-                              f"{label} is {' '.join(x.pretty for x in known)}.")
-        return counted_cards(game, c, act, entry, list(known))
+            return Refusal(f"{label} is {' '.join(map(str, known))}",
+                           f"{label} is {' '.join(x.pretty for x in known)}.")
+        return claim_refusal(table, act, label, true_total(table, c, entry["kind"], known))
 
-    def add_to_view(self, game: Game, view: dict[str, Any]) -> None:
-        view["hands"] = [[str(x) for x in h] for h in game.core.hands]
-        view["crib"] = [str(x) for x in game.core.crib]
+    def count(self, table: Table, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
+        return counted_cards(table, c, act, entry, list(_known(c, entry)))
+
+    def add_to_view(self, c: Core, view: dict[str, Any]) -> None:
+        view["hands"] = [[str(x) for x in h] for h in c.hands]
+        view["crib"] = [str(x) for x in c.crib]
+
+
+def _known(c: Core, entry: dict[str, Any]) -> tuple[Any, ...]:
+    return c.crib if entry["kind"] == "crib" else c.hands[entry["player"]]
 
 
 KEEPER = KeeperMode()

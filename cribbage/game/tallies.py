@@ -3,25 +3,23 @@ game's result, from the score records (undone actions are gone)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from cribbage.game.state import TALLY_COLUMN, Core, GameTally, HandTally
 
-if TYPE_CHECKING:
-    from cribbage.game.machine import Game
 
-
-def hand_tallies(game: Game) -> tuple[HandTally, ...]:
-    """Every hand of the match so far (undone ones are gone), in order; a hand before the
-    first dealer is known and with nothing pegged is left out."""
-    n = len(game.sides)
+def hand_tallies(sides: int, cores: Sequence[Core]) -> tuple[HandTally, ...]:
+    """Every hand of the match so far (`cores`: every state not undone, the present one
+    last), in order; a hand before the first dealer is known and with nothing pegged is
+    left out."""
+    n = sides
     columns = ("pegging", "hand_counts", "crib", "muggins")
     dealers: dict[tuple[int, int], int | None] = {}
-    for c in game._cores():
+    for c in cores:
         if c.dealer is not None:
             dealers[(c.game_number, c.hand_number)] = c.dealer
     sheets: dict[tuple[int, int], dict[str, list[int]]] = {}
-    for r in game.core.records:
+    for r in cores[-1].records:
         dealers.setdefault((r.game, r.hand), None)
         sheet = sheets.setdefault((r.game, r.hand), {k: [0] * n for k in columns})
         sheet[TALLY_COLUMN[r.kind]][r.side] += r.points
@@ -38,11 +36,11 @@ def hand_tallies(game: Game) -> tuple[HandTally, ...]:
     return tuple(out)
 
 
-def game_tallies(game: Game) -> tuple[GameTally, ...]:
+def game_tallies(cores: Sequence[Core]) -> tuple[GameTally, ...]:
     """Every game of the match so far (the last one may still be going on), in order."""
     last: dict[int, Core] = {}
     first_dealer: dict[int, int] = {}
-    for c in game._cores():
+    for c in cores:
         last[c.game_number] = c
         if c.dealer is not None:
             first_dealer.setdefault(c.game_number, c.dealer)

@@ -22,6 +22,9 @@ BODY_BUDGET = 4 * 1024 * 1024
 MAX_DEPTH = 16  # the deepest real body is an action inside its envelope: depth 3
 MAX_INT_DIGITS = 19  # a 64-bit integer; no real field needs more
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+PARSED_JSON = "crib.json"
+"""The scope key of a JSON body the door has parsed: the edge reads it from here, never the
+text again (the action route types the action from it once)."""
 
 
 class BodyRefused(ValueError):
@@ -70,9 +73,10 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def check_json(body: bytes) -> None:
-    """Refuse JSON that FastAPI would answer with a 400 or choke on: not UTF-8, nested
-    deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS. Raises BodyRefused (422)."""
+def check_json(body: bytes) -> Any:
+    """The body's JSON value, refusing JSON that FastAPI would answer with a 400 or choke on:
+    not UTF-8, nested deeper than MAX_DEPTH, integers longer than MAX_INT_DIGITS. Raises
+    BodyRefused (422)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -87,8 +91,8 @@ def check_json(body: bytes) -> None:
                           f"the JSON body nests {depth} deep: no request nests more than "
                           f"{MAX_DEPTH}")
     try:
-        json.loads(text, parse_int=_int, parse_float=_float,
-                   parse_constant=_no_constant)
+        return json.loads(text, parse_int=_int, parse_float=_float,
+                          parse_constant=_no_constant)
     except ValueError as exc:
         if isinstance(exc, BodyRefused):
             raise
@@ -113,14 +117,33 @@ def _header(scope: Scope, wanted: bytes) -> str | None:
     return None
 
 
+def refusal_body(code: str, sentence: str) -> bytes:
+    """The JSON error body of a refusal at the door."""
+    # The sentence is already in words a player can read: it is the page's `say` too.
+    say = sentence[:1].upper() + sentence[1:]
+    return json.dumps({"error": sentence, "code": code, "message": sentence,
+                       "say": say if say.endswith((".", "!", "?")) else say + "."}).encode()
+
+
+def chunk_refusal(left: int, max_body: int = MAX_BODY) -> tuple[int, str, str] | None:
+    """Why a chunk with `left` bytes still to come is refused (status, code, sentence), or
+    None. A size past a signed 64-bit integer is malformed (llhttp answers 400; h11 takes
+    20 hex digits); one past `max_body` fits no body of ours (smaller ones the door counts
+    as they arrive)."""
+    if left >= 2 ** 63:
+        return (400, "bad_chunk", "a chunk of the body announces a size past 63 bits: the "
+                "request is malformed, and nothing more was read")
+    if left > max_body:
+        return (413, "too_large", f"a chunk of the body announces over {left} bytes: the "
+                f"limit is {max_body // 1024} KiB, and nothing more was read")
+    return None
+
+
 async def refuse(send: Send, status: int, code: str, sentence: str,
                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """Answer with a JSON error body and close the connection (the rest of the body is
     never read)."""
-    # The sentence is already in words a player can read: it is the page's `say` too.
-    say = sentence[:1].upper() + sentence[1:]
-    body = json.dumps({"error": sentence, "code": code, "message": sentence,
-                       "say": say if say.endswith((".", "!", "?")) else say + "."}).encode()
+    body = refusal_body(code, sentence)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),
@@ -170,7 +193,7 @@ class Door:
         try:
             body = await self._read(receive)
             if body and _is_json(scope):
-                check_json(body)
+                scope[PARSED_JSON] = check_json(body)
         except BodyRefused as exc:
             await refuse(send, exc.status, exc.code, exc.sentence,
                          [(b"retry-after", b"1")] if exc.status == 503 else None)
@@ -199,7 +222,10 @@ class Door:
             while True:
                 message = await receive()
                 if message["type"] == "http.disconnect":
-                    break
+                    # Gone (or cut off at a refused chunk) before the body was whole: the
+                    # app never runs on part of one (this answer reaches no one).
+                    raise BodyRefused(400, "body_cut_off", "the request body ended before "
+                                      "it was whole: nothing was done")
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > self.max_body:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from cribbage.actions import ACTION_TYPES
@@ -38,7 +39,16 @@ NAME_PATTERN = f"^[^{UNSAFE_CLASS}]*[^{UNSAFE_CLASS}\\s][^{UNSAFE_CLASS}]*$"
 Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"\S",
                             json_schema_extra={"pattern": NAME_PATTERN}),
                  AfterValidator(_shown_name)]
-CardText = Annotated[str, Field(min_length=2, max_length=8, pattern=r"\S")]
+# A card's text: the schema says what the engine's `Card.parse` reads (the engine refuses the
+# rest with its own sentence): rank then suit, a variation selector after either and a space
+# or two around (the engine's CARD_PATTERN, bounded to the 8 characters a card may take),
+# and a list of cards holds no text twice.
+_VS = "[\ufe0e\ufe0f]?"
+CARD_TEXT_PATTERN = (r"^\s{0,2}" + _VS + "(?:[2-9AaJjQqKkTt]|1" + _VS + "0)" + _VS
+                     + "[CDHScdhs♣♦♥♠♧♢♡♤]" + _VS + r"\s{0,2}$")
+CardText = Annotated[str, Field(min_length=2, max_length=8, pattern=r"\S",
+                                json_schema_extra={"pattern": CARD_TEXT_PATTERN})]
+UNIQUE = {"uniqueItems": True}
 
 
 class _In(BaseModel):
@@ -47,8 +57,26 @@ class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def _players_branches(schema: dict[str, Any]) -> None:
+    """What the engine refuses of a new game, said in the schema: as many names as the
+    variant has players (a left-out variant is the configured one, or the one of that many
+    players), no name twice, and a dealer among the players."""
+    by_count: dict[int, list[str]] = {}
+    for name, rules in RULES.items():
+        by_count.setdefault(rules.players, []).append(name)
+    schema["properties"]["names"]["uniqueItems"] = True
+    schema["anyOf"] = [
+        {"properties": {"names": {"minItems": n, "maxItems": n},
+                        "variant": {"enum": [*variants, None]},
+                        "dealer": {"anyOf": [{"type": "integer", "minimum": 0,
+                                              "maximum": n - 1}, {"type": "null"}]}}}
+        for n, variants in sorted(by_count.items())]
+    schema["examples"] = [{"variant": "six-card", "names": ["Ann", "Bob"]}]
+
+
 class GameCreateIn(_In):
-    """A new game; left-out options take the configured defaults."""
+    """A new game; left-out options take the configured defaults (a left-out variant that
+    does not take as many players as there are names is the one that does)."""
 
     variant: Variant | None = None
     names: list[Name] = Field(min_length=2, max_length=4)
@@ -58,10 +86,7 @@ class GameCreateIn(_In):
     mode: Literal["keeper", "cards"] | None = None
     dealer: int | None = Field(None, ge=0, le=3)
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"variant": "six-card", "names": ["Ann", "Bob"]}]},
-    )
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_players_branches)
 
 
 def _engine_action_schema(schema: dict[str, Any]) -> None:
@@ -85,12 +110,31 @@ class ActionBodyIn(BaseModel):
     type: Literal[ACTION_TYPES]  # type: ignore[valid-type]
 
 
-class ActionIn(_In):
-    """An action based on the game version the client saw, with its operation id."""
+VERSION_MAX = 2**53
+OP_ID_MAX = 100
+NEVER_FIRST = ("next_game", "undo", "redo", "muggins", "late_peg", "deal", "discard", "play",
+               "go")
+"""Action types no new game allows (API games are kept or have their cards entered: no
+result, nothing to undo or redo, no count, no deal, no starter yet)."""
 
-    version: int = Field(ge=0, le=2**53)
-    op_id: str = Field(min_length=1, max_length=100)
+
+def _first_action(schema: dict[str, Any]) -> None:
+    """The schema says what version 0 can never be: an action no new game allows."""
+    schema["if"] = {"properties": {"version": {"const": 0}}}
+    schema["then"] = {"properties": {"action": {"properties": {"type": {"not": {
+        "enum": list(NEVER_FIRST)}}}}}}
+
+
+class ActionIn(_In):
+    """An action based on the game version the client saw, with its operation id (the
+    published schema; the route reads the body once and types the action with the engine's
+    own parser)."""
+
+    version: int = Field(ge=0, le=VERSION_MAX)
+    op_id: str = Field(min_length=1, max_length=OP_ID_MAX)
     action: ActionBodyIn
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_first_action)
 
 
 class SideOut(BaseModel):
@@ -140,8 +184,45 @@ class ErrorOut(BaseModel):
     code: str
 
 
+def _sized(sizes: dict[tuple[str, bool], int], flag: str | None) -> Any:
+    """A schema hook: `hand` holds as many cards as its variant (left out: six-card) and
+    `flag` (left out: false) say, `sizes[(variant, flag)]`. Each branch is a whole object
+    schema (a size and flag), so a generator picks one and draws from it without discarding
+    bodies."""
+
+    def hook(schema: dict[str, Any]) -> None:
+        grouped: dict[tuple[int, bool], list[str]] = {}
+        for (variant, on), n in sorted(sizes.items()):
+            grouped.setdefault((n, on), []).append(variant)
+        branches = []
+        for (n, on), variants in sorted(grouped.items()):
+            props = copy.deepcopy(schema["properties"])
+            props["hand"].update(minItems=n, maxItems=n)
+            props["variant"] = {**props["variant"], "enum": variants}
+            needed = list(schema.get("required", []))
+            needed += [] if "six-card" in variants else ["variant"]
+            if flag is not None:
+                props[flag] = {**props[flag], "const": on}
+                needed += [flag] if on else []
+            branches.append({"type": "object", "properties": props, "required": needed,
+                             "additionalProperties": False})
+        schema["anyOf"] = branches
+
+    return hook
+
+
+def _count_sizes() -> dict[tuple[str, bool], int]:
+    return {(v, crib): r.crib_size if crib else r.hand_size
+            for v, r in RULES.items() for crib in (False, True)}
+
+
 class CountIn(_In):
-    hand: list[CardText] = Field(min_length=3, max_length=5)
+    """A hand (or crib) and its starter: as many cards as the variant's show has."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=_sized(_count_sizes(), "crib"))
+
+    hand: list[CardText] = Field(min_length=3, max_length=5, json_schema_extra=UNIQUE)
     starter: CardText
     crib: bool = False
     variant: Variant = "six-card"
@@ -160,22 +241,36 @@ class CountOut(BaseModel):
     combinations: list[CombinationOut]
 
 
+def _crib_models(schema: dict[str, Any]) -> None:
+    """The engine's crib models (read when the schema is first asked for, not at import:
+    the advisor's module is heavy); the engine refuses another with its sentence."""
+    from cribbage.advisor import MODELS
+
+    schema["enum"] = list(MODELS)
+
+
 class AdviseIn(_In):
-    hand: list[CardText] = Field(min_length=5, max_length=6)
+    """A hand as dealt (as many cards as the variant deals) and whether it is the dealer's."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_sized(
+        {(v, False): r.deal for v, r in RULES.items()}, None))
+
+    hand: list[CardText] = Field(min_length=5, max_length=6, json_schema_extra=UNIQUE)
     dealer: bool
     variant: Variant = "six-card"
-    model: str = Field("random", min_length=1, max_length=30)
-    known: list[CardText] = Field(default_factory=list, max_length=52)
+    model: str = Field("random", min_length=1, max_length=30,
+                       json_schema_extra=_crib_models)
+    known: list[CardText] = Field(default_factory=list, max_length=52, json_schema_extra=UNIQUE)
 
 
 class AdvisePlayIn(_In):
     """The play so far: the cards still in hand, the cards laid since the count was reset
     (in order), the count (left out: their total) and other cards out of play."""
 
-    hand: list[CardText] = Field(min_length=1, max_length=6)
-    played: list[CardText] = Field(default_factory=list, max_length=13)
+    hand: list[CardText] = Field(min_length=1, max_length=6, json_schema_extra=UNIQUE)
+    played: list[CardText] = Field(default_factory=list, max_length=13, json_schema_extra=UNIQUE)
     count: int | None = Field(None, ge=0, le=31)
-    known: list[CardText] = Field(default_factory=list, max_length=52)
+    known: list[CardText] = Field(default_factory=list, max_length=52, json_schema_extra=UNIQUE)
 
     model_config = ConfigDict(
         extra="forbid",
@@ -223,10 +318,13 @@ class PairIn(_In):
     code: str | None = Field(None, pattern=r"^\s*\d{4,12}\s*$")
     request: str | None = Field(None, min_length=1, max_length=64)
 
-    # One of the two is needed (the handler says so in a sentence): the schema says it too.
+    # One of the two is needed, as text (the handler says so in a sentence): the schema says
+    # it too (a null is no code).
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"anyOf": [{"required": ["code"]}, {"required": ["request"]}]},
+        json_schema_extra={"anyOf": [
+            {"required": ["code"], "properties": {"code": {"type": "string"}}},
+            {"required": ["request"], "properties": {"request": {"type": "string"}}}]},
     )
 
 
@@ -253,11 +351,22 @@ class TokenOut(BaseModel):
 class SettingsIn(_In):
     brightness: int | None = Field(None, ge=0, le=255)
     palette: Literal["classic", "colorblind"] | None = None
+    # The phone that reads the counts aloud (its own id; "" for none): one at the table.
+    speaker: str | None = Field(None, pattern=r"^[0-9a-f]{0,32}$")
+
+    @field_validator("brightness", mode="before")
+    @classmethod
+    def _whole(cls, value: Any) -> Any:
+        """15.0 is the whole number 15 (JSON Schema's integer, JSON's number either way)."""
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
 
 
 class SettingsOut(BaseModel):
     brightness: int
     palette: str
+    speaker: str = ""
 
 
 class HealthOut(BaseModel):

@@ -68,15 +68,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                            "after the daemon stops, however it ended)")
     j.set_defaults(func=_shuffler_jog)
     c = shuf.add_parser("calibrate", parents=[common],
-                        help="feed cards one at a time to both piles, measure the card speed "
-                             "and write it to the configuration")
-    c.add_argument("--cards", type=int, default=12,
-                   help="cards to feed, alternately left and right (default 12; 4 to 104)")
+                        help="feed a full deck one card at a time to both piles, measure each "
+                             "card's speed from the first to the last and write them to the "
+                             "configuration")
+    c.add_argument("--cards", type=int, default=None,
+                   help="cards to feed, alternately left and right: the whole deck you will "
+                        "shuffle (default: [shuffle] deck, 52; 4 to 104)")
     c.add_argument("--dry-run", action="store_true",
                    help="measure and print, but do not write the configuration")
     c.add_argument("--sim-speed", type=float, default=None, metavar="MM_S",
-                   help="with --simulate: the simulated machine's true card speed "
-                        "(default: the default build's)")
+                   help="with --simulate: the simulated machine's card speed with an empty "
+                        "tray (its motor made that fast; default: the default build's)")
     c.set_defaults(func=_shuffler_calibrate)
 
 
@@ -423,20 +425,21 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
 
 # --- crib shuffler calibrate -------------------------------------------------------------
 
-# While measuring, nothing is known of the machine yet: budgets wide enough for the slowest
-# card speed the configuration takes (50 mm/s), a filter short enough for the fastest.
-CALIBRATE_WAIT_S = 5.0
-CALIBRATE_FILTER_MS = 2.0
-
 
 def _shuffler_calibrate(args: argparse.Namespace) -> int:
     from firmware_host.config import config_path
     from hardware.clock import FakeClock, SystemClock
+    from hardware.shuffler.calibrate import (
+        CALIBRATE_FILTER_MS,
+        CALIBRATE_WAIT_S,
+        CalibrationError,
+        measure_cards,
+    )
     from hardware.shuffler.controller import Timing
     from hardware.shuffler.gpio import GpioShuffler, router_settle_s
 
     out = _Out(args.json)
-    if not 4 <= args.cards <= 104:
+    if args.cards is not None and not 4 <= args.cards <= 104:
         return _fail("shuffler calibrate", ValueError(f"--cards {args.cards}: give 4 to 104"))
     if args.sim_speed is not None and not (args.simulate and 50 <= args.sim_speed <= 5000):
         return _fail("shuffler calibrate", ValueError(
@@ -446,9 +449,12 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
         given = service_config(args.config, "shuffler calibrate")
         path = config_path(given)[0]
         settings = _settings(args)
+        cards = args.cards if args.cards is not None else settings.shuffle.deck
         pins = dict(settings.shuffler.pins)
         settle = (router_settle_s(pins) if settings.shuffler.router_settle_ms is None
                   else settings.shuffler.router_settle_ms / 1000)
+        # nothing is known of the machine yet: budgets wide enough for the slowest card
+        # speed the configuration takes (50 mm/s), a filter short enough for the fastest
         wide = Timing(card_timeout=CALIBRATE_WAIT_S, blocked_limit=CALIBRATE_WAIT_S,
                       router_settle=settle, router_move=settle, feed_speed_mm_s=50.0,
                       sensor_filter=CALIBRATE_FILTER_MS / 1000, double_block=CALIBRATE_WAIT_S / 2)
@@ -464,10 +470,9 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
             from hardware.shuffler.mockrig import MockRig
             from hardware.shuffler.simulator import ShufflerTable
 
-            # a real machine's cards differ a little in speed: 3 % here
-            table = ShufflerTable(feed_speed_mm_s=args.sim_speed, spread=0.03,
-                                  rng=random.Random(args.cards))
-            table.load(list(range(args.cards)))
+            # the default build's physics: each card's speed falls with the deck over it
+            table = ShufflerTable(feed_speed_mm_s=args.sim_speed, rng=random.Random(cards))
+            table.load(list(range(cards)))
             rig = MockRig(sh, table, factory, clock)
             rig.sync()
     except (ConfigError, HardwareError, ValueError) as exc:
@@ -475,123 +480,27 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
     with until_stopped():
         try:
             if not _tray(sh.mechanism, rig):
-                out.line(f"FAIL tray sensor: no cards seen in the tray; load {args.cards} cards",
+                out.line(f"FAIL tray sensor: no cards seen in the tray; load {cards} cards",
                          kind="result", ok=False, step="tray")
                 return 1
-            result = measure_cards(sh.mechanism, rig, clock, wide, args.cards, out)
+            times = measure_cards(sh.mechanism, clock, cards, router_move_s=settle,
+                                  sync=None if rig is None else rig.sync,
+                                  report=lambda c, i: _card_line(out, c, i))
+        except CalibrationError as exc:
+            out.line(f"FAIL {exc}", kind="result", ok=False)
+            return 1
         except KeyboardInterrupt:
             return 130
         finally:
             sh.stop()
-    if result is None:
-        return 1
-    return _write_calibration(result, path, settings, args.dry_run, out)
+    return _write_calibration(times, path, settings, args.dry_run, out)
 
 
-def measure_cards(mech: Any, rig: MockRig | None, clock: Clock, timing: Timing, cards: int,
-                  out: _Out) -> dict[str, Any] | None:
-    """Feed `cards` cards alternately left and right, one at a time; returns each card's
-    block time (the beam blocked, its length over its speed), flight (motor on to the beam)
-    and gap (beam clear to the next card's arrival), or None (reported) when a card fails."""
-    from hardware.shuffler.plan import Pile
-
-    edges: list[tuple[str, bool, float]] = []
-    mech.on_sensor = lambda name, level, at: edges.append((name, level, at))
-    blocks: list[float] = []
-    flights: list[float] = []
-    gaps: list[float] = []
-    cleared_at: float | None = None
-
-    def wait(until: Callable[[], bool]) -> bool:
-        start = clock.monotonic()
-        while clock.monotonic() - start < timing.card_timeout:
-            if rig is not None:
-                rig.sync()
-            mech.update(clock.monotonic())
-            if until():
-                return True
-            clock.sleep(0.0005)
-        return False
-
-    for i in range(cards):
-        pile = Pile.LEFT if i % 2 == 0 else Pile.RIGHT
-        mech.take_arrivals()
-        mech.set_router(pile)
-        clock.sleep(timing.router_move)
-        edges.clear()
-        fed_at = clock.monotonic()
-        mech.set_motor(True)
-        got: list[Pile] = []
-        arrived = wait(lambda got=got: bool(got.extend(mech.take_arrivals()) or got))
-        mech.set_motor(False)
-        if not arrived:
-            out.line(f"FAIL card {i + 1} ({pile.value}): no card at a beam within "
-                     f"{timing.card_timeout:g} s (motor stopped)", kind="result", ok=False)
-            return None
-        first = got[0]
-        if not wait(lambda first=first: mech.blocked_since(first) is None):
-            out.line(f"FAIL card {i + 1}: the {got[0].value} beam stayed blocked", kind="result",
-                     ok=False)
-            return None
-        block = mech.take_block(got[0])
-        on = [at for n, lv, at in edges if n == got[0].value and lv]
-        off = [at for n, lv, at in edges if n == got[0].value and not lv]
-        if got != [pile] or block is None or len(on) != 1 or len(off) != 1:
-            out.line(f"FAIL card {i + 1}: sent {pile.value}, sensed {[p.value for p in got]} "
-                     f"({len(on)} blocks): check the flap and the beams", kind="result",
-                     ok=False)
-            return None
-        flights.append(on[0] - fed_at)
-        if cleared_at is not None:
-            gaps.append(on[0] - cleared_at)
-        cleared_at = off[0]
-        blocks.append(block)
-        out.line(f"card {i + 1} {pile.value}: blocked {block * 1000:.1f} ms, flight "
-                 f"{flights[-1] * 1000:.1f} ms", kind="card", card=i + 1, pile=pile.value,
-                 blocked_ms=round(block * 1000, 2), flight_ms=round(flights[-1] * 1000, 2))
-    return {"blocks": blocks, "flights": flights, "gaps": gaps}
-
-
-def _spread(values: list[float]) -> dict[str, float]:
-    import statistics
-
-    mean = statistics.fmean(values)
-    cv = statistics.pstdev(values) / mean if mean else 0.0
-    return {"min_ms": round(min(values) * 1000, 2),
-            "median_ms": round(statistics.median(values) * 1000, 2),
-            "max_ms": round(max(values) * 1000, 2), "cv": round(cv, 4)}
-
-
-def calibration(result: dict[str, Any]) -> dict[str, Any]:
-    """What the measurements say: the card speed (length over the median block), the spread
-    of blocks, flights and gaps, and the settings to write.
-
-    Raises ValueError when the blocks spread so wide that a single card would pass for two.
-    """
-    import statistics
-
-    from hardware.shuffler import design
-    from hardware.shuffler.controller import DOUBLE_BLOCK_TRANSITS, Timing
-
-    median = statistics.median(result["blocks"])
-    speed = design.CARD_LENGTH_MM / median
-    values: dict[str, float] = {"feed_speed_mm_s": round(speed, 1)}
-    longest = max(result["blocks"])
-    if longest > DOUBLE_BLOCK_TRANSITS * median * 0.95:
-        raise ValueError(
-            f"one card blocked a beam {longest * 1000:.0f} ms against a median of "
-            f"{median * 1000:.0f} ms: too uneven to tell one card from two; clean the tyre, "
-            "check the cards lie flat, and calibrate again"
-        )
-    derived = Timing.for_speed(speed)
-    slowest = max(result["flights"])
-    if slowest > derived.card_timeout / 2:
-        # the path or the motor's start is slower than the build's: time the jam from it
-        values["card_timeout_s"] = round(3 * slowest, 3)
-    return {"values": values, "blocks": _spread(result["blocks"]),
-            "flights": _spread(result["flights"]),
-            "gaps": _spread(result["gaps"]) if result["gaps"] else None,
-            "cards": len(result["blocks"])}
+def _card_line(out: _Out, card: Any, i: int) -> None:
+    out.line(f"card {i} {card.pile.value} ({card.in_tray} in the tray): blocked "
+             f"{card.block_s * 1000:.1f} ms, flight {card.flight_s * 1000:.1f} ms",
+             kind="card", card=i, pile=card.pile.value, in_tray=card.in_tray,
+             blocked_ms=round(card.block_s * 1000, 2), flight_ms=round(card.flight_s * 1000, 2))
 
 
 def write_shuffler_settings(path: Any, values: dict[str, float]) -> None:
@@ -634,28 +543,32 @@ def write_shuffler_settings(path: Any, values: dict[str, float]) -> None:
         raise
 
 
-def _write_calibration(result: dict[str, Any], path: Any, settings: Settings, dry_run: bool,
+def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run: bool,
                        out: _Out) -> int:
     from hardware.shuffler import design
+    from hardware.shuffler.calibrate import CalibrationError, calibration
     from hardware.shuffler.plan import make_plan
 
     try:
-        cal = calibration(result)
-    except ValueError as exc:
+        cal = calibration(times)
+    except CalibrationError as exc:
         out.line(f"FAIL {exc}", kind="result", ok=False)
         return 1
-    b, f, g = cal["blocks"], cal["flights"], cal["gaps"]
-    speed = cal["values"]["feed_speed_mm_s"]
+    b, f = cal["blocks"], cal["flights"]
     out.line(f"blocked: min {b['min_ms']} ms, median {b['median_ms']} ms, max {b['max_ms']} ms,"
              f" spread (CV) {b['cv'] * 100:.1f} %", kind="blocks", **b)
     out.line(f"flight (motor on to the beam): min {f['min_ms']} ms, median {f['median_ms']} "
              f"ms, max {f['max_ms']} ms, CV {f['cv'] * 100:.1f} %", kind="flights", **f)
-    if g is not None:
-        out.line(f"gap (beam clear to the next card): min {g['min_ms']} ms, median "
-                 f"{g['median_ms']} ms, max {g['max_ms']} ms", kind="gaps", **g)
+    ends, sp, n = cal["first_last_block_ms"], cal["speeds"], cal["cards"]
+    blocks = "; ".join(f"{pile} blocked {a} ms -> {b} ms" for pile, (a, b) in ends.items())
+    out.line(f"from the first card ({n} in the tray) to the last: {blocks}; card speed left "
+             f"{sp['left'][1]:.0f} -> {sp['left'][0]:.0f} mm/s, right {sp['right'][1]:.0f} -> "
+             f"{sp['right'][0]:.0f} mm/s (each card is judged against its own)", kind="spread",
+             first_last_block_ms=ends, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
+    speed = cal["values"]["feed_speed_mm_s"]
     p = design.pace(feed_speed_mm_s=speed)
     passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes
-    out.line(f"card speed {speed / 1000:.2f} m/s: "
+    out.line(f"slowest card {speed / 1000:.2f} m/s: "
              + design.pace_line(settings.shuffle.deck, settings.shuffle.plan, passes, p),
              kind="speed", feed_speed_mm_s=speed, pass_s=round(p.pass_s(52), 2))
     shown = ", ".join(f"{k} = {v}" for k, v in cal["values"].items())

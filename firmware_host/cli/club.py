@@ -32,11 +32,29 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     broker = csub.add_parser("broker-config",
                              help="write Mosquitto's files for a club: a user per table, ACL")
     broker.add_argument("--club", required=True, help="the club's name (a slug)")
-    broker.add_argument("--tables", required=True, help="table names, comma-separated")
+    broker.add_argument("--tables", required=True,
+                        help="table names, comma-separated (run again to add one: the "
+                             "others keep their passwords)")
     broker.add_argument("--dir", required=True, metavar="DIR", help="where to write them")
     broker.add_argument("--port", type=int, default=1883, help="the broker's port (1883)")
-    broker.add_argument("--user", help="who a broker started as root runs as (mosquitto)")
+    broker.add_argument("--user", help="who a broker started as root runs as: the files "
+                                       "become theirs (mosquitto)")
+    broker.add_argument("--debian", action="store_true",
+                        help="for Debian's mosquitto service: an include in --conf-d, the "
+                             "files the mosquitto user's")
+    broker.add_argument("--conf-d", metavar="DIR", default="/etc/mosquitto/conf.d",
+                        help="Debian's include directory (/etc/mosquitto/conf.d)")
     broker.set_defaults(func=cmd_broker_config)
+    install = csub.add_parser("install", help="install and start the director's service "
+                                              "(systemd, with its watchdog)")
+    install.add_argument("--config", metavar="PATH", default="/etc/cribbage-table/club.toml",
+                         help="the director's TOML (/etc/cribbage-table/club.toml)")
+    install.add_argument("--unit-dir", metavar="DIR", default="/etc/systemd/system",
+                         help="where the unit goes (/etc/systemd/system)")
+    install.add_argument("--user", default="cribbage", help="the service's user (cribbage)")
+    install.add_argument("--no-start", action="store_true",
+                         help="write the unit only (no systemctl)")
+    install.set_defaults(func=cmd_install)
     status = csub.add_parser("status", help="this table's club link, as its daemon says")
     status.add_argument("--config", metavar="PATH",
                         help="the table's TOML (or CRIB_CONFIG; default the installed one)")
@@ -88,43 +106,81 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def cmd_broker_config(args: argparse.Namespace) -> int:
-    from firmware_host.club.broker import BrokerConfigError, write_config
-    from firmware_host.club.schema import DIRECTOR_USER
+    from firmware_host.club.broker import (
+        BrokerConfigError,
+        read_passwords,
+        write_config,
+        write_passwords,
+    )
+    from firmware_host.clubwire import DIRECTOR_USER, check_slug
 
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     if not tables:
         return fail(args, "--tables: name at least one table (t1,t2,...)")
     if len(set(tables)) != len(tables):
         return fail(args, "--tables: a table is named twice")
+    for table in tables:
+        try:
+            check_slug("table", table)
+        except ValueError as exc:
+            return fail(args, f"--tables: {exc}")
     if not 1 <= args.port <= 65535:
         return fail(args, f"--port {args.port}: use 1-65535")
     directory = Path(args.dir)
-    passwords = {DIRECTOR_USER: secrets.token_urlsafe(18)}
-    passwords |= {t: secrets.token_urlsafe(18) for t in tables}
+    user = "mosquitto" if args.debian and not args.user else args.user
     try:
-        conf = write_config(directory, args.club, passwords, port=args.port, user=args.user)
+        kept = read_passwords(directory)
+    except BrokerConfigError as exc:
+        return fail(args, exc)
+    passwords = {DIRECTOR_USER: kept.get(DIRECTOR_USER) or secrets.token_urlsafe(18)}
+    passwords |= {t: kept.get(t) or secrets.token_urlsafe(18) for t in tables}
+    try:
+        conf = write_config(directory, args.club, passwords, port=args.port, user=user,
+                            include=args.debian)
+        listing = write_passwords(directory, args.club, passwords)
     except BrokerConfigError as exc:
         return fail(args, exc)
     except OSError as exc:
         return fail(args, f"--dir {directory}: {exc.strerror}")
-    listing = directory / "passwords.txt"
-    fd = os.open(listing, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"# club {args.club}: broker users and passwords (keep this file private)\n")
-        for user, password in passwords.items():
-            fh.write(f"{user} {password}\n")
-    os.chmod(listing, 0o600)
+    new = [t for t in tables if t not in kept]
+    same = [t for t in tables if t in kept]
+    gone = sorted(set(kept) - set(passwords))
     print(f"wrote {conf}, {directory / 'acl'}, {directory / 'passwd'} and {listing} (0600)")
+    if kept:
+        print(f"kept the passwords of {', '.join([DIRECTOR_USER, *same])}"
+              + (f"; new: {', '.join(new)}" if new else "")
+              + (f"; removed: {', '.join(gone)}" if gone else ""))
+    if args.debian:
+        include = Path(args.conf_d) / f"crib-{args.club}.conf"
+        try:
+            include.write_text(conf.read_text())
+        except OSError as exc:
+            return fail(args, f"--conf-d {args.conf_d}: {exc.strerror} (run it with sudo)")
+        print(f"wrote {include} (an include beside Debian's /etc/mosquitto/mosquitto.conf)")
     print("next:")
-    print(f"  1. run the broker with it: mosquitto -c {conf}")
-    print(f"     or with Debian's service: sudo cp {conf} /etc/mosquitto/conf.d/"
-          f"crib-{args.club}.conf && sudo systemctl restart mosquitto")
-    print("     (a broker started as root reads the password file as its user: "
-          "add --user mosquitto)")
-    print(f"  2. the director's /etc/cribbage-table/club.toml: club = \"{args.club}\", "
-          f"port = {args.port}, password = the 'director' line of {listing.name}")
+    print("  1. start the broker:", NEXT_BROKER_DEBIAN if args.debian else
+          NEXT_BROKER.format(conf=conf))
+    print(f"  2. the director's {DIRECTOR_TOML}: club = \"{args.club}\", port = {args.port}, "
+          f"password = the 'director' line of {listing}; then: sudo crib club install")
     print("  3. each table's config.toml [club]: broker = this machine, club = "
           f"\"{args.club}\", table = its name, password = its line of {listing.name}")
+    return 0
+
+
+NEXT_BROKER = "mosquitto -c {conf}"
+NEXT_BROKER_DEBIAN = "sudo systemctl restart mosquitto"
+DIRECTOR_TOML = "/etc/cribbage-table/club.toml"
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from firmware_host.club.director.unit import UnitError, install
+
+    try:
+        for line in install(Path(args.config), Path(args.unit_dir), user=args.user,
+                            start=not args.no_start):
+            print(line)
+    except UnitError as exc:
+        return fail(args, exc)
     return 0
 
 
@@ -152,6 +208,14 @@ def _table_address(args: argparse.Namespace) -> tuple[str, int] | None:
         if not isinstance(port, int) or not 1 <= port <= 65535:
             fail(args, f"config {path}: key 'port': {port!r} is not a port")
             return None
+    # As for `crib serve`: the environment overrides the file.
+    host = os.environ.get("CRIB_HOST") or host
+    if os.environ.get("CRIB_PORT"):
+        text = os.environ["CRIB_PORT"]
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            fail(args, f"environment CRIB_PORT: {text!r} is not a port")
+            return None
+        port = int(text)
     if host in ("0.0.0.0", "::", ""):
         host = "127.0.0.1"
     return host, port

@@ -42,18 +42,18 @@ class BoardView:
         self.board = board
         self.bus = bus
         self.state = BoardState()
-        self._keeper: Game | None = None
+        self._game: Game | None = None
         self._code: str | None = None
         self._saved: dict[str, Any] | None = None
         self._published: dict[str, Any] | None = None
 
-        bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.keeper))
+        bus.register_event_handler(GameStarted, lambda e: self.show(e.entry.game))
         bus.register_event_handler(ActionCommitted, self._committed)
         bus.register_event_handler(DeviceChanged, self._device)
 
     def _committed(self, event: ActionCommitted) -> None:
         if event.current:
-            self.show(event.entry.keeper)
+            self.show(event.entry.game)
 
     def _device(self, event: DeviceChanged) -> None:
         # A board that is back (or found) gets everything at once.
@@ -68,11 +68,11 @@ class BoardView:
     def stop(self) -> None:
         """Nothing to close: the board keeps what it shows."""
 
-    def show(self, keeper: Game | None = None) -> None:
+    def show(self, game: Game | None = None) -> None:
         """Send the game's pegs and lines (and any pairing code) to the board and the stream."""
-        if keeper is not None:
-            self._keeper = keeper
-        k = self._keeper
+        if game is not None:
+            self._game = game
+        k = self._game
         tracks_n = self.settings.board.tracks
         tracks: list[TrackPegs] = []
         target, winner, lines = 121, None, ()
@@ -93,7 +93,8 @@ class BoardView:
                 device.show(state)
             except Exception as exc:
                 log.warning("board refused the state: %s", exc)
-        shown = board_json(state)
+        # The phone that reads the counts aloud goes with the board, so every phone knows.
+        shown = {**board_json(state), "speaker": str(saved.get("speaker", ""))}
         if shown != self._published:  # a code lit or put out changes nothing a phone sees
             self._published = shown
             self.bus.send_event(BoardShown(state, shown))
@@ -111,9 +112,12 @@ class BoardView:
             self._saved = {"brightness": s.brightness, "palette": s.palette, **saved}
         return self._saved
 
-    def save_settings(self, brightness: int | None, palette: str | None) -> dict[str, Any]:
-        """Save brightness and palette and show them."""
+    def save_settings(self, brightness: int | None, palette: str | None,
+                      speaker: str | None = None) -> dict[str, Any]:
+        """Save brightness, palette and the phone that speaks, and show them."""
         current = dict(self.settings_now())
+        if speaker is not None:
+            current["speaker"] = speaker
         if brightness is not None:
             current["brightness"] = brightness
         if palette is not None:
@@ -124,4 +128,4 @@ class BoardView:
         return current
 
     def json(self) -> dict[str, Any]:
-        return board_json(self.state)
+        return {**board_json(self.state), "speaker": str(self.settings_now().get("speaker", ""))}

@@ -72,9 +72,12 @@ def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable
 
 
 def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
+    from hardware.clock import PacedClock
     from hardware.shuffler.simulator import SimulatedShuffler
 
-    return SimulatedShuffler(clock, speed=settings.shuffler.speed,
+    # The simulated machine keeps its own time, paced to run `speed` times faster than real
+    # time: the daemon's thread delays then never become machine time (a false fault).
+    return SimulatedShuffler(PacedClock(settings.shuffler.speed),
                              jam_at=settings.shuffler.simulate_jam_at), _noop
 
 

@@ -55,7 +55,7 @@ def race_point(version: int, game: Game, kind: str | None) -> dict[str, Any]:
             "scores": [p.front for p in game.pegs]}
 
 
-def new_keeper(params: dict[str, Any]) -> Game:
+def new_game(params: dict[str, Any]) -> Game:
     """A fresh engine game for stored parameters; raises the engine's CribbageError."""
     from cribbage.game import Game  # imported late: the daemon binds its port first
 
@@ -132,16 +132,16 @@ class GameService:
         from cribbage.actions import parse_action
 
         params = self.store.game_params(game_id)
-        keeper = new_keeper(params)
-        entry = GameEntry(game_id, params, keeper, race=[race_point(0, keeper, None)])
+        game = new_game(params)
+        entry = GameEntry(game_id, params, game, race=[race_point(0, game, None)])
         for row in self.store.actions(game_id, upto):
             # Read as the edge reads a phone's action: older logs kept the phone's spelling.
             action = parse_action(row.action)
             entry.logged.add(row.op_id)
-            entry.keeper = entry.keeper.apply(action)
+            entry.game = entry.game.apply(action)
             entry.version = row.seq
-            entry.race.append(race_point(row.seq, entry.keeper, action.type))
-        entry.view = entry.keeper.view()
+            entry.race.append(race_point(row.seq, entry.game, action.type))
+        entry.view = entry.game.view()
         return entry
 
     def entry(self, game_id: int) -> GameEntry:
@@ -173,14 +173,14 @@ class GameService:
         from cribbage.errors import CribbageError
 
         try:
-            keeper = new_keeper(params)
+            game = new_game(params)
         except CribbageError as exc:
             raise BadRequestError(f"cannot start that game: {exc}",
                                   say=getattr(exc, "say", str(exc))) from None
         with self._lock:
             game_id = self.store.create_game(params)
-            entry = GameEntry(game_id, params, keeper, view=keeper.view(),
-                              race=[race_point(0, keeper, None)])
+            entry = GameEntry(game_id, params, game, view=game.view(),
+                              race=[race_point(0, game, None)])
             self._games[game_id] = entry
             self.current_id = game_id
         game_log.info("game %d started: %s, %s", game_id, params.get("variant"),
@@ -189,9 +189,15 @@ class GameService:
         return entry
 
     def refusal(self, game_id: int, exc: Exception) -> Exception:
-        """The daemon error for an action the engine's parser refused (with the game, as
-        the engine's own refusals); raises NotFoundError for no such game."""
-        return engine_refusal(exc, None, self.entry(game_id).body())
+        """The daemon error for an action the engine's parser refused, naming the input and
+        the game's state as the engine's own refusals do (with the game); raises
+        NotFoundError for no such game."""
+        from cribbage.errors import CribbageError
+
+        entry = self.entry(game_id)
+        if isinstance(exc, CribbageError):
+            exc = type(exc)(f"{exc} ({entry.game.describe()})", say=exc.say)
+        return engine_refusal(exc, None, entry.body())
 
     def act(self, game_id: int, version: int, op_id: str, action: Action) -> Answer:
         """Apply one action and wait for its commit; returns {"game", "op_id", "events"}.
@@ -244,12 +250,12 @@ class GameService:
             if repeat is not None:
                 return repeat
             self._check_version(entry, version)
-            keeper, events = self._apply(entry, action)
+            game, events = self._apply(entry, action)
             version = entry.version + 1
-            entry.race.append(race_point(version, keeper, action.type))
-            after = GameEntry(entry.id, entry.params, keeper, version, keeper.view(),
+            entry.race.append(race_point(version, game, action.type))
+            after = GameEntry(entry.id, entry.params, game, version, game.view(),
                               entry.ops, entry.logged, entry.race)
-            change = result_change(keeper, events)
+            change = result_change(game, events)
             accepted = self._commit(after, op_id, action, events, change)
             self._games[game_id] = after
         return accepted
@@ -282,7 +288,7 @@ class GameService:
         """The engine's next state and its events; raises InvalidActionError or
         IllegalActionError."""
         try:
-            return entry.keeper.step(action)
+            return entry.game.step(action)
         except Exception as exc:
             refusal = engine_refusal(exc, action, entry.body())
             if refusal is exc:

@@ -21,7 +21,7 @@ from firmware_host.notify import Notifier
 from firmware_host.store import Store
 
 if TYPE_CHECKING:
-    from firmware_host.club.table import ClubLink
+    from firmware_host.components.club import ClubLink
 
 log = logging.getLogger("crib.daemon")
 
@@ -68,7 +68,7 @@ class Status:
         if entry is None:
             game = "no game"
         else:
-            k = entry.keeper
+            k = entry.game
             scores = " ".join(f"{k.side_name(i)} {p.front}" for i, p in enumerate(k.pegs))
             game = f"game {entry.id} {k.phase}: {scores}"
         club = f"; {self.club.line()}" if self.club is not None and self.club.enabled else ""

@@ -28,18 +28,18 @@ class ResultChange:
     drop_from: int | None = None  # the game of the match whose results an undo took back
 
 
-def player_figures(keeper: Game) -> list[dict[str, Any]]:
-    """Per-player figures of the keeper's current game, from its score records."""
-    result = keeper.result
-    records = keeper.game_records()
-    pegs = keeper.pegs
+def player_figures(game: Game) -> list[dict[str, Any]]:
+    """Per-player figures of the current game of a match, from its score records."""
+    result = game.result
+    records = game.game_records()
+    pegs = game.pegs
     out = []
-    for side_index, members in enumerate(keeper.sides):
+    for side_index, members in enumerate(game.sides):
         pegging = sum(r.points for r in records
                       if r.side == side_index and r.kind in PEGGING_KINDS)
         for player in members:
             out.append({
-                "name": keeper.names[player],
+                "name": game.names[player],
                 "player": player,
                 "side": side_index,
                 "won": result is not None and result.winner == side_index,
@@ -48,7 +48,7 @@ def player_figures(keeper: Game) -> list[dict[str, Any]]:
                 "hands": [r.points for r in records if r.player == player and r.kind == "hand"],
                 "cribs": [r.points for r in records if r.player == player and r.kind == "crib"],
                 "pegging": pegging,
-                "hands_played": keeper.hand_number,
+                "hands_played": game.hand_number,
             })
     return out
 
@@ -91,15 +91,15 @@ class ResultsLog:
 
     def _committed(self, event: ActionCommitted) -> None:
         if _won(event.events) is not None:
-            log_result(event.entry.id, event.entry.keeper)
+            log_result(event.entry.id, event.entry.game)
 
 
-def log_result(game_id: int, keeper: Game) -> None:
+def log_result(game_id: int, game: Game) -> None:
     """One line for the journal when a game ends."""
-    r = keeper.result
+    r = game.result
     if r is None:
         return
-    names = [keeper.side_name(i) for i in range(len(keeper.sides))]
+    names = [game.side_name(i) for i in range(len(game.sides))]
     loser = names[r.loser] if len(names) > 1 else "-"
     log.info("game %d result: %s beats %s (%s) %s", game_id, names[r.winner], loser,
              r.kind.value, "-".join(str(s) for s in r.scores))

@@ -22,7 +22,7 @@ from typing import Any
 
 from hardware.errors import PlanError, ShufflerError
 from hardware.shuffler import math as smath
-from hardware.shuffler.physics import MachineModel
+from hardware.shuffler.physics import MachineModel, deal_and_stack, feed_order
 from hardware.shuffler.plan import LIGHT_PASSES, Pile, check_deck_size, make_plan
 
 ROUTINGS = ("coin", "radix", "light")
@@ -185,7 +185,7 @@ def expected_adjacent(n: int, k: int | None) -> Fraction:
     """Exact mean number of original neighbour pairs still side by side (in either order)
     after k ideal coin passes of n cards; k None: a uniformly random deck.
 
-    k passes are k inverse riffles (and a reversal, which keeps neighbours neighbours), so
+    k passes are k inverse riffles (a bottom-fed pass is a stable split), so
     the deck is the stable sort of the cards by independent uniform labels in 0..a-1,
     a = 2^k. Neighbours i, i+1 stay together when their labels are equal (1/a), or when the
     labels differ by d and no other card holds one of the d labels between them, counting
@@ -200,6 +200,20 @@ def expected_adjacent(n: int, k: int | None) -> Fraction:
     a = 1 << k
     tail = sum(m ** (n - 1) for m in range(1, a)) if a <= 4096 else _power_sum(a, n - 1)
     return (n - 1) * (Fraction(1, a) + Fraction(2 * tail, a**n))
+
+
+def position_z(positions: Sequence[int], decks: int, n: int) -> float:
+    """The card-by-position chi-square of `decks` decks of n cards (positions[card * n +
+    pos] counts), in standard errors from a uniform deck's.
+
+    Each deck puts every card at exactly one position, so a cell's count is Binomial(decks,
+    1/n) and the statistic's mean is n (n - 1), not the (n - 1)^2 of a table of independent
+    draws (which would read about +0.7 for a perfect shuffler); its spread is close to
+    sqrt(2) (n - 1), measured over uniform decks.
+    """
+    e = decks / n
+    x2 = sum((c - e) ** 2 for c in positions) / e
+    return (x2 - n * (n - 1)) / (math.sqrt(2) * (n - 1))
 
 
 @functools.cache
@@ -283,26 +297,24 @@ class _Tally:
 
 
 def _fast_coin_deck(n: int, k: int, rng: random.Random, tally: _Tally) -> list[int]:
-    """k ideal coin passes of the ordered deck; returns the deck oriented for run counting."""
+    """k ideal coin passes of the ordered deck (as physics.deal_and_stack: bottom-fed, each
+    pass a stable split, no reversal)."""
     d = list(range(n))
     mask = (1 << (n - 1)) - 1
     fmt = f"0{n}b"
     for _ in range(k):
         bits = rng.getrandbits(n)
         s = format(bits, fmt).encode()
-        # '1' = the left pile, stacked on top; each pile holds its cards reversed
-        top = list(compress(d, s.translate(_TO_SELECT)))
-        under = list(compress(d, s.translate(_TO_UNSELECT)))
-        top.reverse()
-        under.reverse()
-        d = top + under
+        # '1' = the left pile, stacked on top; each pile keeps the deck's order (bit i is the
+        # card at position i: the bits are fair and independent, so which card is fed first
+        # does not matter)
+        d = list(compress(d, s.translate(_TO_SELECT))) + list(
+            compress(d, s.translate(_TO_UNSELECT)))
         ones = bits.bit_count()
         tally.left += ones
         tally.same += (n - 1) - ((bits ^ (bits >> 1)) & mask).bit_count()
     tally.cards += n * k
     tally.pairs += (n - 1) * k
-    if k % 2:
-        d.reverse()
     return d
 
 
@@ -314,53 +326,43 @@ def _model_pass(
     tally: _Tally,
     top_pile: Pile,
 ) -> list[int]:
-    """One pass on an imperfect machine: clumping, bias, misroutes and double feeds.
+    """One pass on an imperfect machine (commanded[i]: the pile of the i-th card fed, the
+    bottom card first): clumping, bias, misroutes and double feeds.
 
-    A double-fed card travels stuck to the card before it, so the two land as one unit
-    (their order kept) in that card's pile.
+    A double-fed card (the one above) rides out on the card fed, so the two land as one unit
+    in that card's pile, their order kept.
     """
     n = len(d)
-    top_units: list[list[int]] = []
-    under_units: list[list[int]] = []
+    landed: list[Pile] = []  # the pile each card reached, in feed order
     prev: Pile | None = None
     i = 0
     while i < n:
-        unit = [d[i]]
         cmd = commanded[i]
-        i += 1
-        if model.double_feed and i < n and rng.random() < model.double_feed:
-            unit.append(d[i])  # the next card rides along, its own command ignored
-            tally.misrouted += commanded[i] is not cmd
-            i += 1
+        size = 1
+        if model.double_feed and i + 1 < n and rng.random() < model.double_feed:
+            size = 2  # the next card rides along, its own command ignored
+            tally.misrouted += commanded[i + 1] is not cmd
         pile = model.actual_pile(cmd, prev, rng)
-        tally.misrouted += (pile is not cmd) * len(unit)
-        for _ in unit:
+        tally.misrouted += (pile is not cmd) * size
+        for _ in range(size):
             tally.left += pile is Pile.LEFT
             if prev is not None:
                 tally.same += pile is prev
                 tally.pairs += 1
             prev = pile
-        (top_units if pile is top_pile else under_units).append(unit)
+            landed.append(pile)
+        i += size
     tally.cards += n
-    out: list[int] = []
-    for units in (top_units, under_units):
-        for unit in reversed(units):
-            out.extend(unit)
-    return out
+    # a unit's two cards keep their order in the pile, as any two cards of one pile do
+    return deal_and_stack(d, landed, top_pile)
 
 
-def _ideal_radix_pass(
-    d: list[int], keys: list[int], shift: int, ones_on_top: bool, tally: _Tally
-) -> list[int]:
-    """One radix pass on an ideal machine: every card reaches the pile commanded."""
+def _ideal_radix_pass(d: list[int], keys: list[int], shift: int, tally: _Tally) -> list[int]:
+    """One radix pass on an ideal machine: every card reaches the pile commanded, a 0 bit the
+    pile stacked on top; a bottom-fed pass is a stable split."""
     sel = bytes([(keys[c] >> shift) & 1 for c in d])
-    ones = list(compress(d, sel))
-    zeros = list(compress(d, sel.translate(_FLIP)))
-    top, under = (ones, zeros) if ones_on_top else (zeros, ones)
-    top.reverse()
-    under.reverse()
     tally.cards += len(d)
-    return top + under
+    return list(compress(d, sel.translate(_FLIP))) + list(compress(d, sel))
 
 
 def _coin_commands(n: int, rng: random.Random) -> list[Pile]:
@@ -387,12 +389,10 @@ def simulate(config: AuditConfig) -> AuditReport:
             keys = [plan.key(c) for c in range(n)]
             d = list(range(n))
             for j in range(1, k + 1):
-                zero_pile = plan.top_pile.other if j % 2 else plan.top_pile
-                one_pile = zero_pile.other
                 if model.ideal:
-                    d = _ideal_radix_pass(d, keys, j - 1, one_pile is plan.top_pile, tally)
+                    d = _ideal_radix_pass(d, keys, j - 1, tally)
                     continue
-                cmds = [one_pile if (keys[c] >> (j - 1)) & 1 else zero_pile for c in d]
+                cmds = [plan.radix_pile(j, c) for c in feed_order(d)]
                 d = _model_pass(d, cmds, model, rng, tally, plan.top_pile)
             # the deck is right when every card sits at its target position
             exact_matches += all(target[c] == pos for pos, c in enumerate(d))
@@ -406,8 +406,6 @@ def simulate(config: AuditConfig) -> AuditReport:
             d = list(range(n))
             for _ in range(k):
                 d = _model_pass(d, _coin_commands(n, rng), model, rng, tally, Pile.LEFT)
-            if k % 2:
-                d.reverse()
             tally.deck(d)
     return _report(config, k, tally, exact_matches if radix else None, positions,
                    time.perf_counter() - started)
@@ -522,10 +520,7 @@ def _report(
             f"{t.misrouted} cards reached a pile other than the one commanded",
         ))
         # Every card equally likely at every position: chi-square over the n x n table.
-        e = N / n
-        x2 = sum((c - e) ** 2 for c in positions) / e
-        df = (n - 1) ** 2
-        pos_z = (x2 - df) / math.sqrt(2 * df)
+        pos_z = position_z(positions, N, n)
         checks.append(Check(
             "positions", pos_z, 4.0, abs(pos_z) < 4,
             f"card-by-position chi-square z = {pos_z:+.1f}",

@@ -17,7 +17,7 @@ import enum
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from hardware.errors import ShufflerBusyError, ShufflerError, ShufflerNotReadyError
@@ -31,7 +31,7 @@ from hardware.interfaces import (
     Unsubscribe,
 )
 from hardware.shuffler import design
-from hardware.shuffler.physics import deal_and_stack
+from hardware.shuffler.physics import deal_and_stack, nominal_roller_speed_mm_s
 from hardware.shuffler.plan import Pile, Routing, ShufflePlan, make_plan, secure_rng
 
 
@@ -97,7 +97,10 @@ def _derived(feed_speed_mm_s: float, router_settle_s: float) -> dict[str, float]
 
 # A single card blocks a beam for one transit; two cards overlapping by half a card, 1.5.
 DOUBLE_BLOCK_TRANSITS = 1.25
-_DEFAULT = _derived(design.DEFAULT_DRIVE.surface_speed_mm_s, design.DEFAULT_ROUTER.settle_s)
+# The class's defaults (a machine with no timing given at all): the default build's roller
+# speed under half a deck, from the arithmetic alone (the simulated path imports this module)
+_DEFAULT = _derived(nominal_roller_speed_mm_s(design.DEFAULT_DRIVE),
+                    design.DEFAULT_ROUTER.settle_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,13 @@ class Timing:
     # From motor on to the card's leading edge at the flap (a fast card): the flap must be
     # still by then, so a feed after a move waits router_move less this.
     flap_lead: float = _DEFAULT["flap_lead"]
+    # Each card's own speed past its beam, which falls with the load of the cards still in
+    # the tray over it: (left pile with 1 card in the tray, left with `full_cards`, right
+    # with 1, right with `full_cards`), mm/s, as `crib shuffler calibrate` measured them over
+    # a full deck; in between and beyond, in proportion to the cards in the tray (the motor's
+    # speed falls in proportion to its load). Empty: every card at feed_speed_mm_s.
+    speeds: tuple[float, ...] = ()
+    full_cards: int = 52
 
     def __post_init__(self) -> None:
         for name in ("card_timeout", "blocked_limit", "pass_base", "per_card", "poll",
@@ -154,11 +164,59 @@ class Timing:
             raise ShufflerError(f"sensor filter must be 0 s or more, got {self.sensor_filter}")
         if self.empty_grace is not None and not self.empty_grace > 0:
             raise ShufflerError(f"empty_grace must be above 0 s, got {self.empty_grace}")
+        if self.speeds and (len(self.speeds) != 4 or min(self.speeds) <= 0):
+            raise ShufflerError(f"card speeds must be four speeds above 0 mm/s (left and "
+                                f"right, at one card and at a full tray), got {self.speeds}")
+        if not 2 <= self.full_cards <= 104:
+            raise ShufflerError(f"full_cards must be 2 to 104, got {self.full_cards}")
+
+    def card_speed(self, pile: Pile, in_tray: int) -> float:
+        """The speed past its beam of a card fed with `in_tray` cards in the tray (itself
+        included) to `pile`: what its block and its stuck limit are judged against."""
+        if not self.speeds:
+            return self.feed_speed_mm_s
+        i = 0 if pile is Pile.LEFT else 2
+        one, full = self.speeds[i], self.speeds[i + 1]
+        v = one + (full - one) * (max(in_tray, 1) - 1) / (self.full_cards - 1)
+        return max(v, 0.25 * min(one, full))  # far past the calibrated deck: never below
+
+    def transit_for(self, pile: Pile, in_tray: int) -> float:
+        """How long that card blocks its beam."""
+        return design.card_transit_s(self.card_speed(pile, in_tray))
+
+    def double_block_for(self, pile: Pile, in_tray: int) -> float:
+        """A block longer than this, for that card, is two cards overlapping."""
+        if not self.speeds:
+            return self.double_block
+        return DOUBLE_BLOCK_TRANSITS * self.transit_for(pile, in_tray)
+
+    def flap_clear_for(self, pile: Pile, in_tray: int) -> float:
+        """From that card seen at its beam to its tail surely past the flap. The slower
+        pile's speed: a card that drops off its branch's outlet before its tail has passed
+        the beam blocks it for less than its length, so a block can flatter a card's speed."""
+        if not self.speeds:
+            return self.flap_clear
+        return design.flap_clear_s(min(self.card_speed(Pile.LEFT, in_tray),
+                                       self.card_speed(Pile.RIGHT, in_tray)))
+
+    def flap_lead_for(self, in_tray: int) -> float:
+        """From motor on to the leading edge at the flap of a card fed with `in_tray` cards
+        in the tray (the faster pile's speed: the card may be fast)."""
+        if not self.speeds:
+            return self.flap_lead
+        fast = max(self.card_speed(Pile.LEFT, in_tray), self.card_speed(Pile.RIGHT, in_tray))
+        return design.flap_lead_s(fast, filter_s=self.sensor_filter)
+
+    def blocked_limit_for(self, pile: Pile, in_tray: int) -> float:
+        """A beam blocked this long by that card is a card stuck under it."""
+        if not self.speeds:
+            return self.blocked_limit
+        return 4.0 * self.transit_for(pile, in_tray)
 
     @classmethod
     def for_speed(cls, feed_speed_mm_s: float,
                   router_settle_s: float = design.DEFAULT_ROUTER.settle_s,
-                  **overrides: float | None) -> Timing:
+                  **overrides: Any) -> Timing:
         """The budgets of a machine whose cards move at `feed_speed_mm_s`, with its router's
         settle time (command to a still flap); `overrides` replace derived budgets (None:
         derived) and are checked against the speed (`check_against_speed`).
@@ -169,6 +227,9 @@ class Timing:
             raise ShufflerError(f"feed speed must be above 0 mm/s, got {feed_speed_mm_s}")
         values: dict[str, Any] = _derived(feed_speed_mm_s, router_settle_s)
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("speeds"):
+            values["speeds"] = tuple(float(v) for v in values["speeds"])
+            values["full_cards"] = int(values.get("full_cards", 52))
         timing = cls(**values)
         timing.check_against_speed()
         return timing
@@ -214,11 +275,45 @@ class Timing:
             flap_lead=self.flap_lead * factor,
             sensor_filter=self.sensor_filter * factor,
             feed_speed_mm_s=self.feed_speed_mm_s / factor,
+            speeds=tuple(v / factor for v in self.speeds),
         )
 
     def pass_budget(self, cards: int) -> float:
         """The longest a pass of `cards` may run before the motor is stopped."""
         return self.pass_base + (self.per_card + self.router_settle) * cards
+
+
+class Feed(enum.Enum):
+    """Where a pass's feed is: no card in flight (between cards), or one in flight."""
+
+    GAP = "gap"
+    FLIGHT = "flight"
+
+
+class Cause(enum.Enum):
+    """What a step of the pass found (hardware.shuffler.controller._TRANSITIONS)."""
+
+    TIMEOUT = "timeout"  # the pass ran past its budget
+    ARRIVAL = "arrival"  # a card reached a beam
+    CLEARED = "cleared"  # a beam a card was passing cleared
+    STUCK = "stuck"  # a beam blocked past its card's limit
+    JAM = "jam"  # the card in flight did not come in time
+    TRAY_EMPTY = "tray_empty"  # the tray sensor sees no card
+    WAIT = "wait"  # a card in flight, nothing yet
+    PASS_DONE = "pass_done"  # every card of the deck counted
+    NEXT = "next"  # the next card may be routed and fed
+
+
+@dataclass(slots=True)
+class _Round:
+    """What one look at the parts found."""
+
+    now: float
+    nxt: float | None  # the parts' next known change
+    move_due: float | None  # the router's move still to come
+    arrivals: list[Pile]
+    waits: list[float] = field(default_factory=list)  # deadlines to wake for
+    stuck: tuple[Pile, int] | None = None  # the pile and card of a stuck beam
 
 
 class Recovery(enum.StrEnum):
@@ -434,6 +529,9 @@ class ShufflerController:
                     if fault.recovery is Recovery.RETRY_CARD:
                         self._inflight = None
                     elif self._inflight is not None:
+                        # the card may still be on the roller, stopped with the motor: the
+                        # motor runs again until it is seen at its beam
+                        self._mech.set_motor(True)
                         self._card_deadline = self._clock.monotonic() + self._timing.card_timeout
                     # a sensor's filter takes a moment to see the card pushed down: the
                     # blocked-time limit starts again from the touch, and a stuck card's long
@@ -518,121 +616,183 @@ class ShufflerController:
         self._wake.set()
 
     def _step_locked(self) -> float:
+        """One step of a pass: observe the parts, name what happened (the cause), and let
+        the transition table's handler for (feed state, cause) act; a handler returns the
+        wait until the next step, or None to look again at once."""
         if self._state is not DeviceState.BUSY or self._plan is None:
             return 0.25
-        plan = self._plan
-        n = plan.deck_size
-        t = self._timing
-        for _ in range(8 * n + 16):  # bounded: each round moves the pass on or returns
-            now = self._clock.monotonic()
-            nxt = self._mech.update(now)
-            if now > self._pass_deadline:
-                return self._raise_fault("timeout", Recovery.REDO_PASS)
-            move_due = self._move_router(now)
-            # a card at a beam: the one in flight (the motor stops), or one nobody fed
-            arrivals = self._mech.take_arrivals()
-            if arrivals:
-                self._arrived_pile = arrivals[0]
-                if self._inflight is None:
-                    # a card seen with none in flight: two cards came through on one feed
-                    self._count(arrivals)
-                    return self._raise_fault("double_feed", Recovery.CONTINUE,
-                                             card=max(self._fed_ok, 1))
-                self._mech.set_motor(False)
-                index, self._inflight = self._inflight, None
-                self._count(arrivals)
-                self._fed_ok += 1
-                self._last_pile = arrivals[0]
-                self._flap_free_at = now + t.flap_clear
-                self._passing[arrivals[0]] = index
-                if len(arrivals) > 1:
-                    return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
-                if arrivals[0] is not self._commanded:
-                    self.misroutes += 1
-                    if plan.routing is Routing.RADIX:
-                        return self._raise_fault("misroute", Recovery.RESTART_PLAN,
-                                                 card=index + 1)
-                    # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
-                    self._emit("warning", {"kind": "misroute", "card": index + 1,
-                                           "pile": arrivals[0].value})
-                continue
-            # a beam that cleared: its card is on its pile, one card long or two
-            for pile, index in list(self._passing.items()):
-                if self._mech.blocked_since(pile) is not None:
-                    continue
-                del self._passing[pile]
-                took = self._mech.take_block(pile)
-                ignore = pile in self._ignore_blocks
-                self._ignore_blocks.discard(pile)
-                if took is not None and took > t.double_block and not ignore:
-                    # two overlapping cards block the beam as one, for longer than one card
-                    self._arrived_pile = pile
-                    self._count([pile])
-                    return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
-            # a beam blocked too long: a card stuck under it
-            waits = [self._card_deadline] if self._inflight is not None else []
-            if move_due is not None:
-                waits.append(move_due)
-            for pile in Pile:
-                since = self._mech.blocked_since(pile)
-                if since is None:
-                    continue
-                limit = max(since, self._clear_from) + t.blocked_limit
-                if now >= limit:
-                    self._stuck_pile = pile
-                    index = self._passing.get(pile, self._fed_ok - 1)
-                    return self._raise_fault("stuck", Recovery.CONTINUE, card=index + 1)
-                waits.append(limit)
-            if self._inflight is not None:
-                if now >= self._card_deadline:
-                    return self._raise_fault("jam", Recovery.RETRY_CARD,
-                                             card=self._inflight + 1)
-                if not self._mech.tray_loaded():
-                    # the tray ran out under a running motor: only the card in flight
-                    # may still come; then the motor stops whatever happens
-                    if self._empty_since is None:
-                        self._empty_since = now
-                    limit = self._empty_since + t.tray_empty_grace
-                    if now >= limit:
-                        return self._raise_fault("short", Recovery.REDO_PASS)
-                    return self._wait(now, nxt, min([limit, *waits]))
-                # the motor runs: look at the tray sensor at the polling rate
-                return min(self._wait(now, nxt, min(waits)), 4 * t.poll)
-            if self._sensed >= n or not self._mech.tray_loaded():
-                if self._passing:  # the last cards clear their beams first
-                    return self._wait(now, nxt, min(waits))
-                if self._sensed >= n:
-                    if self._mech.tray_loaded():
-                        return self._raise_fault("extra", Recovery.REDO_PASS)
-                    return self._end_pass()
-                kind = "empty" if self._sensed == 0 else "short"
-                return self._raise_fault(kind, Recovery.REDO_PASS)
-            # the next card: its pile, then what it waits for
-            if self._planned != self._fed_ok:
-                self._commanded = self._route_for(self._fed_ok)
-                self._planned = self._fed_ok
-            target = self._commanded
-            if target in self._passing or len(self._passing) > 1:
-                # a card to a pile whose beam is still passing the last card waits until
-                # it clears (never two cards in one block); and only one card passes at a time
-                return self._wait(now, nxt, min(waits) if waits else now + t.poll)
-            if self._router_at is not target:
-                # the flap moves once the last card's tail has left it (never under a card),
-                # and the next card may start before that: its leading edge reaches the
-                # flap only once the flap is still
-                move_at = max(now, self._flap_free_at)
-                self._move = (move_at, target)
-                self._router_at = target
-                lead = t.router_move - t.flap_lead  # below 0: the feed starts first
-                self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
-                                             else lead)
-                continue
-            if now < self._feed_from:
-                return self._wait(now, nxt, min([self._feed_from, *waits]))
-            if self._move is None:
-                self._mech.set_router(target)
-            self._feed(now)
+        for _ in range(8 * self._plan.deck_size + 16):  # bounded: each round moves on
+            r = self._observe()
+            state = Feed.FLIGHT if self._inflight is not None else Feed.GAP
+            handler = _TRANSITIONS[(state, self._cause(r))]
+            wait = handler(self, r)
+            if wait is not None:
+                return wait
         return 0.0
+
+    def _observe(self) -> _Round:
+        now = self._clock.monotonic()
+        nxt = self._mech.update(now)
+        r = _Round(now, nxt, self._move_router(now), self._mech.take_arrivals())
+        if self._inflight is not None:
+            r.waits.append(self._card_deadline)
+        if r.move_due is not None:
+            r.waits.append(r.move_due)
+        return r
+
+    def _cause(self, r: _Round) -> Cause:
+        """What happened, the first of: the pass ran out of time, a card reached a beam, a
+        beam cleared, a beam blocked too long; then, with a card in flight, its time ran
+        out, the tray ran empty, or nothing yet; with none, the deck is through, the tray
+        is empty, or the next card may go."""
+        assert self._plan is not None
+        n, t = self._plan.deck_size, self._timing
+        if r.now > self._pass_deadline:
+            return Cause.TIMEOUT
+        if r.arrivals:
+            return Cause.ARRIVAL
+        if any(self._mech.blocked_since(pile) is None for pile in self._passing):
+            return Cause.CLEARED
+        for pile in Pile:
+            since = self._mech.blocked_since(pile)
+            if since is None:
+                continue
+            index = self._passing.get(pile, self._fed_ok - 1)
+            limit = max(since, self._clear_from) + t.blocked_limit_for(pile, n - index)
+            if r.now >= limit:
+                r.stuck = (pile, index)
+                return Cause.STUCK
+            r.waits.append(limit)
+        if self._inflight is not None:
+            if r.now >= self._card_deadline:
+                return Cause.JAM
+            return Cause.WAIT if self._mech.tray_loaded() else Cause.TRAY_EMPTY
+        if self._sensed >= n:
+            return Cause.PASS_DONE
+        return Cause.NEXT if self._mech.tray_loaded() else Cause.TRAY_EMPTY
+
+    # --- the transition table's handlers (feed state, cause) -----------------------------
+
+    def _on_timeout(self, r: _Round) -> float | None:
+        return self._raise_fault("timeout", Recovery.REDO_PASS)
+
+    def _on_unfed_arrival(self, r: _Round) -> float | None:
+        """A card seen with none in flight: two cards came through on one feed."""
+        self._arrived_pile = r.arrivals[0]
+        self._count(r.arrivals)
+        return self._raise_fault("double_feed", Recovery.CONTINUE, card=max(self._fed_ok, 1))
+
+    def _on_arrival(self, r: _Round) -> float | None:
+        """The card in flight is at its beam: the motor stops; the card passes its beam."""
+        assert self._plan is not None and self._inflight is not None
+        n, pile = self._plan.deck_size, r.arrivals[0]
+        self._arrived_pile = pile
+        self._mech.set_motor(False)
+        index, self._inflight = self._inflight, None
+        self._count(r.arrivals)
+        self._fed_ok += 1
+        self._last_pile = pile
+        self._flap_free_at = r.now + self._timing.flap_clear_for(pile, n - index)
+        self._passing[pile] = index
+        if len(r.arrivals) > 1:
+            return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
+        if pile is not self._commanded:
+            self.misroutes += 1
+            if self._plan.routing is Routing.RADIX:
+                return self._raise_fault("misroute", Recovery.RESTART_PLAN, card=index + 1)
+            # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
+            self._emit("warning", {"kind": "misroute", "card": index + 1, "pile": pile.value})
+        return None
+
+    def _on_cleared(self, r: _Round) -> float | None:
+        """A beam cleared: its card is on its pile, one card long or two (judged against
+        that card's own speed)."""
+        assert self._plan is not None
+        n = self._plan.deck_size
+        for pile, index in list(self._passing.items()):
+            if self._mech.blocked_since(pile) is not None:
+                continue
+            del self._passing[pile]
+            took = self._mech.take_block(pile)
+            ignore = pile in self._ignore_blocks
+            self._ignore_blocks.discard(pile)
+            if took is not None and took > self._timing.double_block_for(pile, n - index) \
+                    and not ignore:
+                # two overlapping cards block the beam as one, for longer than one card
+                self._arrived_pile = pile
+                self._count([pile])
+                if self._inflight is not None and self._sensed >= n:
+                    # the card fed since was the pair's second, which the tray sensor saw
+                    # under the deck: none is to come
+                    self._inflight = None
+                return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
+        return None
+
+    def _on_stuck(self, r: _Round) -> float | None:
+        assert r.stuck is not None
+        self._stuck_pile, index = r.stuck
+        return self._raise_fault("stuck", Recovery.CONTINUE, card=index + 1)
+
+    def _on_jam(self, r: _Round) -> float | None:
+        assert self._inflight is not None
+        return self._raise_fault("jam", Recovery.RETRY_CARD, card=self._inflight + 1)
+
+    def _on_empty_in_flight(self, r: _Round) -> float | None:
+        """The tray ran out under a running motor: only the card in flight may still come;
+        then the motor stops whatever happens."""
+        if self._empty_since is None:
+            self._empty_since = r.now
+        limit = self._empty_since + self._timing.tray_empty_grace
+        if r.now >= limit:
+            return self._raise_fault("short", Recovery.REDO_PASS)
+        return self._wait(r.now, r.nxt, min([limit, *r.waits]))
+
+    def _on_in_flight(self, r: _Round) -> float | None:
+        """The motor runs: look at the tray sensor at the polling rate."""
+        return min(self._wait(r.now, r.nxt, min(r.waits)), 4 * self._timing.poll)
+
+    def _on_out_of_cards(self, r: _Round) -> float | None:
+        """Every card counted, or the tray empty: once the last cards have cleared their
+        beams, the pass ends, or the count says what is wrong."""
+        assert self._plan is not None
+        if self._passing:
+            return self._wait(r.now, r.nxt, min(r.waits))
+        if self._sensed >= self._plan.deck_size:
+            if self._mech.tray_loaded():
+                return self._raise_fault("extra", Recovery.REDO_PASS)
+            return self._end_pass()
+        return self._raise_fault("empty" if self._sensed == 0 else "short", Recovery.REDO_PASS)
+
+    def _on_next_card(self, r: _Round) -> float | None:
+        """The next card: its pile, then what it waits for, then the feed."""
+        assert self._plan is not None
+        t, now = self._timing, r.now
+        if self._planned != self._fed_ok:
+            self._commanded = self._route_for(self._fed_ok)
+            self._planned = self._fed_ok
+        target = self._commanded
+        if target in self._passing or len(self._passing) > 1:
+            # a card to a pile whose beam is still passing the last card waits until it
+            # clears (never two cards in one block); and only one card passes at a time
+            return self._wait(now, r.nxt, min(r.waits) if r.waits else now + t.poll)
+        if self._router_at is not target:
+            # the flap moves once the last card's tail has left it (never under a card), and
+            # the next card may start before that: its leading edge reaches the flap only
+            # once the flap is still
+            move_at = max(now, self._flap_free_at)
+            self._move = (move_at, target)
+            self._router_at = target
+            # below 0: the feed starts first
+            lead = t.router_move - t.flap_lead_for(self._plan.deck_size - self._fed_ok)
+            self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
+                                         else lead)
+            return None
+        if now < self._feed_from:
+            return self._wait(now, r.nxt, min([self._feed_from, *r.waits]))
+        if self._move is None:
+            self._mech.set_router(target)
+        self._feed(now)
+        return None
 
     def _move_router(self, now: float) -> float | None:
         """Move the router if its time has come; returns when it is due, if still to come."""
@@ -730,7 +890,9 @@ class ShufflerController:
     def _route_for(self, index: int) -> Pile:
         assert self._plan is not None
         if self._plan.routing is Routing.RADIX:
-            return self._plan.radix_pile(self._passes_done + 1, self._order[index])
+            # the tray is bottom-fed: the index-th card fed lies index cards from the bottom
+            card = self._order[len(self._order) - 1 - index]
+            return self._plan.radix_pile(self._passes_done + 1, card)
         # a fresh secure bit per card: never a pattern, never timing
         return Pile.LEFT if self._rng.getrandbits(1) else Pile.RIGHT
 
@@ -796,7 +958,8 @@ class ShufflerController:
             "jam": f"Card {card} of {n} did not come through on pass {i} of {k}: the feed is "
             "jammed. The motor is stopped.",
             "stuck": f"A card is stuck at the {stuck} pile sensor (card {card} of {n}, pass {i} "
-            f"of {k}). The motor is stopped.",
+            f"of {k}; or two cards fed together, still held by the roller). The motor is "
+            "stopped.",
             "double_feed": f"Two cards went through together at card {card} of {n} (pass {i} "
             f"of {k}); they are on the {arrived} pile.",
             "misroute": f"Card {card} of {n} landed on the {arrived} pile instead of the "
@@ -862,3 +1025,23 @@ class ShufflerController:
 
 
 EventCallback = Callable[[DeviceEvent], None]
+
+_Handler = Callable[[ShufflerController, _Round], "float | None"]
+# The pass's transitions, keyed by (feed state, cause), in the style of h11: every cause a
+# step can find has its handler in each state it can happen in.
+_TRANSITIONS: dict[tuple[Feed, Cause], _Handler] = {
+    (Feed.GAP, Cause.TIMEOUT): ShufflerController._on_timeout,
+    (Feed.FLIGHT, Cause.TIMEOUT): ShufflerController._on_timeout,
+    (Feed.GAP, Cause.ARRIVAL): ShufflerController._on_unfed_arrival,
+    (Feed.FLIGHT, Cause.ARRIVAL): ShufflerController._on_arrival,
+    (Feed.GAP, Cause.CLEARED): ShufflerController._on_cleared,
+    (Feed.FLIGHT, Cause.CLEARED): ShufflerController._on_cleared,
+    (Feed.GAP, Cause.STUCK): ShufflerController._on_stuck,
+    (Feed.FLIGHT, Cause.STUCK): ShufflerController._on_stuck,
+    (Feed.FLIGHT, Cause.JAM): ShufflerController._on_jam,
+    (Feed.FLIGHT, Cause.TRAY_EMPTY): ShufflerController._on_empty_in_flight,
+    (Feed.FLIGHT, Cause.WAIT): ShufflerController._on_in_flight,
+    (Feed.GAP, Cause.PASS_DONE): ShufflerController._on_out_of_cards,
+    (Feed.GAP, Cause.TRAY_EMPTY): ShufflerController._on_out_of_cards,
+    (Feed.GAP, Cause.NEXT): ShufflerController._on_next_card,
+}

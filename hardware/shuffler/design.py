@@ -37,6 +37,14 @@ NIP_CLEARANCE_MM = 6.0
 NIP_TO_BEAM_MM = CARD_LENGTH_MM + NIP_CLEARANCE_MM
 NIP_TO_FLAP_MM = 49.0
 FLAP_LENGTH_MM = 12.0
+# The bottom card's leading edge rests against the tray's front wall, at most this far ahead
+# of the nip (the CAD's gate_setback; a test holds it within): a card fed starts there.
+FRONT_WALL_MAX_MM = 10.0
+
+# Each bay's end wall carries a self-adhesive felt pad this thick: a card reaching the wall
+# at up to about 1.8 m/s (the steep branches speed it up) then settles flat instead of
+# standing up against the wall (hardware.shuffler.physics, the landing). 0: a bare wall.
+END_WALL_PAD_MM = 3.0
 
 # Each card's own speed may differ from the machine's by this share (slip, a worn tyre, a
 # bowed card): every gap between cards holds at a card this much slower followed by one this
@@ -49,31 +57,75 @@ RESTACK_S = 4.0
 
 @dataclass(frozen=True, slots=True)
 class DriveBuild:
-    """The feed drive as built: motor speed under load and the roller's outside diameter.
+    """The feed drive as built: the gearmotor's datasheet figures, the supply, the roller's
+    outside diameter and the press on the deck.
 
-    Raises ValueError for a speed or diameter that is not above 0.
+    The motor is a DC motor: at a supply V its no-load speed and stall torque scale with V
+    from the rated figures, and under a load torque T it turns at n0 (1 - T / Tstall).
+    hardware.shuffler.physics turns the deck's load into each card's speed; docs/hardware.md
+    gives the torque arithmetic that chose these figures.
+    Raises ValueError for a figure that is not above 0.
     """
 
-    # N20 gearmotor sold as 6 V 1500 rpm, on the driver's 5 V: about 1250 rpm no-load and
-    # 1150 under the roller's light load
-    motor_rpm_loaded: float = 1150.0
-    roller_diameter_mm: float = 30.0  # printed hub with its rubber tyre, outside diameter
-    # An N20 reaches speed within a few of its ~10 ms mechanical time constants; about this
-    # much of each start is lost against a motor already at speed.
+    # Pololu 50:1 Micro Metal Gearmotor HP 6V (N20 size, 12 x 10 mm gearbox, 3 mm D shaft):
+    # 625 rpm no-load and 15 oz-in (0.10 N m) stall at 6 V (Pololu's product figures, item
+    # 2213, quoted on forum.pololu.com "Rpm/torque cart for 50:1 Micro Metal Gearmotor HP")
+    rated_v: float = 6.0
+    no_load_rpm: float = 625.0
+    stall_n_m: float = 0.10
+    supply_v: float = 5.0  # the driver's VM, from the 5 V supply
+    roller_diameter_mm: float = 24.0  # printed hub with its two O-ring tyres, outside
+    # A 255 g press (a printed foot with steel in it) rests on the deck over the tyre: the
+    # deck's own weight puts only about half of itself on the tyre, too little traction
+    # against card-on-card friction (docs/hardware.md, "Feed torque").
+    press_n: float = 2.5
+    # The motor's mechanical time constant: estimate for an N20 (rotor inertia x winding
+    # resistance / k^2 is a few ms; the gear train's inertia adds to it). It sets the
+    # start-up and a braked stop (the shorted winding brakes with the same constant).
     motor_start_s: float = 0.010
+    # Coasting (both driver inputs low), only friction stops the roller: estimate, an N20
+    # gearmotor runs down with about this time constant.
+    run_down_s: float = 0.060
 
     def __post_init__(self) -> None:
-        if not (self.motor_rpm_loaded > 0 and self.roller_diameter_mm > 0
-                and self.motor_start_s >= 0):
+        if not (min(self.rated_v, self.no_load_rpm, self.stall_n_m, self.supply_v,
+                    self.roller_diameter_mm, self.run_down_s) > 0
+                and self.motor_start_s >= 0 and self.press_n >= 0):
             raise ValueError(
-                f"motor speed and roller diameter must be above 0, got "
-                f"{self.motor_rpm_loaded} rpm and {self.roller_diameter_mm} mm"
+                f"motor figures, supply and roller diameter must be above 0, got "
+                f"{self.no_load_rpm} rpm, {self.stall_n_m} N m, {self.supply_v} V and "
+                f"{self.roller_diameter_mm} mm"
             )
 
     @property
+    def roller_radius_m(self) -> float:
+        return self.roller_diameter_mm / 2000.0
+
+    def free_speed_mm_s(self, supply_v: float | None = None, scale: float = 1.0) -> float:
+        """The tyre's no-load surface speed at a supply (the rated speed scaled by voltage)."""
+        v = self.supply_v if supply_v is None else supply_v
+        rpm = self.no_load_rpm * v / self.rated_v * scale
+        return math.pi * self.roller_diameter_mm * rpm / 60.0
+
+    def stall_force_n(self, supply_v: float | None = None, scale: float = 1.0) -> float:
+        """The force at the tyre's surface that stalls the motor at a supply."""
+        v = self.supply_v if supply_v is None else supply_v
+        return self.stall_n_m * v / self.rated_v * scale / self.roller_radius_m
+
+    def speed_under_mm_s(self, load_n: float, supply_v: float | None = None,
+                         speed_scale: float = 1.0, torque_scale: float = 1.0) -> float:
+        """The tyre's surface speed under a load force at its surface (0 when stalled)."""
+        stall = self.stall_force_n(supply_v, torque_scale)
+        return max(0.0, self.free_speed_mm_s(supply_v, speed_scale) * (1.0 - load_n / stall))
+
+    @property
     def surface_speed_mm_s(self) -> float:
-        """The roller's surface speed, which is the card's feed speed (no slip)."""
-        return math.pi * self.roller_diameter_mm * self.motor_rpm_loaded / 60.0
+        """The default card speed: a card's speed off the roller at the middle of a 52-card
+        deck at nominal friction (hardware.shuffler.physics), the one figure the pace table
+        and an uncalibrated machine's timing start from."""
+        from hardware.shuffler.physics import nominal_card_speed_mm_s
+
+        return nominal_card_speed_mm_s(self, 52)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +160,9 @@ class RouterBuild:
 
 
 DEFAULT_DRIVE = DriveBuild()
+# A stop brakes the motor (both driver inputs high) this long, five of its time constants,
+# then lets both inputs low: the roller has stopped, and the driver idles with no current.
+BRAKE_HOLD_S = 0.05
 # The flap's swing between its two branches, as the printed router is drawn (the left
 # branch's 30 degrees less the right's 12.6 in hardware/shuffler/cad/params.py; a test holds
 # the two equal); the servo's default angles are half of it either side of centre.
@@ -165,14 +220,33 @@ def flap_clear_s(feed_speed_mm_s: float) -> float:
 def flap_lead_s(feed_speed_mm_s: float, start_s: float = DEFAULT_DRIVE.motor_start_s,
                 filter_s: float | None = None) -> float:
     """From motor on to the card's leading edge at the flap, for a card `SPEED_TOLERANCE`
-    faster than the machine: the flap must be still by then. The card may already have been
-    drawn towards the flap: the roller turns on under it from the last card's tail leaving
-    the nip until the motor stops (the last card's clearance past the nip, then the beam's
-    filter)."""
+    faster than the machine: the flap must be still by then. The card may already be well on
+    its way: it starts against the tray's front wall, ahead of the nip, and the roller turned
+    on under it from the last card's tail leaving the nip until the motor stopped (the last
+    card's run to its beam, the beam's filter, then the braked motor's run-on of about one
+    time constant)."""
     v = _fast(feed_speed_mm_s)
     filt = sensor_filter_s(feed_speed_mm_s) if filter_s is None else filter_s
-    drawn = NIP_CLEARANCE_MM + v * filt
-    return start_s + max(0.0, NIP_TO_FLAP_MM - drawn) / v
+    drawn = FRONT_WALL_MAX_MM + NIP_CLEARANCE_MM + v * (filt + start_s)
+    return start_run_s(max(0.0, NIP_TO_FLAP_MM - drawn), v, start_s)
+
+
+def start_run_s(distance_mm: float, speed_mm_s: float, tau_s: float) -> float:
+    """How long a card takes to run `distance_mm` from rest on a roller whose speed rises
+    to `speed_mm_s` with the motor's time constant `tau_s` (d = v (t - tau (1 - e^-t/tau)));
+    about tau + d / v far off, sqrt(2 d tau / v) close by."""
+    if distance_mm <= 0:
+        return 0.0
+    if tau_s <= 0:
+        return distance_mm / speed_mm_s
+    t = tau_s + distance_mm / speed_mm_s
+    for _ in range(40):  # Newton: the run is convex in t, from above it only falls
+        run = speed_mm_s * (t - tau_s * (1.0 - math.exp(-t / tau_s))) - distance_mm
+        rate = speed_mm_s * (1.0 - math.exp(-t / tau_s))
+        if abs(run) < 1e-6 or rate <= 0:
+            break
+        t -= run / rate
+    return t
 
 
 def other_pile_wait_s(feed_speed_mm_s: float, settle_s: float,

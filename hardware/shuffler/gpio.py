@@ -2,7 +2,11 @@
 
 Parts and their pins come from configuration (BCM numbers or gpiozero pin names):
 
-- `motor`: the feed motor's driver enable (DigitalOutputDevice; on = one feed cycle),
+- `motor`: the feed motor driver's IN1 (DigitalOutputDevice; on = one feed cycle),
+- `brake`: its IN2 (DigitalOutputDevice), optional: each stop drives it high with IN1, which
+  shorts the motor (DRV8833/TB6612: both inputs high brake), for `design.BRAKE_HOLD_S`,
+  then both go low (coast, no current). Without it (IN2 tied to ground) a stop can only
+  coast, and the roller runs on for the motor's run-down time,
 - `router`: the pile router, chosen by `router_kind`: a servo (the default build, the SG90
   the printed router mounts: AngularServo at `left_angle` / `right_angle`, by default half
   the flap's swing between its branches either side of centre, pulses `min_pulse_ms` to
@@ -48,7 +52,7 @@ from hardware.shuffler.controller import ShufflerController, Timing
 from hardware.shuffler.plan import Pile
 
 REQUIRED_PINS = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor")
-OPTIONAL_PINS = ("touch", "led")
+OPTIONAL_PINS = ("touch", "led", "brake")
 ROUTER_KINDS = ("servo", "solenoid")
 # Router and sensor settings the pins mapping may carry, with their defaults.
 PIN_OPTIONS: dict[str, object] = {
@@ -182,6 +186,8 @@ class _GpioMechanism:
         self.on_touch: Any = None  # set by the shuffler: the player touched the sensor
         self.on_sensor: SensorHook | None = None  # bring-up: every filtered sensor change
         self.motor: Any = None
+        self.brake: Any = None
+        self._release_at: float | None = None  # the brake lets go then
         self.router: Any = None
         self.led: Any = None
         self._exit_hook: Callable[[], None] | None = None
@@ -200,6 +206,8 @@ class _GpioMechanism:
         pull_up = bool(_opt(pins, "sensor_pull_up"))
         try:
             self.motor = self._add(DigitalOutputDevice(pins["motor"], pin_factory=f))
+            if pins.get("brake") is not None:
+                self.brake = self._add(DigitalOutputDevice(pins["brake"], pin_factory=f))
             if self.servo:
                 self.router = self._add(AngularServo(
                     pins["router"], initial_angle=None, min_angle=-90, max_angle=90,
@@ -278,15 +286,17 @@ class _GpioMechanism:
             self.on_touch()
 
     def close(self) -> None:
-        if self.motor is not None:
-            try:
-                self.motor.off()
-            except Exception:  # closing must go on whatever a part does
-                pass
+        for part in (self.motor, self.brake):
+            if part is not None:
+                try:
+                    part.off()
+                except Exception:  # closing must go on whatever a part does
+                    pass
+        self._release_at = None
         for device in reversed(self._devices):
             device.close()
         self._devices.clear()
-        self.motor = self.router = self.led = None
+        self.motor = self.router = self.led = self.brake = None
         if self._exit_hook is not None:
             atexit.unregister(self._exit_hook)
             self._exit_hook = None
@@ -296,6 +306,14 @@ class _GpioMechanism:
         drop a pulled-in solenoid to its holding power; returns when the next is due."""
         reports: list[tuple[str, bool, float]] = []
         due: list[float] = []
+        if self._release_at is not None:
+            if now >= self._release_at:
+                self._release_at = None
+                if self.motor is not None and self.brake is not None:
+                    self.motor.off()  # stopped: both inputs low, the driver idles
+                    self.brake.off()
+            else:
+                due.append(self._release_at)
         if self._router_due is not None:
             if now >= self._router_due:
                 self._router_due = None
@@ -323,8 +341,26 @@ class _GpioMechanism:
         return sum(f.glitches for f in self._filters.values())
 
     def set_motor(self, on: bool) -> None:
-        if self.motor is not None:
-            self.motor.value = on
+        """On: IN1 high, IN2 low. Off: brake (both high) for design.BRAKE_HOLD_S, then
+        both low; without a brake pin, IN1 low (coast)."""
+        if self.motor is None:
+            return
+        if on:
+            self._release_at = None
+            if self.brake is not None:
+                self.brake.off()
+            self.motor.on()
+        elif self.brake is not None and self.motor.value and not self.brake.value:
+            self.brake.on()
+            self._release_at = self._clock.monotonic() + design.BRAKE_HOLD_S
+        elif self.brake is None or not self.brake.value:
+            self.motor.off()
+
+    @property
+    def motor_driven(self) -> bool:
+        """The motor is driven forward (IN1 high, IN2 low)."""
+        return bool(self.motor is not None and self.motor.value
+                    and not (self.brake is not None and self.brake.value))
 
     def set_router(self, pile: Pile) -> None:
         if self.router is None or pile is self.router_pile:
@@ -366,11 +402,13 @@ class _GpioMechanism:
 def _motor_off_hook(ref: weakref.ref[_GpioMechanism]) -> Callable[[], None]:
     def motor_off() -> None:
         mech = ref()
-        if mech is not None and mech.motor is not None:
-            try:
-                mech.motor.off()
-            except Exception:  # at exit, nothing may stop the other handlers
-                pass
+        if mech is not None:
+            for part in (mech.motor, mech.brake):
+                if part is not None:
+                    try:
+                        part.off()
+                    except Exception:  # at exit, nothing may stop the other handlers
+                        pass
 
     return motor_off
 

@@ -1,9 +1,10 @@
 """Exact mixing figures for a two-pile shuffler with a fair coin per card (Bayer-Diaconis).
 
-A pass with a fresh fair bit per card is an inverse riffle (then a reversal when the pass
-count is odd), so after k passes a deck with r ascending runs (of the deck oriented by that
-reversal) has probability C(2^k + n - r, n) / 2^(k n). Everything here is computed with
-integers and Fractions, and cached; floats only at the edges.
+The tray is bottom-fed and each card lands on top of its pile, so a pass with a fresh fair
+bit per card is a stable two-pile split: an inverse riffle, with no reversal. After k passes
+a deck with r ascending runs (read top to bottom) has probability C(2^k + n - r, n) /
+2^(k n). Everything here is computed with integers and Fractions, and cached; floats only at
+the edges.
 """
 
 from __future__ import annotations

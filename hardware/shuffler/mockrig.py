@@ -28,6 +28,7 @@ class MockRig:
         pins = shuffler.mechanism.pins
         self.pins = pins
         self.motor_pin = factory.pin(pins["motor"])
+        self.brake_pin = factory.pin(pins["brake"]) if pins.get("brake") is not None else None
         self.sensor_pins = {Pile.LEFT: factory.pin(pins["left_sensor"]),
                             Pile.RIGHT: factory.pin(pins["right_sensor"])}
         self.tray_pin = factory.pin(pins["tray_sensor"])
@@ -60,7 +61,12 @@ class MockRig:
         edge is driven once the clock reaches it, as a real sensor would change."""
         now = self.clock.monotonic()
         self.table.set_router(self._router(), now)
-        self.table.set_motor(bool(self.motor_pin.state), now)
+        in1 = bool(self.motor_pin.state)
+        in2 = bool(self.brake_pin.state) if self.brake_pin is not None else False
+        if in1 and in2:
+            self.table.set_brake(now)  # both driver inputs high: the motor is shorted
+        else:
+            self.table.set_motor(in1 and not in2, now)
         self._edges.extend(self.table.update(now))
         self._edges.sort(key=lambda e: e.at)
         while self._edges and self._edges[0].at <= now:
@@ -71,8 +77,9 @@ class MockRig:
                 continue
             if not self.table.sensor_blocked(pile) and self._active(pin):
                 self._drive(pin, False)  # the player pushed a stuck card down
-        if bool(self.table.tray) != self._active(self.tray_pin):
-            self._drive(self.tray_pin, bool(self.table.tray))
+        loaded = self.table.cards_in_tray()
+        if loaded != self._active(self.tray_pin):
+            self._drive(self.tray_pin, loaded)
 
     def next_event(self) -> float | None:
         times = [t for t in (self.table.next_event(),) if t is not None]

@@ -42,6 +42,14 @@ class Routing(enum.StrEnum):
 PLAN_ROUTING = {"random": Routing.COIN, "exact": Routing.RADIX, "light": Routing.LIGHT}
 
 
+def radix_key(position: int, deck_size: int, passes: int) -> int:
+    """The radix key of the card bound for target `position`: the positions spread in
+    order over 0 .. 2^passes - 1 (floor(position 2^passes / n), one apart at least when
+    2^passes >= n), so every pass splits the deck about in half, even with more passes than
+    the minimum."""
+    return (position << passes) // deck_size
+
+
 def check_deck_size(deck_size: object) -> int:
     """The deck size as an int; raises DeckSizeError outside 2..104."""
     if isinstance(deck_size, bool) or not isinstance(deck_size, int):
@@ -87,25 +95,26 @@ class ShufflePlan:
         return self.routing is not Routing.LIGHT
 
     def key(self, card: int) -> int:
-        """The radix key of a card (by its position at the plan's start), reversal included.
+        """The radix key of a card (by its position at the plan's start): its target
+        position spread over the passes' keys (`radix_key`).
 
-        Raises PlanError for a plan without a target order.
+        The tray is bottom-fed, so a pass is a stable split and no reversal needs undoing
+        (Result 4 of docs/shuffling.md: T' = T). Raises PlanError for a plan without a
+        target order.
         """
         if self.target is None:
             raise PlanError(f"a {self.name} plan has no target order")
-        t = self.target[card]
-        # Top dealing reverses the deck once per pass: aim for the mirror image when odd.
-        return self.deck_size - 1 - t if self.passes % 2 else t
+        return radix_key(self.target[card], self.deck_size, self.passes)
 
     def radix_pile(self, pass_number: int, card: int) -> Pile:
         """The pile for `card` on pass `pass_number` (1-based) of a radix plan.
 
-        Bit 0 goes to the pile stacked underneath on odd passes and to the pile stacked on
-        top on even passes (Result 4 of docs/shuffling.md). Raises PlanError as `key`.
+        Bit pass_number-1 of the card's key: a 0 to the pile stacked on top, on every pass
+        (least-significant digit first, each pass a stable split, so the last pass leaves
+        the deck sorted by key: the target). Raises PlanError as `key`.
         """
         bit = (self.key(card) >> (pass_number - 1)) & 1
-        zero_pile = self.top_pile.other if pass_number % 2 else self.top_pile
-        return zero_pile if bit == 0 else zero_pile.other
+        return self.top_pile if bit == 0 else self.top_pile.other
 
     def to_json(self) -> dict[str, object]:
         """JSON-ready summary (never the secret target)."""

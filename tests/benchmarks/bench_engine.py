@@ -7,9 +7,9 @@ engine is copied out of git as the package `oldcribbage`). The goal: the step co
 than 10% over the figure before the machine was split and made to return events.
 
 Per action: the same seeded games (dealt mode, every variant; and keeper mode) are replayed,
-each action parsed from its JSON dict as the daemon's log holds it, then the view built as the
-daemon does after every accepted action. CPU time of this process, best of several runs
-(the machine is shared).
+each action parsed once from its JSON dict as the daemon's log holds it (`parse_action`, then
+the typed step), then the view built as the daemon does after every accepted action. CPU
+time of this process, best of several runs (the machine is shared).
 """
 
 from __future__ import annotations
@@ -35,9 +35,21 @@ def _machine() -> Any:
     return getattr(cribbage, "Game", None) or cribbage.Keeper
 
 
+def _parser(package: Any) -> Any:
+    """The package's reader of a JSON action (the edge's one parse; the game takes it
+    typed), or None for an engine that parsed inside its step."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"{package.__name__}.actions").parse_action
+    except ImportError:
+        return None
+
+
 def _games(per_variant: int = 3, length: int = 400) -> list[tuple[dict[str, Any], list[Any]]]:
     """(options, actions as JSON dicts) of seeded games."""
     machine = _machine()
+    parse = _parser(cribbage)
     rng = random.Random(2026)
     out = []
     for variant, names in VARIANTS.items():
@@ -48,11 +60,11 @@ def _games(per_variant: int = 3, length: int = 400) -> list[tuple[dict[str, Any]
             actions = []
             for _ in range(length):
                 a = random_action(g, rng)
-                g = g.apply(a)
+                g = g.apply(parse(a))
                 actions.append(a)
                 if g.phase == "over":
                     actions.append({"type": "next_game"})
-                    g = g.apply(actions[-1])
+                    g = g.apply(parse(actions[-1]))
             out.append((opts, actions))
         opts = {"variant": variant, "names": names, "mode": "keeper", "dealer": 0}
         g = machine.new(**opts)
@@ -66,7 +78,7 @@ def _games(per_variant: int = 3, length: int = 400) -> list[tuple[dict[str, Any]
                 a = {"type": "count", "points": rng.choice([0, 2, 4, 6, 8, 12])}
             else:
                 a = {"type": "next_game"}
-            g = g.apply(a)
+            g = g.apply(parse(a))
             actions.append(a)
         out.append((opts, actions))
     return out
@@ -76,7 +88,7 @@ def per_action_us(games: list[tuple[dict[str, Any], list[Any]]], *, view: bool) 
     """Best-of-REPEATS CPU microseconds per action: step (or apply, before) and, if `view`,
     the view after it."""
     machine = _machine()
-    stepping = hasattr(machine, "step")
+    parse = _parser(cribbage)
     n = sum(len(a) for _, a in games)
     best = float("inf")
     for _ in range(REPEATS):
@@ -84,7 +96,7 @@ def per_action_us(games: list[tuple[dict[str, Any], list[Any]]], *, view: bool) 
         for opts, actions in games:
             g = machine.new(**opts)
             for a in actions:
-                g = g.step(a).game if stepping else g.apply(a)
+                g = g.step(parse(a)).game
                 if view:
                     g.view()
         best = min(best, (time.process_time() - start) / n * 1e6)
@@ -169,11 +181,14 @@ def against(commit: str, rounds: int = 10) -> None:
 
     def run(machine: Any, view: bool) -> float:
         stepping = hasattr(machine, "step")
+        package = old if machine is old_machine else cribbage
+        parse = _parser(package) or (lambda a: a)
         start = time.process_time()
         for opts, actions in games:
             g = machine.new(**opts)
             for a in actions:
-                g = g.step(a).game if stepping else g.apply(a)
+                # Both parse each JSON action once, as the daemon's edge does.
+                g = g.step(parse(a)).game if stepping else g.apply(parse(a))
                 if view:
                     g.view()
         return (time.process_time() - start) / n * 1e6

@@ -1,14 +1,21 @@
 """Speed of the show and the census (prints figures; run with `pytest tests/benchmarks -s`).
 
-Goals from the issue: score_hand >= 1,000,000 hands a second on one core through the public
-API; the exact census of all 12,994,800 combinations, hand and crib, in under a second.
+Goals: score_hand >= 1,000,000 hands a second on one core through the public API; the exact
+census of all 12,994,800 combinations, hand and crib, in under a second; and at least 20 times
+PyPI's `cribbage-scorer` (the `bench` extra: `pip install -e '.[bench]'`), as the median of
+five interleaved rounds, each engine timed in a fresh process on the same deals:
+`python tests/benchmarks/bench_scoring.py --against-scorer`.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from cribbage import ALL_CARDS, score_hand, score_pegging
 from cribbage import stats as stats_module
@@ -114,3 +121,75 @@ def test_census_time() -> None:
         f"\ncensus of 12,994,800: hands {best[False]:.3f}s, cribs {best[True]:.3f}s, "
         f"both {best[False] + best[True]:.3f}s (goal < 1 s); five-card hands {five:.3f}s"
     )
+
+
+SCORER_DEALS = 50_000
+SCORER_ROUNDS = 5
+SCORER_GOAL = 20
+
+
+def _rate_in_this_process(which: str) -> float:
+    """Hands a second of one engine on the seeded deals (its own card values, built before
+    the clock starts): "ours" (`score_hand`) or "scorer" (`show_calc_score`)."""
+    deals = _deals(SCORER_DEALS)
+    if which == "scorer":
+        from cribbage_scorer.cribbage_scorer import show_calc_score
+
+        theirs = [([(c.rank.value, c.suit.name[0]) for c in h], (s.rank.value, s.suit.name[0]))
+                  for h, s in deals]
+
+        def run() -> None:
+            for h, s in theirs:
+                show_calc_score(s, h)
+    else:
+        def run() -> None:
+            for h, s in deals:
+                score_hand(h, s)
+    start = time.process_time()
+    run()
+    return len(deals) / (time.process_time() - start)
+
+
+def _rate_in_fresh_process(which: str) -> float:
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, __file__, "--rate", which], check=True, text=True,
+                         capture_output=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)}).stdout
+    return float(out.split()[-1])
+
+
+def against_scorer(rounds: int = SCORER_ROUNDS) -> tuple[float, list[float]]:
+    """(the median of `rounds` ratios ours/theirs, the ratios): each round times both
+    engines, each in a fresh process, the order alternating (interleaved)."""
+    ratios = []
+    for i in range(rounds):
+        order = ("ours", "scorer") if i % 2 == 0 else ("scorer", "ours")
+        rate = {which: _rate_in_fresh_process(which) for which in order}
+        ratios.append(rate["ours"] / rate["scorer"])
+        print(f"round {i + 1}: score_hand {rate['ours']:,.0f}/s, cribbage-scorer "
+              f"{rate['scorer']:,.0f}/s: {ratios[-1]:.1f} times")
+    return statistics.median(ratios), ratios
+
+
+def test_score_hand_against_cribbage_scorer() -> None:
+    import pytest
+
+    pytest.importorskip("cribbage_scorer")
+    deals = _deals(2_000)
+    from cribbage_scorer.cribbage_scorer import show_calc_score
+
+    for h, s in deals:  # the same totals, or the comparison means nothing
+        theirs = show_calc_score((s.rank.value, s.suit.name[0]),
+                                 [(c.rank.value, c.suit.name[0]) for c in h])[0]
+        assert score_hand(h, s).total == theirs, (h, s)
+    median, ratios = against_scorer()
+    print(f"\n{_load()}: median {median:.1f} times cribbage-scorer (goal {SCORER_GOAL}); "
+          f"rounds {', '.join(f'{r:.1f}' for r in ratios)}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--rate"]:
+        print(f"{_rate_in_this_process(sys.argv[2]):.1f}")
+    elif sys.argv[1:2] == ["--against-scorer"]:
+        median, _ = against_scorer()
+        print(f"{_load()}: median {median:.1f} times cribbage-scorer (goal {SCORER_GOAL})")

@@ -1,6 +1,7 @@
 """Security figures (printed, not asserted): the daemon's memory after 100 bodies of 10 MB,
-the requests a second one real client gets while 1,000 idle connections are open, and the
-live streams left for others and for a paired phone while one address floods.
+the requests a second one real client gets while 1,000 idle connections are open, the
+live streams left for others and for a paired phone while one address floods, and how long
+the owner takes to pair while 64 addresses take turns at the board.
 
 Run: `.venv/bin/python -m pytest tests/benchmarks/bench_security.py -s -o addopts=""`.
 Both run against `crib serve --simulate` in its own process (the uvicorn settings of the
@@ -243,8 +244,84 @@ def bench_streams_while_one_address_floods(tmp: Path) -> None:
         d.stop()
 
 
+ASK_S = 60.0  # how long the owner keeps asking for a code before giving up
+
+
+def _board_code(server: object, other_than: str | None = None) -> str | None:
+    """The code lit on the simulated board (once it is not `other_than`), as a person reads it."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        back = server.services.devices["board"].require().read_back(timeout=1.0)  # type: ignore[attr-defined]
+        if back is not None and back.code is not None and back.code != other_than:
+            return back.code  # type: ignore[no-any-return]
+        time.sleep(0.02)
+    return None
+
+
+def bench_pairing_while_64_addresses_take_turns(tmp: Path) -> None:
+    """The owner first asks for a code to type (retrying when told, for ASK_S), then, as a
+    second owner, asks once and holds undo at the board and types what it lights."""
+    import httpx
+
+    from tests.firmware_host.security_helpers import ServeServer, TurnTakers
+
+    def owner_phone(port: int, address: str) -> httpx.Client:
+        return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10,
+                            transport=httpx.HTTPTransport(local_address=address))
+
+    with ServeServer(tmp / "pairing") as server:
+        server.wait_board_idle()
+        with TurnTakers(server.port) as attack:
+            with owner_phone(server.port, "127.0.63.1") as owner:
+                t0, asks, refused, asked_in = time.monotonic(), 0, 0, None
+                while time.monotonic() - t0 < ASK_S:
+                    r = owner.post("/api/pair/start", json={})
+                    asks += 1
+                    if r.status_code == 200:
+                        code = _board_code(server)
+                        if owner.post("/api/pair", json={"name": "asker", "code": code}
+                                      ).status_code == 200:
+                            asked_in = time.monotonic() - t0
+                            break
+                    else:
+                        refused += 1
+                        time.sleep(min(float(r.headers.get("retry-after", 1)), 5.0))
+            with owner_phone(server.port, "127.0.63.2") as owner:
+                t0 = time.monotonic()
+                owner.post("/api/pair/start", json={})
+                theirs = _board_code(server)
+                hold_s = server.settings.undo_hold_s
+                time.sleep(hold_s)  # the person holds undo
+                server.services.devices["board"].require().simulator.hold_undo(hold_s + 0.1)
+                time.sleep(0.2)
+                pending = server.services.pairing._pending
+                approved_other = bool(pending is not None and pending.approved
+                                      and pending.client != "127.0.63.2")
+                seen, held_in = _board_code(server, other_than=theirs), None
+                while seen is not None and time.monotonic() - t0 < 30:
+                    r = owner.post("/api/pair", json={"name": "holder", "code": seen})
+                    if r.status_code == 200:
+                        held_in = time.monotonic() - t0
+                        break
+                    if r.status_code == 429:
+                        time.sleep(float(r.headers["retry-after"]))
+                    else:
+                        seen = _board_code(server, other_than=seen) or seen
+                        time.sleep(0.2)
+        print(f"\npairing while 64 addresses take turns ({attack.counts['asks']} asks, "
+              f"{attack.counts['granted']} granted, {attack.counts['guesses']} guesses; codes "
+              f"live {server.settings.pairing_code_ttl_s:g} s): asking for a code, the owner "
+              + (f"paired in {asked_in:.1f} s" if asked_in is not None else
+                 f"never paired in {ASK_S:.0f} s") + f" ({refused} of {asks} asks refused); "
+              "holding undo at the board, "
+              + (f"paired in {held_in:.1f} s" if held_in is not None else
+                 "never paired in 30 s") + f" (hold {hold_s:g} s included); the hold approved "
+              f"another phone's request: {approved_other}")
+
+
 def test_security_figures() -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        bench_pairing_while_64_addresses_take_turns(Path(tmp))
         bench_streams_while_one_address_floods(Path(tmp))
         bench_memory_after_big_bodies(Path(tmp))
         bench_memory_with_stalled_bodies(Path(tmp))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from cribbage.actions import parse_action
 from cribbage.game import Game
 
 
 def act(k: Game, *actions: dict[str, Any]) -> Game:
     """`k` after each action in turn; the engine's error for the first it refuses."""
     for action in actions:
-        k = k.apply(action)
+        k = k.apply(parse_action(action))
     return k
 
 

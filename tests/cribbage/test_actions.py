@@ -75,7 +75,7 @@ def keeper(**kw: Any) -> Game:
 ])
 def test_an_impossible_count_is_said_as_a_player_would(points: int, say: str) -> None:
     with pytest.raises(ImpossibleScoreError) as info:
-        keeper().apply({"type": "count", "points": points})
+        keeper().apply(parse_action({"type": "count", "points": points}))
     assert info.value.say == say
     assert "count" in str(info.value) and "hand 1, Ann dealt" in str(info.value)
 
@@ -89,38 +89,40 @@ def test_refusals_speak_to_the_table() -> None:
          "Cut for deal first, or say who deals."),
         (Game.new("six-card", ("Ann", "Bob")), {"type": "cut", "cards": ["4H", "4S"]},
          "Ann and Bob tie for the lowest card: cut again."),
-        (k.apply({"type": "count", "points": 4}), {"type": "peg", "side": 0, "points": 1},
+        (k.apply(parse_action(
+                {"type": "count", "points": 4})), {"type": "peg", "side": 0, "points": 1},
          "The play is over: to add a peg you forgot, enter it as a late peg."),
     ]
     for state, action, say in cases:
         with pytest.raises(IllegalPlayError) as info:
-            state.apply(action)
+            state.apply(parse_action(action))
         assert info.value.say == say
 
 
 def test_cards_mode_out_of_turn_and_a_go_when_any_card_fits() -> None:
     k = Game.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
-    k = k.apply({"type": "starter", "card": "5D"})
+    k = k.apply(parse_action({"type": "starter", "card": "5D"}))
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 0, "card": "7S"})
+        k.apply(parse_action({"type": "play", "player": 0, "card": "7S"}))
     assert info.value.say == "It's Bob's turn to play."
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "go", "player": 1})
+        k.apply(parse_action({"type": "go", "player": 1}))
     assert info.value.say == "You can't say go: the count is 0, so any card fits."
 
 
 def test_a_late_peg_during_the_show_is_recorded_as_such_and_the_show_goes_on() -> None:
-    k = keeper().apply({"type": "peg", "side": 1, "points": 2})
-    k = k.apply({"type": "count", "points": 8})  # Bob's hand: the show has begun
+    k = keeper().apply(parse_action({"type": "peg", "side": 1, "points": 2}))
+    k = k.apply(parse_action({"type": "count", "points": 8}))  # Bob's hand: the show has begun
     assert "late_peg" in k.legal_actions() and "peg" not in k.legal_actions()
-    k = k.apply({"type": "late_peg", "side": 0, "points": 1})  # Ann's forgotten one for last
+    # Ann's forgotten one for last
+    k = k.apply(parse_action({"type": "late_peg", "side": 0, "points": 1}))
     assert k.scores == (1, 10) and k.records[-1].kind == "late"
     assert k.next_count()["label"] == "Ann's hand"  # still her count next
-    k = k.apply({"type": "count", "points": 4})
+    k = k.apply(parse_action({"type": "count", "points": 4}))
     assert k.scores == (5, 10)
     assert Game.from_json(k.to_json()) == k
     with pytest.raises(IllegalPlayError, match="late peg is entered during the show"):
-        keeper().apply({"type": "late_peg", "side": 0, "points": 1})
+        keeper().apply(parse_action({"type": "late_peg", "side": 0, "points": 1}))
 
 
 # ---- the canonical form, and records of earlier versions -----------------------------------

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from cribbage.actions import parse_action
 from cribbage.errors import IllegalPlayError
 from cribbage.game import Game
 from cribbage.pegscore import score_pegging
@@ -39,12 +40,13 @@ def test_the_play_limit_is_where_the_engine_stops_the_count() -> None:
     assert {v["play_limit"] for v in VARIANTS.values()} == {limit} == {31}
     assert score_pegging(["KH", "QD", "JS", "AC"]).thirty_one == 2  # 31 exactly
     k = Game.new("six-card", ("Ann", "Bob"), dealer=0, mode="cards")
-    k = k.apply({"type": "starter", "card": "2D"})
+    k = k.apply(parse_action({"type": "starter", "card": "2D"}))
     for player, card in ((1, "KH"), (0, "QD"), (1, "JS")):  # the count is 30
-        k = k.apply({"type": "play", "player": player, "card": card})
+        k = k.apply(parse_action({"type": "play", "player": player, "card": card}))
     with pytest.raises(IllegalPlayError) as refused:
-        k.apply({"type": "play", "player": 0, "card": "2C"})
+        k.apply(parse_action({"type": "play", "player": 0, "card": "2C"}))
     assert refused.value.say == f"The 2♣ would take the count past {limit}: it is 30."
-    k = k.apply({"type": "play", "player": 0, "card": "AC"})  # 31: the limit is reachable
+    # 31: the limit is reachable
+    k = k.apply(parse_action({"type": "play", "player": 0, "card": "AC"}))
     assert k.view()["play"]["count"] in (0, limit)
 

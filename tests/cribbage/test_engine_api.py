@@ -9,6 +9,7 @@ import pytest
 
 import cribbage.rules as rules_module
 from cribbage import Game
+from cribbage.actions import parse_action
 from cribbage.game import Pegs, ScoreRecord
 from cribbage.rules import RULES, SkunkLines, catalogue, get_rules
 from tests.cribbage.keeper_helpers import act, count, peg
@@ -109,6 +110,6 @@ def test_changing_the_lines_in_one_place_changes_the_view_and_the_catalogue(
 def test_the_engine_decides_the_dealer_from_the_cut_and_the_view_shows_it() -> None:
     k = Game.new("three-player", ("Ann", "Bob", "Cy"))
     assert k.legal_actions() == ["cut", "dealer"] and k.view()["cut"] == []
-    k = k.apply({"type": "cut", "cards": ["9H", "AS", "KD"]})  # Bob's ace is lowest
+    k = k.apply(parse_action({"type": "cut", "cards": ["9H", "AS", "KD"]}))  # Bob's ace is lowest
     assert k.dealer == 1 and k.view()["cut"] == ["9H", "AS", "KD"] and k.view()["dealer"] == 1
     assert k.turn == 2  # Cy, left of the dealer, counts (and plays) first

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from cribbage import Game, IllegalPlayError, Step
+from cribbage.actions import parse_action
 from cribbage.game import EVENT_KINDS
 from cribbage.game.events import (
     CardPlayed,
@@ -35,15 +36,16 @@ def steps(game: Game, *actions: dict[str, Any]) -> tuple[Game, list[Any]]:
     """The game after the actions, and every event they caused, in order."""
     events: list[Any] = []
     for action in actions:
-        game, more = game.step(action)
+        game, more = game.step(parse_action(action))
         events += more
     return game, events
 
 
 def test_step_returns_the_game_and_its_events_and_apply_is_its_game() -> None:
     g = Game.new("six-card", ("Ann", "Bob"), mode="cards", dealer=0)
-    out = g.step({"type": "starter", "card": "5H"})
-    assert isinstance(out, Step) and out.game == g.apply({"type": "starter", "card": "5H"})
+    out = g.step(parse_action({"type": "starter", "card": "5H"}))
+    assert isinstance(out, Step) and out.game == g.apply(parse_action(
+            {"type": "starter", "card": "5H"}))
     assert out.events == (StarterTurned(out.game.starter, "The starter is the 5♥."),)  # type: ignore[arg-type]
     assert g.phase == "play" and g.starter is None  # the old game is unchanged
 
@@ -78,9 +80,9 @@ def test_a_go_and_the_point_for_last() -> None:
                  {"type": "play", "player": 1, "card": "KH"},
                  {"type": "play", "player": 0, "card": "KS"},
                  {"type": "play", "player": 1, "card": "9D"})  # 29
-    g, events = g.step({"type": "go", "player": 0})
+    g, events = g.step(parse_action({"type": "go", "player": 0}))
     assert events[0] == SaidGo(0, 29, "Ann says go at 29.")
-    g, events = g.step({"type": "go", "player": 1})
+    g, events = g.step(parse_action({"type": "go", "player": 1}))
     go, last = events
     assert go == SaidGo(1, 29, "Bob says go at 29.")
     assert isinstance(last, Scored) and last.points == 1 and last.player == 1
@@ -95,8 +97,8 @@ def test_a_hand_shown_with_cards_gives_its_breakdown_and_a_zero_hand_scores_noth
                  {"type": "discard", "player": 1, "cards": ["6D", "8S"]},
                  {"type": "starter", "card": "JH"})
     while not g.play.done:  # type: ignore[union-attr]
-        g = g.apply(g.play.legal_actions()[0])  # type: ignore[union-attr]
-    g, events = g.step({"type": "count"})  # Bob: 5 5 T 9 / JH
+        g = g.apply(parse_action(g.play.legal_actions()[0]))  # type: ignore[union-attr]
+    g, events = g.step(parse_action({"type": "count"}))  # Bob: 5 5 T 9 / JH
     shown = events[0]
     assert isinstance(shown, Shown) and shown.count == "hand" and shown.player == 1
     assert shown.true_total == shown.points == 13 and shown.breakdown is not None
@@ -104,10 +106,11 @@ def test_a_hand_shown_with_cards_gives_its_breakdown_and_a_zero_hand_scores_noth
     assert shown.say.endswith("and a run of three makes thirteen.")
     assert events[1].kind == "score"
     assert events[1].parts == (("fifteens", 8), ("pairs", 2), ("runs", 3))
-    g, events = g.step({"type": "count"})  # Ann: A 2 3 4 of hearts, JH: fifteens, run, flush
+    # Ann: A 2 3 4 of hearts, JH: fifteens, run, flush
+    g, events = g.step(parse_action({"type": "count"}))
     assert events[0].points == events[1].points == 13
     assert events[1].parts == (("fifteens", 4), ("runs", 4), ("flush", 5))
-    g, events = g.step({"type": "count"})  # the crib 2 4 6 8 / JH: nothing
+    g, events = g.step(parse_action({"type": "count"}))  # the crib 2 4 6 8 / JH: nothing
     assert [e.kind for e in events] == ["show", "hand"]
     assert events[0].say == "Ann's crib: nineteen, nothing." and events[0].points == 0
     assert events[1] == HandBegun(1, 2, 1, "Hand 2: Bob deals.")
@@ -118,7 +121,7 @@ def test_a_keeper_count_and_a_muggins_claim() -> None:
     g, events = steps(g, {"type": "count", "points": 6})
     assert [e.kind for e in events] == ["show", "score"]
     assert events[0].say == "Bob's hand: 6." and events[0].breakdown is None
-    g, events = g.step({"type": "muggins", "side": 0, "points": 2})
+    g, events = g.step(parse_action({"type": "muggins", "side": 0, "points": 2}))
     assert events[0] == MugginsClaimed(0, 2, "Bob's hand", "Muggins! Ann takes 2 missed in "
                                        "Bob's hand.")
     assert events[1].reason == "muggins" and events[1].front == 2
@@ -153,13 +156,13 @@ def test_with_three_players_the_game_won_says_who_is_skunked() -> None:
 
 def test_undo_and_redo_carry_the_action_its_events_and_the_pegs_they_moved() -> None:
     g = Game.new("six-card", ("Ann", "Bob"), dealer=0)
-    g, done = g.step({"type": "peg", "side": 1, "points": 3})
-    g, (undone,) = g.step({"type": "undo"})
+    g, done = g.step(parse_action({"type": "peg", "side": 1, "points": 3}))
+    g, (undone,) = g.step(parse_action({"type": "undo"}))
     assert isinstance(undone, Undone) and undone.events == done
     assert undone.action.to_json() == {"type": "peg", "side": 1, "points": 3}
     assert [(m.side, m.before, m.after) for m in undone.moved] == [(1, 3, 0)]
     assert undone.say == "Undone: Bob pegs 3 (Bob 3 → 0)."
-    g, (redone,) = g.step({"type": "redo"})
+    g, (redone,) = g.step(parse_action({"type": "redo"}))
     assert isinstance(redone, Redone) and redone.events == done and g.scores == (0, 3)
     assert redone.say == "Redone: Bob pegs 3 (Bob 0 → 3)."
 
@@ -167,8 +170,8 @@ def test_undo_and_redo_carry_the_action_its_events_and_the_pegs_they_moved() -> 
 def test_the_cut_for_deal_is_an_event_and_a_refused_action_has_none() -> None:
     g = Game.new("six-card", ("Ann", "Bob"))
     with pytest.raises(IllegalPlayError):
-        g.step({"type": "cut", "cards": ["4H", "4S"]})
-    g, events = g.step({"type": "cut", "cards": ["KH", "2S"]})
+        g.step(parse_action({"type": "cut", "cards": ["4H", "4S"]}))
+    g, events = g.step(parse_action({"type": "cut", "cards": ["KH", "2S"]}))
     assert events[0] == DealerChosen(1, g.core.cut, "Cut for deal: Ann the K♥, Bob the 2♠; "
                                      "the lower card deals, so Bob deals.")
     assert events[1] == HandBegun(1, 1, 1, "Hand 1: Bob deals.")
@@ -177,14 +180,15 @@ def test_the_cut_for_deal_is_an_event_and_a_refused_action_has_none() -> None:
 def test_five_card_the_higher_card_deals_and_the_loser_of_the_cut_pegs_three() -> None:
     g = Game.new("five-card", ("Ann", "Bob"))
     with pytest.raises(IllegalPlayError, match="Ann and Bob tie for the highest card"):
-        g.step({"type": "cut", "cards": ["QH", "QS"]})
-    g, events = g.step({"type": "cut", "cards": ["QH", "2C"]})
+        g.step(parse_action({"type": "cut", "cards": ["QH", "QS"]}))
+    g, events = g.step(parse_action({"type": "cut", "cards": ["QH", "2C"]}))
     assert g.dealer == 0 and g.scores == (0, 3)
     assert events[0].say == ("Cut for deal: Ann the Q♥, Bob the 2♣; the higher card deals, "
                              "so Ann deals.")
     assert events[2] == Scored(1, 1, 3, "start", (("start", 3),), 3, 0, 1, 1,
                                "Bob pegs 3 to start: Ann has the first crib.")
-    g, _ = Game.new("five-card", ("Ann", "Bob")).step({"type": "cut", "cards": ["2C", "QH"]})
+    g, _ = Game.new("five-card", ("Ann", "Bob")).step(parse_action(
+            {"type": "cut", "cards": ["2C", "QH"]}))
     assert g.dealer == 1 and g.scores == (3, 0)
 
 
@@ -205,7 +209,7 @@ def test_events_agree_with_the_records_in_random_games(variant: str, mode: str) 
             else:
                 action = random_action(g, rng)
             before = g
-            g, events = g.step(action)
+            g, events = g.step(parse_action(action))
             new = g.records[len(before.records):]
             scored = [e for e in events if isinstance(e, Scored)]
             assert [(r.side, r.player, r.kind, r.points) for r in new if r.points] == [
@@ -217,7 +221,7 @@ def test_events_agree_with_the_records_in_random_games(variant: str, mode: str) 
             games_over += sum(isinstance(e, GameWon) for e in events)
             if g.phase == "over":
                 assert isinstance(events[-1], GameWon) and events[-1].result == g.result
-                g = g.apply({"type": "next_game"})
+                g = g.apply(parse_action({"type": "next_game"}))
         assert games_over >= 1
 
 
@@ -236,12 +240,12 @@ def test_every_event_kind_is_made_by_some_game() -> None:
     for variant in NAMES:
         g = Game.new(variant, NAMES[variant], mode="dealt", muggins=True)
         for _ in range(600):
-            g, events = g.step(random_action(g, rng))
+            g, events = g.step(parse_action(random_action(g, rng)))
             seen.update(e.kind for e in events)
             if rng.random() < 0.02 and g.can_undo:
-                g, events = g.step({"type": "undo"})
+                g, events = g.step(parse_action({"type": "undo"}))
                 seen.update(e.kind for e in events)
-                g, events = g.step({"type": "redo"})
+                g, events = g.step(parse_action({"type": "redo"}))
                 seen.update(e.kind for e in events)
     assert set(seen) == set(EVENT_KINDS)
 
@@ -287,26 +291,29 @@ def test_why_not_is_none_exactly_when_step_accepts_and_legal_actions_come_from_i
         mode: str) -> None:
     """One decision: `why_not` refuses what `step` refuses, with the same sentence, and
     `legal_actions` lists exactly the types some refusal lets through."""
-    from cribbage.errors import InvalidActionError
-    from cribbage.game.refusals import ORDER, refusal
+    from cribbage.errors import CribbageError
+    from cribbage.game.refusals import ORDER, kind_refusal
+
+    def allowed(g: Game, kind: str) -> bool:
+        if kind in ("undo", "redo"):
+            return g.can_undo if kind == "undo" else g.can_redo
+        return kind_refusal(g.table, g.core, kind) is None
 
     rng = random.Random(mode)
     g = Game.new("three-player" if mode == "cards" else "six-card", ("Ann", "Bob", "Cy")
                  if mode == "cards" else ("Ann", "Bob"), mode=mode, muggins=True)
     for _ in range(300):
-        assert g.legal_actions() == [k for k in ORDER if refusal(g, k) is None]
-        for action in _candidates(g, rng):
-            try:
-                why = g.why_not(action)
-            except InvalidActionError:
-                continue  # malformed for this mode (a keeper count without points)
+        assert g.legal_actions() == [k for k in ORDER if allowed(g, k)]
+        for action in map(parse_action, _candidates(g, rng)):
+            why = g.why_not(action)
             try:
                 g.step(action)
-            except IllegalPlayError as exc:
+            except CribbageError as exc:
                 assert why is not None and why.say == exc.say, (action, why, exc)
+                assert type(exc) is why.error and why.detail in str(exc)
             else:
                 assert why is None, (action, why)
-                assert action["type"] in g.legal_actions()
+                assert action.type in g.legal_actions()
         if mode == "dealt":
             action = random_action(g, rng)
         else:
@@ -315,13 +322,8 @@ def test_why_not_is_none_exactly_when_step_accepts_and_legal_actions_come_from_i
             if not accepted:
                 continue  # new candidates next time round
             action = rng.choice(accepted)
-        g = g.apply(action)
+        g = g.apply(parse_action(action))
 
 
 def _accepts(g: Game, action: dict[str, Any]) -> bool:
-    from cribbage.errors import CribbageError
-
-    try:
-        return g.why_not(action) is None
-    except CribbageError:
-        return False
+    return g.why_not(parse_action(action)) is None

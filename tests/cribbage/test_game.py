@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cribbage.actions import parse_action
 from cribbage.cards import ALL_CARDS, parse_cards
 from cribbage.errors import IllegalPlayError, InvalidActionError
 from cribbage.game import Game, Phase
@@ -36,7 +37,7 @@ def plays(k: Game, moves: str) -> Game:
         who, what = move.split(":")
         action: dict[str, Any] = {"type": "go", "player": int(who)} if what == "go" else {
             "type": "play", "player": int(who), "card": what}
-        k = k.apply(action)
+        k = k.apply(parse_action(action))
     return k
 
 
@@ -61,11 +62,11 @@ def test_the_worked_hand_from_deal_to_show() -> None:
     k = plays(k, PLAY)
     assert k.scores == (5, 7) and k.legal_actions()[0] == "count"
     assert k.next_count()["label"] == "Bob's hand"  # the non-dealer counts first
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     assert k.scores == (5, 15) and k.last_count.true_total == 8
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     assert k.scores == (13, 15) and k.next_count()["label"] == "Ann's crib"
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     # "you pegged 7 and counted 8, 15 in all. The dealer pegged 5, counted 8 and took 4"
     assert k.scores == (17, 15) and k.backs == (13, 7)
     assert k.phase is Phase.DEAL and k.dealer == 1 and k.hand_number == 2
@@ -90,13 +91,13 @@ def test_heels_can_end_the_game_before_a_card_is_played() -> None:
     k = act(k, *[{"type": "discard", "player": p, "cards": [str(c) for c in k.hands[p][:2]]}
                  for p in (0, 1)])
     jack = next(c for c in k.stock if c.rank == 11)
-    k = at(k, 119, 80).apply({"type": "starter", "card": str(jack)})
+    k = at(k, 119, 80).apply(parse_action({"type": "starter", "card": str(jack)}))
     assert k.phase is Phase.OVER and k.scores == (121, 80)
     assert k.result.kind is ResultKind.SKUNK and k.result.game_points == 2
     assert k.match_points == (2, 0) and k.games_won == (1, 0)
     assert k.legal_actions() == ["next_game", "undo"]
     with pytest.raises(IllegalPlayError, match="the game is over"):
-        k.apply({"type": "play", "player": 1, "card": str(k.hands[1][0])})
+        k.apply(parse_action({"type": "play", "player": 1, "card": str(k.hands[1][0])}))
 
 
 def test_game_ends_the_instant_a_side_pegs_out_in_the_play() -> None:
@@ -107,7 +108,7 @@ def test_game_ends_the_instant_a_side_pegs_out_in_the_play() -> None:
 
 def test_non_dealer_counts_out_before_the_dealer_counts_and_stops_in_the_game_hole() -> None:
     k = at(plays(worked_hand(), PLAY), 119, 115)
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     # Bob's 8 would make 123: a board has no hole past 121, so his front peg stops there.
     assert k.phase is Phase.OVER and k.scores == (119, 121) and k.backs[1] == 115
     assert k.result.winner == 1 and k.result.scores == (119, 121)
@@ -118,17 +119,17 @@ def test_muggins_on_lets_the_opponent_claim_missed_points() -> None:
     k = plays(worked_hand(muggins=True), PLAY)
     assert k.scores == (5, 7)
     with pytest.raises(IllegalPlayError, match="Bob's hand makes 8, so it cannot be counted as 10"):
-        k.apply({"type": "count", "points": 10})
-    k = k.apply({"type": "count", "points": 6})
+        k.apply(parse_action({"type": "count", "points": 10}))
+    k = k.apply(parse_action({"type": "count", "points": 6}))
     assert k.scores == (5, 13) and "muggins" in k.legal_actions()
     with pytest.raises(IllegalPlayError, match="opponent"):
-        k.apply({"type": "muggins", "side": 1})
-    k = k.apply({"type": "muggins", "side": 0})  # takes all that was missed
+        k.apply(parse_action({"type": "muggins", "side": 1}))
+    k = k.apply(parse_action({"type": "muggins", "side": 0}))  # takes all that was missed
     assert k.scores == (7, 13) and "muggins" not in k.legal_actions()
     # A short count not claimed before the next action is lost.
-    k = k.apply({"type": "count", "points": 19})  # "nineteen": nothing
+    k = k.apply(parse_action({"type": "count", "points": 19}))  # "nineteen": nothing
     assert k.scores == (7, 13) and k.last_count.missed == 8
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     assert "muggins" not in k.legal_actions() and k.scores == (11, 13)
 
 
@@ -142,18 +143,18 @@ def test_muggins_on_the_crib_is_open_until_the_next_deal() -> None:
 def test_muggins_off_refuses_a_wrong_claim_with_the_true_count() -> None:
     k = plays(worked_hand(), PLAY)
     with pytest.raises(IllegalPlayError, match="makes 8, not 2") as info:
-        k.apply({"type": "count", "points": 2})
+        k.apply(parse_action({"type": "count", "points": 2}))
     assert info.value.say == "Bob's hand makes 8, not 2."
-    assert k.apply({"type": "count", "points": 8}).scores == (5, 15)
+    assert k.apply(parse_action({"type": "count", "points": 8})).scores == (5, 15)
 
 
 def test_a_go_with_a_card_that_fits_is_refused_naming_the_card() -> None:
     k = plays(worked_hand(), "1:7H 0:8C 1:6S 0:6D")  # count 27; Bob holds 4C KD
     with pytest.raises(IllegalPlayError, match="a go is not possible") as info:
-        k.apply({"type": "go", "player": 1})
+        k.apply(parse_action({"type": "go", "player": 1}))
     assert info.value.say == "You can't say go: the 4♣ fits (count 31)."
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 0, "card": "5H"})
+        k.apply(parse_action({"type": "play", "player": 0, "card": "5H"}))
     assert info.value.say == "It's Bob's turn to play."
 
 
@@ -161,15 +162,16 @@ def test_cut_for_deal_low_card_deals_and_a_tie_cuts_again() -> None:
     k = new()
     assert k.legal_actions() == ["cut", "dealer"]
     with pytest.raises(IllegalPlayError, match="Ann and Bob tie for the lowest card"):
-        k.apply({"type": "cut", "cards": ["4H", "4S"]})
+        k.apply(parse_action({"type": "cut", "cards": ["4H", "4S"]}))
     with pytest.raises(IllegalPlayError, match="twice"):
-        k.apply({"type": "cut", "cards": ["4H", "4H"]})
-    k = k.apply({"type": "cut", "cards": ["KH", "2S"]})
+        k.apply(parse_action({"type": "cut", "cards": ["4H", "4H"]}))
+    k = k.apply(parse_action({"type": "cut", "cards": ["KH", "2S"]}))
     assert k.dealer == 1 and k.phase is Phase.DEAL
 
 
 def test_five_card_gives_three_to_the_first_non_dealer_and_the_loser_deals_next() -> None:
-    k = new("five-card").apply({"type": "cut", "cards": ["9H", "AS"]})  # the higher card deals
+    # the higher card deals
+    k = new("five-card").apply(parse_action({"type": "cut", "cards": ["9H", "AS"]}))
     assert k.dealer == 0 and k.scores == (0, 3)
     k = act(
         at(k, 58, 20),
@@ -182,14 +184,14 @@ def test_five_card_gives_three_to_the_first_non_dealer_and_the_loser_deals_next(
     k = plays(k, "1:KH 0:KC")  # Ann's pair: 60
     k = plays(k, "1:5S 0:go 1:go")  # the single round ends; unplayed cards stay
     assert k.play.done and k.scores == (60, 21)
-    k = k.apply({"type": "count"})  # Bob: K 5 8 A: 15 two
+    k = k.apply(parse_action({"type": "count"}))  # Bob: K 5 8 A: 15 two
     assert k.scores == (60, 23)
-    k = k.apply({"type": "count"})  # Ann: K Q 9 with the A: nothing
+    k = k.apply(parse_action({"type": "count"}))  # Ann: K Q 9 with the A: nothing
     assert k.scores == (60, 23) and k.next_count()["kind"] == "crib"
-    k = k.apply({"type": "count"})  # the crib's run of A 2 3 4 takes Ann out
+    k = k.apply(parse_action({"type": "count"}))  # the crib's run of A 2 3 4 takes Ann out
     assert k.phase is Phase.OVER and k.result.winner == 0
     assert k.result.kind is ResultKind.SKUNK  # Bob under 31 in a game of 61
-    k = k.apply({"type": "next_game"})
+    k = k.apply(parse_action({"type": "next_game"}))
     assert k.dealer == 1 and k.scores == (3, 0) and k.match_points == (2, 0)
     assert k.games_won == (1, 0) and k.phase is Phase.DEAL
 
@@ -202,7 +204,7 @@ def test_three_player_show_order_and_four_player_partners_share_a_score() -> Non
     assert four.show_order()[0]["player"] == 0 and len(four.scores) == 2
     rng = random.Random(7)
     while four.play is None or not four.play.done:
-        four = four.apply(random_action(four, rng))
+        four = four.apply(parse_action(random_action(four, rng)))
     pegged = [0, 0, 0, 0]
     for e in four.play.log:
         pegged[e.player] += e.points
@@ -213,21 +215,21 @@ def test_bad_actions_name_the_problem_and_change_nothing() -> None:
     k = worked_hand()
     before = k.to_json()
     with pytest.raises(IllegalPlayError, match="Ann cannot play 8C: it is Bob's turn"):
-        k.apply({"type": "play", "player": 0, "card": "8C"})
+        k.apply(parse_action({"type": "play", "player": 0, "card": "8C"}))
     with pytest.raises(IllegalPlayError, match="count refused: the play is not finished"):
-        k.apply({"type": "count"})
+        k.apply(parse_action({"type": "count"}))
     with pytest.raises(InvalidActionError, match="unknown action type 'shuffle'"):
-        k.apply({"type": "shuffle"})
+        k.apply(parse_action({"type": "shuffle"}))
     with pytest.raises(InvalidActionError, match="play needs 'card'"):
-        k.apply({"type": "play", "player": 1})
+        k.apply(parse_action({"type": "play", "player": 1}))
     assert k.to_json() == before
     fresh = new(dealer=0)
     with pytest.raises(IllegalPlayError, match="Bob gets 6 cards in six-card, not 5"):
-        fresh.apply({"type": "deal", "hands": [["AC", "2C", "3C", "4C", "5C", "6C"],
-                                               ["AD", "2D", "3D", "4D", "5D"]]})
+        fresh.apply(parse_action({"type": "deal", "hands": [["AC", "2C", "3C", "4C", "5C", "6C"],
+                                               ["AD", "2D", "3D", "4D", "5D"]]}))
     with pytest.raises(IllegalPlayError, match="AC"):
-        fresh.apply({"type": "deal", "hands": [["AC", "2C", "3C", "4C", "5C", "6C"],
-                                               ["AC", "2D", "3D", "4D", "5D", "6D"]]})
+        fresh.apply(parse_action({"type": "deal", "hands": [["AC", "2C", "3C", "4C", "5C", "6C"],
+                                               ["AC", "2D", "3D", "4D", "5D", "6D"]]}))
 
 
 def play_random_game(variant: str, seed: int, *, options: dict[str, Any] | None = None,
@@ -249,7 +251,7 @@ def play_random_game(variant: str, seed: int, *, options: dict[str, Any] | None 
                 held = k.play.hands[p] or ()
                 assert set(held) | set(k.play.played_by(p)) == set(hand)
         previous = k
-        k = k.apply(random_action(k, rng))
+        k = k.apply(parse_action(random_action(k, rng)))
         assert all(b >= a for a, b in zip(previous.scores, k.scores, strict=True))
         steps += 1
         if keep_every and steps % keep_every == 0:
@@ -271,7 +273,7 @@ def test_random_games_conserve_cards_and_end_at_the_target(variant: str, seed: i
     assert sum(k.match_points) == k.result.game_points and sum(k.games_won) == 1
     assert all(sum(r.points for r in k.records if r.side == i) == s
                for i, s in enumerate(k.scores))
-    again = k.apply({"type": "next_game"})
+    again = k.apply(parse_action({"type": "next_game"}))
     assert again.phase is Phase.DEAL and max(again.scores) <= 3
 
 
@@ -289,13 +291,13 @@ def test_json_round_trip_of_states_from_random_games(variant: str) -> None:
         assert legal_moves(again) == legal_moves(k)
         if k.phase is not Phase.OVER:
             action = random_action(k, random.Random(rng.random()))
-            assert again.apply(action) == k.apply(action)
+            assert again.apply(parse_action(action)) == k.apply(parse_action(action))
 
 
 def test_rng_only_in_the_action_helpers() -> None:
     k = new("three-player", ["A", "B", "C"], dealer=0)
     a = deal_action(k, random.Random(3))
     assert a == deal_action(k, random.Random(3))
-    dealt = k.apply(a)
+    dealt = k.apply(parse_action(a))
     assert len(dealt.crib) == 1 and all(len(h) == 5 for h in dealt.hands)
     assert parse_cards(a["crib"]) == dealt.crib

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from cribbage import Game
+from cribbage.actions import parse_action
 from cribbage.cards import ALL_CARDS
 from cribbage.errors import (
     CribbageError,
@@ -74,23 +75,23 @@ def test_the_lowest_cut_deals_and_a_tie_for_lowest_is_refused() -> None:
     k = new("three-player")
     assert k.view()["phase"] == "cut" and k.legal_actions() == ["cut", "dealer"]
     with pytest.raises(IllegalPlayError, match="Ann and Cy tie for the lowest card"):
-        k.apply({"type": "cut", "cards": ["4H", "9C", "4S"]})
-    k2 = k.apply({"type": "cut", "cards": ["KH", "9C", "AS"]})
+        k.apply(parse_action({"type": "cut", "cards": ["4H", "9C", "4S"]}))
+    k2 = k.apply(parse_action({"type": "cut", "cards": ["KH", "9C", "AS"]}))
     assert k2.view()["dealer"] == 2 and k2.view()["crib_owner"] == 2
     # A tie that is not for lowest does not matter; the ace is low.
-    k3 = k.apply({"type": "cut", "cards": ["KH", "KC", "AS"]})
+    k3 = k.apply(parse_action({"type": "cut", "cards": ["KH", "KC", "AS"]}))
     assert k3.view()["dealer"] == 2
     with pytest.raises(IllegalPlayError, match="one card per player"):
-        k.apply({"type": "cut", "cards": ["KH", "9C"]})
+        k.apply(parse_action({"type": "cut", "cards": ["KH", "9C"]}))
     with pytest.raises(IllegalPlayError, match="twice"):
-        k.apply({"type": "cut", "cards": ["KH", "KH", "2C"]})
+        k.apply(parse_action({"type": "cut", "cards": ["KH", "KH", "2C"]}))
 
 
 def test_the_dealer_can_be_entered() -> None:
     k = act(new(), {"type": "dealer", "player": 1})
     assert k.view()["dealer"] == 1 and k.view()["phase"] == "play"
     with pytest.raises(IllegalPlayError, match="no player 2"):
-        new().apply({"type": "dealer", "player": 2})
+        new().apply(parse_action({"type": "dealer", "player": 2}))
 
 
 @pytest.mark.parametrize(
@@ -119,10 +120,10 @@ def test_the_show_order_runs_from_the_dealers_left_to_the_dealer_then_the_crib(
     # Each count marks its entry done and moves the next count on.
     for i, label in enumerate(labels[:-1]):
         assert k.view()["next_count"]["label"] == label
-        k = k.apply(count(2))
+        k = k.apply(parse_action(count(2)))
         assert [e["done"] for e in k.view()["show_order"]] == [j <= i for j in range(len(labels))]
     assert k.view()["next_count"]["label"] == labels[-1]
-    k = k.apply(count(2))
+    k = k.apply(parse_action(count(2)))
     # After the crib the deal passes left and a new hand begins.
     v = k.view()
     assert v["dealer"] == (dealer + 1) % len(NAMES[variant]) and v["hand_number"] == 2
@@ -167,16 +168,16 @@ def test_nineteen_means_a_zero_hand_and_is_not_a_scoring_move() -> None:
 def test_a_count_no_hand_can_make_is_refused_naming_the_count_and_whose(points: int) -> None:
     k = act(new(dealer=0), count(4))
     with pytest.raises(ImpossibleScoreError, match=rf"Ann's hand cannot count {points}"):
-        k.apply(count(points))
+        k.apply(parse_action(count(points)))
     with pytest.raises(IllegalPlayError):  # the leaf is also an IllegalPlayError
-        k.apply(count(points))
+        k.apply(parse_action(count(points)))
     assert k.view()["next_count"]["label"] == "Ann's hand"  # nothing changed
 
 
 def test_the_crib_of_the_five_card_game_is_four_cards_but_the_hands_three() -> None:
     k = new("five-card", dealer=0)
     with pytest.raises(ImpossibleScoreError, match="Bob's hand cannot count 17"):
-        k.apply(count(17))
+        k.apply(parse_action(count(17)))
     k = act(k, count(20), count(12))  # 20 is the most three cards and a starter make
     k = act(k, count(24))  # Ann's crib: four sevens and an ace
     assert fronts(k) == [36, 23]
@@ -185,37 +186,38 @@ def test_the_crib_of_the_five_card_game_is_four_cards_but_the_hands_three() -> N
 def test_a_negative_or_malformed_count_is_refused() -> None:
     k = new(dealer=0)
     with pytest.raises(ImpossibleScoreError, match="negative"):
-        k.apply(count(-2))
+        k.apply(parse_action(count(-2)))
     for bad in ("8", 8.0, True):
         with pytest.raises(InvalidActionError, match="whole number"):
-            k.apply({"type": "count", "points": bad})
+            k.apply(parse_action({"type": "count", "points": bad}))
     with pytest.raises(InvalidActionError, match="needs its points"):
-        k.apply({"type": "count", "points": None})
+        k.apply(parse_action({"type": "count", "points": None}))
 
 
 def test_pegging_is_bounded_by_what_one_card_can_score() -> None:
     k = new(dealer=0)
-    assert fronts(k.apply(peg(0, MAX_PEG))) == [15, 0]
+    assert fronts(k.apply(parse_action(peg(0, MAX_PEG)))) == [15, 0]
     for bad in (0, MAX_PEG + 1, 31):
         with pytest.raises(ImpossibleScoreError, match="one card pegs 1 to 15"):
-            k.apply(peg(0, bad))
+            k.apply(parse_action(peg(0, bad)))
     with pytest.raises(IllegalPlayError, match="no side 2"):
-        k.apply(peg(2, 2))
+        k.apply(parse_action(peg(2, 2)))
 
 
 def test_his_heels_only_at_the_start_of_the_play_and_once() -> None:
     k = new(dealer=1)
     assert "heels" in k.legal_actions()
-    k1 = k.apply({"type": "heels"})
+    k1 = k.apply(parse_action({"type": "heels"}))
     assert fronts(k1) == [0, 2]
     with pytest.raises(IllegalPlayError, match="already been pegged"):
-        k1.apply({"type": "heels"})
+        k1.apply(parse_action({"type": "heels"}))
     with pytest.raises(IllegalPlayError, match="before the play"):
-        k.apply(peg(0, 2)).apply({"type": "heels"})
+        k.apply(parse_action(peg(0, 2))).apply(parse_action({"type": "heels"}))
     # A jack entered as the starter pegs it by itself; any other starter rules it out.
-    assert fronts(k.apply({"type": "starter", "card": "JD"})) == [0, 2]
+    assert fronts(k.apply(parse_action({"type": "starter", "card": "JD"}))) == [0, 2]
     with pytest.raises(IllegalPlayError, match="not a jack"):
-        k.apply({"type": "starter", "card": "5D"}).apply({"type": "heels"})
+        k.apply(parse_action({"type": "starter", "card": "5D"})).apply(parse_action(
+                {"type": "heels"}))
     # In the next hand it is possible again, for the new dealer.
     k2 = act(k1, count(2), count(2), count(2), {"type": "heels"})
     assert fronts(k2) == [4, 6]
@@ -239,12 +241,17 @@ def test_unknown_and_malformed_actions_are_refused_and_change_nothing() -> None:
         ({"type": "muggins", "side": 1, "points": 2}, "muggins is off"),
         ({"type": "play", "player": 1, "card": "5H"}, "only in cards mode"),
     ]
-    for error, cases in ((InvalidActionError, malformed), (IllegalPlayError, illegal)):
-        for action, words in cases:
-            with pytest.raises(error, match=words) as info:
-                k.apply(action)  # type: ignore[arg-type]
-            assert "Ann dealt" in str(info.value)  # the state is named
-            assert info.value.say and "Ann dealt" not in info.value.say
+    for action, words in malformed:  # read at the edge, before any game sees it
+        with pytest.raises(InvalidActionError, match=words) as info:
+            parse_action(action)
+        assert info.value.say
+    for action, words in illegal:
+        with pytest.raises(IllegalPlayError, match=words) as info:
+            k.apply(parse_action(action))
+        assert "Ann dealt" in str(info.value)  # the state is named
+        assert info.value.say and "Ann dealt" not in info.value.say
+    with pytest.raises(TypeError, match="typed actions"):
+        k.apply({"type": "peg", "side": 0, "points": 2})  # type: ignore[arg-type]
     assert k.to_json() == before
 
 
@@ -263,7 +270,7 @@ def test_the_game_ends_mid_show_and_the_rest_of_the_hand_is_not_counted() -> Non
     assert v["next_count"] is None and v["legal"] == ["next_game", "undo"]
     assert [e["done"] for e in v["show_order"]] == [True, False, False]
     with pytest.raises(IllegalPlayError, match="game 1 is over, Bob won"):
-        k.apply(count(29))
+        k.apply(parse_action(count(29)))
     assert v["games_won"] == [0, 1]
 
 
@@ -272,14 +279,14 @@ def test_the_game_ends_on_his_heels() -> None:
     assert fronts(k) == [119, 2] and k.view()["dealer"] == 1
     k = act(k, peg(0, 1), count(0), count(2), count(0))  # Ann 120, back to dealing
     assert k.view()["dealer"] == 0
-    k = k.apply({"type": "heels"})
+    k = k.apply(parse_action({"type": "heels"}))
     assert k.view()["result"]["winner"] == 0 and fronts(k) == [121, 4]
     assert k.view()["result"]["kind"] == "double_skunk" and k.view()["result"]["game_points"] == 4
 
 
 def test_pegging_past_the_target_stops_in_the_game_hole() -> None:
     k = act(new(dealer=0), *[peg(1, 15)] * 8)  # 120
-    k = k.apply(peg(1, 6))
+    k = k.apply(parse_action(peg(1, 6)))
     assert fronts(k) == [0, 121] and k.view()["sides"][1]["back"] == 120
 
 
@@ -288,7 +295,7 @@ def _reach(k: Game, side: int, score: int) -> Game:
     front = fronts(k)[side]
     while front < score:
         step = min(MAX_PEG, score - front)
-        k = k.apply(peg(side, step))
+        k = k.apply(parse_action(peg(side, step)))
         front += step
     return k
 
@@ -315,12 +322,12 @@ def test_skunk_double_skunk_and_lurch(skunk: str, loser: int, kind: str, points:
 def test_next_game_the_loser_deals_first_and_games_are_tallied() -> None:
     k = _reach(new("five-card", dealer=0), 0, 61)  # Bob starts with 3, loses
     assert k.view()["result"]["kind"] == "skunk"  # a game of 61: one line at 31
-    k = k.apply({"type": "next_game"})
+    k = k.apply(parse_action({"type": "next_game"}))
     v = k.view()
     assert v["dealer"] == 1 and v["game_number"] == 2 and v["hand_number"] == 1
     assert fronts(k) == [3, 0] and v["games_won"] == [1, 0] and v["result"] is None
     # Partners: the losing side deals, from the last dealer's left.
-    k4 = _reach(new("four-player", dealer=0), 0, 121).apply({"type": "next_game"})
+    k4 = _reach(new("four-player", dealer=0), 0, 121).apply(parse_action({"type": "next_game"}))
     assert k4.view()["dealer"] == 1 and k4.view()["games_won"] == [1, 0]
 
 
@@ -329,7 +336,7 @@ def test_three_players_the_lowest_is_the_loser() -> None:
     k = _reach(k, 1, 121)
     r = k.view()["result"]
     assert (r["winner"], r["loser"], r["kind"]) == (1, 0, "skunk")
-    assert k.apply({"type": "next_game"}).view()["dealer"] == 0
+    assert k.apply(parse_action({"type": "next_game"})).view()["dealer"] == 0
 
 
 # ---- muggins -------------------------------------------------------------------------------
@@ -339,24 +346,25 @@ def test_muggins_takes_points_a_count_missed_within_what_a_hand_can_make() -> No
     k = act(new(dealer=0, muggins=True), count(8))  # Bob's hand counted 8
     assert "muggins" in k.legal_actions()
     with pytest.raises(IllegalPlayError, match="opponent"):
-        k.apply({"type": "muggins", "side": 1, "points": 2})
-    k1 = k.apply({"type": "muggins", "side": 0, "points": 4})
+        k.apply(parse_action({"type": "muggins", "side": 1, "points": 2}))
+    k1 = k.apply(parse_action({"type": "muggins", "side": 0, "points": 4}))
     assert fronts(k1) == [4, 8] and k1.view()["last_count"]["claimed"] == 4
     # 8 + 4 + 7 = 19: no hand makes it.
     with pytest.raises(ImpossibleScoreError, match="no hand makes 19"):
-        k1.apply({"type": "muggins", "side": 0, "points": 7})
+        k1.apply(parse_action({"type": "muggins", "side": 0, "points": 7}))
     # Muggins is called at once: the next count closes it.
-    k2 = k1.apply(count(2))
+    k2 = k1.apply(parse_action(count(2)))
     assert "muggins" in k2.legal_actions()  # now for Ann's hand, by Bob
-    k3 = k2.apply(count(0))
+    k3 = k2.apply(parse_action(count(0)))
     with pytest.raises(IllegalPlayError, match="no count whose missed points"):
-        k3.apply(peg(0, 2)).apply({"type": "muggins", "side": 0, "points": 1})
+        k3.apply(parse_action(peg(0, 2))).apply(parse_action(
+                {"type": "muggins", "side": 0, "points": 1}))
 
 
 def test_muggins_on_the_crib_can_be_called_as_the_next_hand_begins() -> None:
     k = act(new(dealer=0, muggins=True), count(2), count(2), count(28))
     assert k.view()["hand_number"] == 2 and "muggins" in k.legal_actions()
-    k = k.apply({"type": "muggins", "side": 1, "points": 1})  # 28 + 1 = 29
+    k = k.apply(parse_action({"type": "muggins", "side": 1, "points": 1}))  # 28 + 1 = 29
     assert fronts(k) == [30, 3]
     assert "muggins" not in k.legal_actions()  # nothing above 29
 
@@ -364,7 +372,7 @@ def test_muggins_on_the_crib_can_be_called_as_the_next_hand_begins() -> None:
 def test_muggins_can_win_the_game() -> None:
     k = _reach(new(dealer=0, muggins=True), 0, 118)
     k = act(k, count(4))
-    k = k.apply({"type": "muggins", "side": 0, "points": 3})
+    k = k.apply(parse_action({"type": "muggins", "side": 0, "points": 3}))
     assert k.view()["result"]["winner"] == 0
 
 
@@ -374,29 +382,29 @@ def test_muggins_can_win_the_game() -> None:
 def test_undo_and_redo_across_a_hand_change_and_a_game_end() -> None:
     k0 = _reach(new(dealer=0), 1, 110)
     k = act(k0, count(6), count(2))
-    k1 = k.apply(count(4))  # the crib: the deal passes to Bob
+    k1 = k.apply(parse_action(count(4)))  # the crib: the deal passes to Bob
     assert k1.view()["dealer"] == 1
-    u = k1.apply({"type": "undo"})
+    u = k1.apply(parse_action({"type": "undo"}))
     assert u.core == k.core and u.view()["dealer"] == 0 and u.view()["can_redo"]
-    assert u.apply({"type": "redo"}) == k1
+    assert u.apply(parse_action({"type": "redo"})) == k1
     k2 = act(k1, peg(1, 5))  # Bob to 121
     assert k2.view()["phase"] == "over"
-    back = k2.apply({"type": "undo"})
+    back = k2.apply(parse_action({"type": "undo"}))
     assert back.view()["phase"] == "play" and back.view()["result"] is None
     assert back.view()["games_won"] == [0, 0]
-    again = back.apply({"type": "redo"})
+    again = back.apply(parse_action({"type": "redo"}))
     assert again == k2 and again.view()["games_won"] == [0, 1]
     # A new action clears the redo stack.
-    other = back.apply(peg(1, 1))
+    other = back.apply(parse_action(peg(1, 1)))
     assert not other.view()["can_redo"]
     with pytest.raises(IllegalPlayError, match="nothing to redo"):
-        other.apply({"type": "redo"})
+        other.apply(parse_action({"type": "redo"}))
     # Undo all the way to the start, then no further.
     for _ in range(len(k2.to_json()["actions"])):
-        k2 = k2.apply({"type": "undo"})
+        k2 = k2.apply(parse_action({"type": "undo"}))
     assert k2.view()["phase"] == "play" and fronts(k2) == [0, 0] and not k2.view()["can_undo"]
     with pytest.raises(IllegalPlayError, match="nothing to undo"):
-        k2.apply({"type": "undo"})
+        k2.apply(parse_action({"type": "undo"}))
 
 
 def test_undo_undoes_the_cut() -> None:
@@ -452,23 +460,23 @@ def play_random_game(variant: str, seed: int, *, target: int | None = None,
         if "cut" in legal:
             cards = [str(c) for c in rng.sample(ALL_CARDS, len(NAMES[variant]))]
             try:
-                k = k.apply({"type": "cut", "cards": cards})
+                k = k.apply(parse_action({"type": "cut", "cards": cards}))
             except IllegalPlayError:
                 continue
             model.deal(k.view()["dealer"])
         elif "peg" in legal and rng.random() < 0.6:
             side = rng.randrange(len(model.scores))
             points = rng.choice([1, 1, 2, 2, 3, 4, 6])
-            k = k.apply(peg(side, points))
+            k = k.apply(parse_action(peg(side, points)))
             model.add(side, points)
         elif "heels" in legal and rng.random() < 0.05:
-            k = k.apply({"type": "heels"})
+            k = k.apply(parse_action({"type": "heels"}))
             model.add(model.side(k.view()["dealer"]), 2)
         else:
             kind = k.view()["next_count"]["kind"]
             totals = sorted(possible_counts(4 if kind == "crib" else hand_size, kind == "crib"))
             points = rng.choice(totals[:14] + [19])
-            k = k.apply(count(points))
+            k = k.apply(parse_action(count(points)))
             model.count(points)
         if check is not None:
             check(k)
@@ -497,8 +505,8 @@ def test_json_round_trip_at_every_step_of_random_games(variant: str) -> None:
         again = roundtrip(k)
         assert again == k and again.view() == k.view()
         if k.view()["can_undo"]:
-            u = k.apply({"type": "undo"})
-            assert roundtrip(u) == u and roundtrip(u).apply({"type": "redo"}) == k
+            u = k.apply(parse_action({"type": "undo"}))
+            assert roundtrip(u) == u and roundtrip(u).apply(parse_action({"type": "redo"})) == k
 
     play_random_game(variant, 11, target=61, check=check)
 
@@ -547,10 +555,10 @@ def cards_game(**kw: Any) -> Game:
 def test_cards_mode_pegs_the_worked_round_of_play_and_counts_the_worked_hand() -> None:
     k = cards_game()
     assert k.legal_actions() == ["starter"]
-    k = k.apply({"type": "starter", "card": "5D"})
+    k = k.apply(parse_action({"type": "starter", "card": "5D"}))
     pegged = []
     for a in WORKED_PLAY:
-        k = k.apply(a)
+        k = k.apply(parse_action(a))
         pegged.append(fronts(k))
     # 8 for fifteen, the 6 for a run of three, the pair of sixes, the 4 for 31; then the king
     # for fifteen and the last 5 for last card.
@@ -562,13 +570,14 @@ def test_cards_mode_pegs_the_worked_round_of_play_and_counts_the_worked_hand() -
     says = [n["say"] for n in v["play"]["say"]]
     assert says[0] == "fifteen two" and "run of three" in says[1] and says[-1] == "one for last"
     # Each hand was seen whole in the play, so no cards need entering.
-    k = k.apply({"type": "count"})
+    k = k.apply(parse_action({"type": "count"}))
     assert v["next_count"]["label"] == "Ann's hand"
     assert k.view()["last_count"]["points"] == 8
     assert k.view()["last_count"]["breakdown"]["total"] == 8
-    k = k.apply({"type": "count"})  # Bob's 5 5 6 8: eight
+    k = k.apply(parse_action({"type": "count"}))  # Bob's 5 5 6 8: eight
     assert fronts(k) == [15, 13]
-    k = k.apply({"type": "count", "cards": ["2C", "3H", "9S", "QD"]})  # the crib: four
+    # the crib: four
+    k = k.apply(parse_action({"type": "count", "cards": ["2C", "3H", "9S", "QD"]}))
     assert fronts(k) == [15, 17]  # "you ... 15 in all. The dealer ... 17 in all."
     v = k.view()
     assert v["dealer"] == 0 and v["hand_number"] == 2 and v["starter"] is None
@@ -577,7 +586,7 @@ def test_cards_mode_pegs_the_worked_round_of_play_and_counts_the_worked_hand() -
 
 def test_cards_mode_go_and_last_card_as_in_the_pagat_example() -> None:
     # cribbage-rules-and-hand-statistics.txt: A has K K 2 2, B has 9 8 7 6; A leads.
-    k = cards_game().apply({"type": "starter", "card": "3C"})
+    k = cards_game().apply(parse_action({"type": "starter", "card": "3C"}))
     k = act(k, play(0, "KS"), play(1, "6D"), play(0, "KH"))
     assert k.view()["play"]["count"] == 26 and "go" in k.legal_actions()
     k = act(k, {"type": "go", "player": 1}, play(0, "2S"), play(0, "2H"))
@@ -585,49 +594,49 @@ def test_cards_mode_go_and_last_card_as_in_the_pagat_example() -> None:
     k = act(k, play(1, "8D"), play(1, "7D"), play(1, "9D"))
     assert fronts(k) == [3, 6]  # fifteen two, then "24 for 3 and 1 for last"
     with pytest.raises(IllegalPlayError, match="over"):
-        k.apply(play(0, "AS"))
+        k.apply(parse_action(play(0, "AS")))
 
 
 def test_cards_mode_refuses_cards_that_cannot_be_in_the_hand_shown() -> None:
     k = act(cards_game(), {"type": "starter", "card": "5D"}, *WORKED_PLAY)
     with pytest.raises(IllegalPlayError, match="8H was played by Bob"):
-        k.apply({"type": "count", "cards": ["7S", "6S", "4C", "8H"]})
+        k.apply(parse_action({"type": "count", "cards": ["7S", "6S", "4C", "8H"]}))
     with pytest.raises(IllegalPlayError, match="KH was played by Ann, so it must be in"):
-        k.apply({"type": "count", "cards": ["7S", "6S", "4C", "KS"]})
+        k.apply(parse_action({"type": "count", "cards": ["7S", "6S", "4C", "KS"]}))
     k = act(k, {"type": "count"}, {"type": "count"})
     with pytest.raises(IllegalPlayError, match="5D is the starter"):
-        k.apply({"type": "count", "cards": ["2C", "3H", "9S", "5D"]})
+        k.apply(parse_action({"type": "count", "cards": ["2C", "3H", "9S", "5D"]}))
     with pytest.raises(IllegalPlayError, match="7S was played by Ann"):
-        k.apply({"type": "count", "cards": ["2C", "3H", "9S", "7S"]})
+        k.apply(parse_action({"type": "count", "cards": ["2C", "3H", "9S", "7S"]}))
     with pytest.raises(IllegalPlayError, match="needs its 4 cards"):
-        k.apply({"type": "count"})
+        k.apply(parse_action({"type": "count"}))
     with pytest.raises(IllegalPlayError, match="has 4 cards, not 3"):
-        k.apply({"type": "count", "cards": ["2C", "3H", "9S"]})
+        k.apply(parse_action({"type": "count", "cards": ["2C", "3H", "9S"]}))
 
 
 def test_cards_mode_refuses_what_the_play_does_not_allow() -> None:
     k = cards_game()
     with pytest.raises(IllegalPlayError, match="starter must be entered first"):
-        k.apply(play(0, "7S"))
-    k = k.apply({"type": "starter", "card": "5D"})
+        k.apply(parse_action(play(0, "7S")))
+    k = k.apply(parse_action({"type": "starter", "card": "5D"}))
     with pytest.raises(IllegalPlayError, match="Bob cannot play"):
-        k.apply(play(1, "7S"))
+        k.apply(parse_action(play(1, "7S")))
     with pytest.raises(IllegalPlayError, match="already been seen"):
-        k.apply(play(0, "5D"))
+        k.apply(parse_action(play(0, "5D")))
     with pytest.raises(IllegalPlayError, match="go is not possible"):
-        k.apply({"type": "go", "player": 0})
+        k.apply(parse_action({"type": "go", "player": 0}))
     with pytest.raises(IllegalPlayError, match="play is not finished"):
-        k.apply({"type": "count", "cards": ["7S", "6S", "4C", "KH"]})
+        k.apply(parse_action({"type": "count", "cards": ["7S", "6S", "4C", "KH"]}))
     with pytest.raises(IllegalPlayError, match="pegged from the cards"):
-        k.apply(peg(0, 2))
+        k.apply(parse_action(peg(0, 2)))
     with pytest.raises(IllegalPlayError, match="jack is entered as starter"):
-        k.apply({"type": "heels"})
+        k.apply(parse_action({"type": "heels"}))
 
 
 def test_cards_mode_a_jack_starter_pegs_his_heels_and_can_end_the_game() -> None:
-    k = cards_game().apply({"type": "starter", "card": "JC"})
+    k = cards_game().apply(parse_action({"type": "starter", "card": "JC"}))
     assert fronts(k) == [0, 2]
-    k = cards_game(target=2).apply({"type": "starter", "card": "JC"})
+    k = cards_game(target=2).apply(parse_action({"type": "starter", "card": "JC"}))
     assert k.view()["result"]["winner"] == 1
 
 
@@ -635,26 +644,27 @@ def test_cards_mode_the_game_ends_mid_play() -> None:
     k = act(cards_game(target=4), {"type": "starter", "card": "5D"}, *WORKED_PLAY[:4])
     assert k.view()["phase"] == "over" and fronts(k) == [3, 4]
     with pytest.raises(IllegalPlayError, match="over"):
-        k.apply(WORKED_PLAY[4])
+        k.apply(parse_action(WORKED_PLAY[4]))
 
 
 def test_cards_mode_muggins_takes_what_a_count_missed() -> None:
     k = act(cards_game(muggins=True), {"type": "starter", "card": "5D"}, *WORKED_PLAY)
-    k = k.apply({"type": "count", "points": 6})  # Ann's hand makes 8
+    k = k.apply(parse_action({"type": "count", "points": 6}))  # Ann's hand makes 8
     assert fronts(k) == [13, 5] and k.view()["last_count"]["missed"] == 2
     with pytest.raises(ImpossibleScoreError, match="only 2 can be claimed"):
-        k.apply({"type": "muggins", "side": 1, "points": 3})
-    k = k.apply({"type": "muggins", "side": 1, "points": 2})
+        k.apply(parse_action({"type": "muggins", "side": 1, "points": 3}))
+    k = k.apply(parse_action({"type": "muggins", "side": 1, "points": 2}))
     assert fronts(k) == [13, 7] and "muggins" not in k.legal_actions()
     with pytest.raises(ImpossibleScoreError, match="makes 8, so it cannot be counted as 10"):
-        k.apply({"type": "undo"}).apply({"type": "undo"}).apply({"type": "count", "points": 10})
+        k.apply(parse_action({"type": "undo"})).apply(parse_action(
+                {"type": "undo"})).apply(parse_action({"type": "count", "points": 10}))
 
 
 def test_cards_mode_without_muggins_a_wrong_claim_is_refused() -> None:
     k = act(cards_game(), {"type": "starter", "card": "5D"}, *WORKED_PLAY)
     with pytest.raises(IllegalPlayError, match="makes 8, not 6"):
-        k.apply({"type": "count", "points": 6})
-    assert fronts(k.apply({"type": "count", "points": 8})) == [15, 5]
+        k.apply(parse_action({"type": "count", "points": 6}))
+    assert fronts(k.apply(parse_action({"type": "count", "points": 8}))) == [15, 5]
 
 
 def test_cards_mode_json_round_trip_at_every_step() -> None:
@@ -663,7 +673,7 @@ def test_cards_mode_json_round_trip_at_every_step() -> None:
              {"type": "muggins", "side": 1, "points": 1}, {"type": "count"},
              {"type": "count", "cards": ["2C", "3H", "9S", "QD"]}, {"type": "undo"}]
     for a in steps:
-        k = k.apply(a)
+        k = k.apply(parse_action(a))
         again = roundtrip(k)
         assert again == k and again.view() == k.view()
 
@@ -676,17 +686,17 @@ def test_cards_mode_five_card_single_round_a_false_go_and_unplayed_cards() -> No
     k = act(k, {"type": "starter", "card": "2C"}, play(0, "TH"), play(1, "5H"), play(0, "KS"),
             {"type": "go", "player": 1}, play(0, "6D"))
     assert fronts(k) == [5, 2] and k.view()["play"]["done"]  # one round only: 31 ends it
-    k = k.apply({"type": "count"})  # Ann's three cards were all played
+    k = k.apply(parse_action({"type": "count"}))  # Ann's three cards were all played
     bob = ["5H", "4S", "9C"]
     with pytest.raises(IllegalPlayError, match="needs its 3 cards"):
-        k.apply({"type": "count"})
-    k = k.apply({"type": "count", "cards": bob})
+        k.apply(parse_action({"type": "count"}))
+    k = k.apply(parse_action({"type": "count", "cards": bob}))
     last = k.view()["last_count"]
     assert last["points"] == score_hand(bob, "2C", variant="five-card").total == 2
     assert last["notes"] == ["Bob said go at 25 holding 4S"]
     with pytest.raises(IllegalPlayError, match="4S was already shown"):
-        k.apply({"type": "count", "cards": ["4S", "AC", "AD", "AH"]})
-    k = k.apply({"type": "count", "cards": ["AS", "AC", "AD", "AH"]})
+        k.apply(parse_action({"type": "count", "cards": ["4S", "AC", "AD", "AH"]}))
+    k = k.apply(parse_action({"type": "count", "cards": ["AS", "AC", "AD", "AH"]}))
     assert fronts(k) == [5, 2 + 2 + 12]
 
 

@@ -49,19 +49,19 @@ def test_a_typed_action_with_a_wrong_field_type_is_invalid_not_a_type_error(
     k = Game.new(dealer=0)
     if field is None:  # well typed: the game's own refusal
         with pytest.raises(IllegalPlayError):
-            k.apply(action)
+            k.apply(parse_action(action))
         return
     with pytest.raises(InvalidActionError, match=field) as info:
-        k.apply(action)
+        k.apply(parse_action(action))
     assert info.value.say.startswith(("The ", "'5'", "5 ", "The deal")), info.value.say
     assert "The a " not in info.value.say
 
 
 def test_a_typed_action_holding_card_texts_is_read_as_cards() -> None:
     k = Game.new(mode="cards", dealer=0)
-    k = k.apply(Starter(card="5D"))  # type: ignore[arg-type]
+    k = k.apply(parse_action(Starter(card="5D")))  # type: ignore[arg-type]
     assert k.starter == Card.parse("5D")
-    k = k.apply(Play(player=1, card="10H"))  # type: ignore[arg-type]
+    k = k.apply(parse_action(Play(player=1, card="10H")))  # type: ignore[arg-type]
     assert k.play is not None and k.play.series == (Card.parse("TH"),)
     cut = parse_action(Cut(cards=["5H", "6H"]))  # type: ignore[arg-type]
     assert cut == Cut(cards=(Card.parse("5H"), Card.parse("6H")))
@@ -70,7 +70,7 @@ def test_a_typed_action_holding_card_texts_is_read_as_cards() -> None:
 def test_a_well_typed_action_is_taken_as_it_is() -> None:
     peg = Peg(side=1, points=2)
     assert parse_action(peg) is peg
-    assert Game.new(dealer=0).apply(peg).scores == (0, 2)
+    assert Game.new(dealer=0).apply(parse_action(peg)).scores == (0, 2)
 
 
 SAMPLE = {"player": 1, "side": 0, "points": 3, "card": Card.parse("10H"),
@@ -172,13 +172,13 @@ def play_dealt_games(variant: str, seed: int, games: int, *, muggins: bool,
     while True:
         steps += 1
         if k.can_undo and rng.random() < 0.03:
-            back = k.apply({"type": "undo"})
-            again = back.apply({"type": "redo"})
+            back = k.apply(parse_action({"type": "undo"}))
+            again = back.apply(parse_action({"type": "redo"}))
             assert again.to_json() == k.to_json() and again.view() == k.view()
             assert back.can_redo and back.to_json()["redo"] == [action_json(k)]
         action = random_action(k, rng)
         before = k
-        k = k.apply(action)
+        k = k.apply(parse_action(action))
         deals += action["type"] == "deal"
         target = k.target
         if action["type"] == "next_game":
@@ -233,25 +233,27 @@ def replay_in_every_mode(variant: str, seed: int) -> Game:
     keeper = Game.new(variant, names, mode="keeper")
     while dealt.phase is not Phase.OVER:
         action = random_action(dealt, rng)
-        before, dealt = dealt, dealt.apply(action)
+        before, dealt = dealt, dealt.apply(parse_action(action))
         kind = action["type"]
         if kind in ("cut", "starter", "play", "go"):
-            cards = cards.apply(action)
+            cards = cards.apply(parse_action(action))
         elif kind == "count":
             due = before.next_count()
             assert due is not None
             shown = before.crib if due["kind"] == "crib" else before.hands[due["player"]]
-            cards = cards.apply({"type": "count", "cards": [str(c) for c in shown]})
+            cards = cards.apply(parse_action({"type": "count", "cards": [str(c) for c in shown]}))
         if kind == "cut":
-            keeper = keeper.apply(action)
+            keeper = keeper.apply(parse_action(action))
         for rec in dealt.records[len(before.records):] if kind != "cut" else ():
             if rec.kind == "pegging":
-                keeper = keeper.apply({"type": "peg", "side": rec.side, "points": rec.points})
+                keeper = keeper.apply(parse_action(
+                        {"type": "peg", "side": rec.side, "points": rec.points}))
             elif rec.kind == "heels":
-                keeper = keeper.apply({"type": "heels"})
+                keeper = keeper.apply(parse_action({"type": "heels"}))
             elif rec.kind in ("hand", "crib"):
                 # The true count: a count past the target is cut at the game hole.
-                keeper = keeper.apply({"type": "count", "points": before.true_count() or 19})
+                keeper = keeper.apply(parse_action(
+                        {"type": "count", "points": before.true_count() or 19}))
         assert cards.scores == dealt.scores == keeper.scores, (action, dealt.describe())
         assert (cards.phase is Phase.OVER) == (keeper.phase is Phase.OVER) == (
             dealt.phase is Phase.OVER)
@@ -271,43 +273,43 @@ def test_cards_and_keeper_modes_agree_with_the_dealt_game(variant: str) -> None:
 
 def test_play_is_not_legal_when_no_card_fits_and_a_play_says_why() -> None:
     k = Game.new(mode="dealt", dealer=0)
-    k = k.apply({"type": "deal", "hands": [["KH", "QH", "JH", "10H", "AS", "2S"],
-                                           ["KS", "QS", "JS", "10S", "AC", "2C"]]})
-    k = k.apply({"type": "discard", "player": 0, "cards": ["AS", "2S"]})
-    k = k.apply({"type": "discard", "player": 1, "cards": ["AC", "2C"]})
-    k = k.apply({"type": "starter", "card": "5D"})
+    k = k.apply(parse_action({"type": "deal", "hands": [["KH", "QH", "JH", "10H", "AS", "2S"],
+                                           ["KS", "QS", "JS", "10S", "AC", "2C"]]}))
+    k = k.apply(parse_action({"type": "discard", "player": 0, "cards": ["AS", "2S"]}))
+    k = k.apply(parse_action({"type": "discard", "player": 1, "cards": ["AC", "2C"]}))
+    k = k.apply(parse_action({"type": "starter", "card": "5D"}))
     for player, card in ((1, "KS"), (0, "KH"), (1, "QS")):
         assert "play" in k.legal_actions() and "go" not in k.legal_actions()
-        k = k.apply({"type": "play", "player": player, "card": card})
+        k = k.apply(parse_action({"type": "play", "player": player, "card": card}))
     assert k.legal_actions() == ["go", "undo"] and k.view()["legal"] == ["go", "undo"]
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 0, "card": "QH"})
+        k.apply(parse_action({"type": "play", "player": 0, "card": "QH"}))
     assert info.value.say == "The Q♥ would take the count past 31: it is 30."
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 1, "card": "JS"})
+        k.apply(parse_action({"type": "play", "player": 1, "card": "JS"}))
     assert info.value.say == "It's Ann's turn to play."
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 7, "card": "JS"})
+        k.apply(parse_action({"type": "play", "player": 7, "card": "JS"}))
     assert info.value.say == "There are 2 players, numbered 0 to 1."
-    k = k.apply({"type": "go", "player": 0})
+    k = k.apply(parse_action({"type": "go", "player": 0}))
     assert k.legal_actions() == ["go", "undo"]  # Bob's jack and ten don't fit either
-    k = k.apply({"type": "go", "player": 1})
+    k = k.apply(parse_action({"type": "go", "player": 1}))
     assert k.scores == (2, 1) and "play" in k.legal_actions()  # one for last; Ann leads
 
 
 def test_cards_mode_play_is_legal_while_an_unseen_card_fits() -> None:
-    k = Game.new(mode="cards", dealer=0).apply({"type": "starter", "card": "2D"})
+    k = Game.new(mode="cards", dealer=0).apply(parse_action({"type": "starter", "card": "2D"}))
     for player, card in ((1, "KS"), (0, "KH"), (1, "QS")):
-        k = k.apply({"type": "play", "player": player, "card": card})
+        k = k.apply(parse_action({"type": "play", "player": player, "card": card}))
     assert {"play", "go"} <= set(k.legal_actions())  # Ann may hold an ace
-    k = Game.new(mode="cards", dealer=0).apply({"type": "starter", "card": "AD"})
+    k = Game.new(mode="cards", dealer=0).apply(parse_action({"type": "starter", "card": "AD"}))
     for player, card in ((1, "AS"), (0, "AH"), (1, "AC"), (0, "KH"), (1, "KS"), (0, "7H")):
-        k = k.apply({"type": "play", "player": player, "card": card})
+        k = k.apply(parse_action({"type": "play", "player": player, "card": card}))
     assert k.play is not None and k.play.count == 30 and k.play.to_play == 1
     legal = k.legal_actions()
     assert "go" in legal and "play" not in legal  # every ace is seen: nothing fits
     with pytest.raises(IllegalPlayError) as info:
-        k.apply({"type": "play", "player": 1, "card": "2C"})
+        k.apply(parse_action({"type": "play", "player": 1, "card": "2C"}))
     assert info.value.say == "The 2♣ would take the count past 31: it is 30."
 
 

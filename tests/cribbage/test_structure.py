@@ -13,6 +13,7 @@ from cribbage.pegscore import PegScore
 from cribbage.rules import RULES, get_rules
 from cribbage.scoring import SHOW_SIZES, HandScore, score_hand
 from cribbage.tuples import field
+from tests.imports import import_circles, python_imports, python_modules
 
 ENGINE = Path(cribbage.__file__).resolve().parent
 MAX_FUNCTION_LINES = 80
@@ -44,6 +45,24 @@ def test_the_machine_is_named_for_none_of_its_modes_and_tests_no_mode_by_name() 
             if isinstance(node, ast.Compare) and any(
                     isinstance(x, ast.Constant) and x.value in MODES for x in node.comparators):
                 raise AssertionError(f"{path.name}:{node.lineno} tests a mode by its name")
+
+
+def test_the_phase_modules_know_the_table_never_the_game() -> None:
+    """Counting every import (type-only and inside functions too), the game package has no
+    circle, and only its machine (and the package's front) knows `Game`: a handler is
+    `(table, state, action)`."""
+    modules = {n: p for n, p in python_modules().items() if n.startswith("cribbage.game")}
+    graph = {name: python_imports(name, path, modules) for name, path in modules.items()}
+    assert len(graph) >= 12 and "cribbage.game.table" in graph["cribbage.game.setup"]
+    assert import_circles(graph) == []
+    knows_game = {n for n, deps in graph.items() if "cribbage.game.machine" in deps}
+    assert knows_game <= {"cribbage.game"}, knows_game
+    for name, path in modules.items():
+        if name not in ("cribbage.game", "cribbage.game.machine"):
+            tree = ast.parse(path.read_text())
+            named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+                a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+            assert "Game" not in named, name
 
 
 def test_no_function_or_module_of_the_engine_is_too_long_to_read() -> None:

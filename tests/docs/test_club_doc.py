@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from firmware_host.club import schema
+from firmware_host import clubwire as schema
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "club.md").read_text()
 

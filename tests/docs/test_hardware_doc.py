@@ -238,7 +238,7 @@ def test_the_bom_has_every_part_a_build_needs():
     # the motor the pace is figured for, and the sensor the default polarity is for
     from hardware.shuffler.design import DEFAULT_DRIVE
 
-    assert "1500 rpm" in text and DEFAULT_DRIVE.motor_rpm_loaded < 1500
+    assert "50:1 micro metal gearmotor hp 6v" in text and DEFAULT_DRIVE.no_load_rpm == 625.0
     assert "open-collector" in text
 
 

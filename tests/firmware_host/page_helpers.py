@@ -26,6 +26,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = (_ROOT / "docs" / "screenshots" if os.environ.get("CRIB_UPDATE_SCREENSHOTS")
                else _ROOT / "tests" / "artifacts" / "screenshots")
 JAM_AT = 60  # card 8 of the second pass of a 52-card shuffle
+AXE = _ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 
 
 BROWSER = [
@@ -90,10 +91,13 @@ def ann(browser: Any, daemon: Daemon) -> Iterator[Phone]:
 
 @pytest.fixture(autouse=True)
 def ann_stays_on_the_pi(ann: Phone) -> Iterator[None]:
-    """Every request of Ann's phone goes to the daemon; no page error is thrown."""
+    """Every request of Ann's phone goes to the daemon; no page error is thrown; axe-core
+    found nothing on any screen the test opened."""
     yield
     assert ann.off_origin() == []
-    assert ann.errors == []
+    assert ann.errors == [], ann.errors
+    found, ann.violations[:] = list(ann.violations), []
+    assert found == [], found
 
 
 def current(daemon: Daemon) -> dict[str, Any]:
@@ -149,9 +153,11 @@ class Phone:
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []
+        self.violations: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("websocket", lambda ws: self.requests.append(ws.url))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # The message and where it was thrown (the stack names the module and line).
+        self.page.on("pageerror", lambda e: self.errors.append(f"{e} at {e.stack or '?'}"))
         self.page.set_default_timeout(8000)
 
     def open(self) -> Phone:
@@ -163,8 +169,23 @@ class Phone:
         self.context.close()
 
     def tab(self, name: str) -> None:
+        """Open a screen, as a person taps its tab; axe-core looks at it as it opens."""
         self.page.click(f'.tabs button[data-tab="{name}"]')
         self.page.wait_for_selector(f"#tab-{name}:not([hidden])")
+        self.check_axe(f"the {name} screen")
+
+    def check_axe(self, where: str) -> None:
+        """Every violation axe-core finds in the page now (any impact), kept in `violations`
+        with `where` (the fixtures assert there are none)."""
+        if not self.page.evaluate("typeof window.axe !== 'undefined'"):
+            self.page.add_script_tag(content=AXE.read_text())  # the test's, not the page's
+        found = self.page.evaluate("""async () => {
+            const r = await axe.run(document, {resultTypes: ['violations']});
+            return r.violations.map(v => `${v.id} (${v.impact}): ` +
+              v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+        }""")
+        if found:
+            self.violations.append(f"{where}: {found}")
 
     def state(self) -> dict[str, Any]:
         return dict(self.page.evaluate("() => window.cribState"))

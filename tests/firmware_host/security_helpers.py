@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import threading
+import time
 from pathlib import Path
 
+import httpx
 import uvicorn
 
 from firmware_host.app_main import uvicorn_config
@@ -65,3 +68,55 @@ def connect_from(i: int, port: int, subnet: int) -> socket.socket:
     s.settimeout(5)
     s.connect(("127.0.0.1", port))
     return s
+
+
+class TurnTakers:
+    """64 addresses (127.0.70.1-64, eight threads of eight) taking turns at the board: each
+    asks for a code (typed or compare) the moment the board is free, keeps it lit without
+    typing it, and guesses a code meanwhile, each request from the next address."""
+
+    def __init__(self, port: int, threads: int = 8, per_thread: int = 8) -> None:
+        self.port = port
+        self.counts = {"asks": 0, "granted": 0, "guesses": 0}
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(
+            [f"127.0.70.{1 + per_thread * t + i}" for i in range(per_thread)],), daemon=True)
+            for t in range(threads)]
+
+    def _run(self, addresses: list[str]) -> None:
+        phones = [httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=10,
+                               transport=httpx.HTTPTransport(local_address=a))
+                  for a in addresses]
+        try:
+            while not self._stop.is_set():
+                for eve in phones:
+                    if self._stop.is_set():
+                        break
+                    try:
+                        r = eve.post("/api/pair/start", json={"hold": random.random() < 0.5})
+                        self.counts["asks"] += 1
+                        self.counts["granted"] += r.status_code == 200
+                        eve.post("/api/pair", json={
+                            "name": "eve", "code": f"{random.randrange(10 ** 6):06d}"})
+                        self.counts["guesses"] += 1
+                    except httpx.HTTPError:
+                        pass  # a refused connection is the daemon's right; ask again
+                    time.sleep(0.01)
+        finally:
+            for eve in phones:
+                eve.close()
+
+    def __enter__(self) -> TurnTakers:
+        for t in self._threads:
+            t.start()
+        deadline = time.monotonic() + 10
+        while self.counts["granted"] < 3:  # the board is taken in turn before the owner comes
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the attackers never got the board: {self.counts}")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(10)

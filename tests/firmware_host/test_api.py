@@ -307,7 +307,7 @@ def test_export_json_and_csv(client: Client) -> None:
     assert one["games"][0]["actions"][0]["action"] == {"type": "peg", "side": 0, "points": 2}
     csv_text = client.req("GET", f"/api/export?format=csv&game={game['id']}", auth=False).text
     lines = csv_text.strip().splitlines()  # the score sheet (test_api_export); no op ids
-    assert lines[0].startswith("match,game,date") and "export-op" not in csv_text
+    assert lines[0].startswith("\"match\",\"game\",\"date\"") and "export-op" not in csv_text
     assert client.req("GET", "/api/export?game=99999", auth=False).status_code == 404
 
 

@@ -35,12 +35,12 @@ def test_a_late_peg_in_the_show_is_accepted_and_recorded_as_late(server: ThreadS
     game = act_ok(client, game, {"type": "late_peg", "side": 0, "points": 1})
     assert [s["front"] for s in game["sides"]] == [1, 10]
     assert game["next_count"]["label"] == "Ann's hand"  # the show goes on
-    records = server.services.games.entry(game["id"]).keeper.records
+    records = server.services.games.entry(game["id"]).game.records
     assert [(r.side, r.kind, r.points) for r in records] == [
         (1, "pegging", 2), (1, "hand", 8), (0, "late", 1)]
     # Read back from the log after a restart, it is the same late peg.
     server.services.games.forget(game["id"])
-    again = server.services.games.entry(game["id"]).keeper.records
+    again = server.services.games.entry(game["id"]).game.records
     assert again == records
 
 
@@ -50,7 +50,7 @@ def test_a_late_peg_outside_the_show_is_refused_with_the_engines_sentence(
     game = client.new_game(dealer=0)
     action = {"type": "late_peg", "side": 0, "points": 1}
     with pytest.raises(IllegalPlayError) as engine:
-        Game.new("six-card", ("Ann", "Bob"), dealer=0).apply(action)
+        Game.new("six-card", ("Ann", "Bob"), dealer=0).apply(parse_action(action))
     r = client.act(game, action)
     assert r.status_code == 422, r.text
     body = r.json()
@@ -187,7 +187,7 @@ def test_every_action_the_published_schema_generates_is_read_by_the_parser(
     op = schema["/api/games/{game_id}/actions"]["POST"]
     seen: set[str] = set()
 
-    @settings(BOUNDED, max_examples=120)
+    @settings(BOUNDED, max_examples=250)
     @given(case=op.as_strategy())
     def read(case: Any) -> None:
         action = case.body["action"]
@@ -197,4 +197,5 @@ def test_every_action_the_published_schema_generates_is_read_by_the_parser(
         seen.add(action["type"])
 
     read()
-    assert len(seen) >= 10, seen  # most branches were drawn (all are walked above)
+    # Most branches were drawn (all are walked above).
+    assert len(seen) >= 10, " ".join(sorted(seen))

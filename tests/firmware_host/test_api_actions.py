@@ -112,3 +112,19 @@ def test_every_refusal_of_a_request_carries_a_sentence_for_the_page(client: Clie
         assert r.status_code == 422, r.text
         say = r.json()["say"]
         assert say[:1].isupper() and say.endswith(".") and "\n" not in say
+
+
+def test_a_malformed_action_names_the_input_and_the_state_and_changes_nothing(
+        client: Client) -> None:
+    game = client.new_game(names=["Ann", "Bob"], dealer=0)
+    for action, word in (({"type": "starter", "card": "ZZ"}, "'ZZ'"),
+                         ({"type": "peg", "side": "0", "points": 2}, "whole number"),
+                         ({"type": "fly"}, "'fly'")):
+        r = client.act(game, action)
+        assert r.status_code == 422, r.text
+        body = r.json()
+        assert body["code"] == "invalid_action" and word in body["say"], body
+        assert word in body["message"] and "Ann dealt" in body["message"], body  # the state
+        assert body["game"]["version"] == 0 and "Ann dealt" not in body["say"]
+    r = client.act(game, {"type": "peg", "side": 0, "points": 2})
+    assert r.status_code == 200 and r.json()["game"]["version"] == 1

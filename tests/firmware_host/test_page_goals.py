@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from cribbage.actions import parse_action
 from cribbage.game import Game
+from cribbage.rules import MAX_COUNT
 from cribbage.simulate import random_action
-from tests.firmware_host.page_helpers import BROWSER, Phone, current, in_view
+from tests.firmware_host.page_helpers import BROWSER, Phone, current, in_view, wait_until
 
 # The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
 from tests.firmware_host.page_helpers import browser as browser
@@ -39,7 +41,7 @@ def script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
     while game.view()["result"] is None:
         view = game.view()
         action = random_action(game, rng)
-        out = game.apply(action)
+        out = game.apply(parse_action(action))
         game = out[0] if isinstance(out, tuple) else out
         after = game.view()
         if not hands or hands[-1]["hand"] != view["hand_number"]:
@@ -90,6 +92,9 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
         nonlocal taps
         if not in_view(page, selector):
             off_screen.append(f"hand {len(per_hand) + 1}: {selector}")
+        # His heels, whenever due, in sight too (three pads never push it below the fold).
+        if "heels" in phone.state()["game"]["legal"] and not in_view(page, "#heels-btn"):
+            off_screen.append(f"hand {len(per_hand) + 1}: #heels-btn")
         before = phone.state()["game"]["version"]
         heard = len(page.evaluate("window.__said"))
         page.click(selector)
@@ -179,23 +184,29 @@ def in_words(card: str) -> str:
     return f"{RANK_WORDS[RANKS.index(card[:-1])]} of {SUIT_WORDS[card[-1]]}"
 
 
-def cards_script(seed: int) -> list[dict[str, Any]]:
-    """A two-player game in dealt mode: per hand the starter, the play (plays and gos, each
-    with the count it made) and the crib's cards."""
+def cards_script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
+    """A game in dealt mode: per hand the starter, the play (plays and gos, each with the
+    count it made), each player's hand after the discard and the crib."""
     rng = random.Random(seed)
-    game = Game.new(names=["Ann", "Bob"], dealer=0, mode="dealt")
+    game = Game.new(variant=variant, names=names, dealer=0, mode="dealt")
     hands: list[dict[str, Any]] = []
     while game.view()["result"] is None:
         view = game.view()
         action = random_action(game, rng)
-        out = game.apply(action)
+        out = game.apply(parse_action(action))
         game = out[0] if isinstance(out, tuple) else out
         if not hands or hands[-1]["hand"] != view["hand_number"]:
-            hands.append({"hand": view["hand_number"], "play": [], "crib": [], "starter": None})
+            hands.append({"hand": view["hand_number"], "play": [], "crib": [], "starter": None,
+                          "held": {}})
         hand = hands[-1]
         kind = action["type"]
-        if kind == "discard":
+        if kind == "deal":
+            hand["held"] = {p: list(cards) for p, cards in enumerate(action["hands"])}
+            hand["crib"] += action.get("crib") or []
+        elif kind == "discard":
             hand["crib"] += action["cards"]
+            for card in action["cards"]:
+                hand["held"][action["player"]].remove(card)
         elif kind == "starter":
             hand["starter"] = action["card"]
         elif kind in ("play", "go"):
@@ -205,11 +216,11 @@ def cards_script(seed: int) -> list[dict[str, Any]]:
     return hands
 
 
-@pytest.mark.slow  # a few minutes: some 13 hands of about 20 taps
-def test_a_whole_two_player_cards_game_taps_and_every_word_spoken(
-    browser: Any, daemon: Any
-) -> None:
-    plan = cards_script(seed=21)
+def cards_game(browser: Any, daemon: Any, variant: str, names: list[str], seed: int,
+               most_hands: int) -> dict[str, Any]:
+    """Play the scripted game on the page in cards mode (no muggins): per hand the taps and
+    the scrolls (a tap on a card or button not wholly in sight), and the words spoken wrong."""
+    plan = cards_script(variant, names, seed)
     phone = Phone(browser, daemon.client.base)
     phone.page.add_init_script(
         f"localStorage.setItem('crib.token', {daemon.token!r});"
@@ -217,84 +228,110 @@ def test_a_whole_two_player_cards_game_taps_and_every_word_spoken(
     phone.page.add_init_script(SPEECH_STUB)
     phone.open()
     page = phone.page
-    game = daemon.client.new_game(names=["Ann", "Bob"], dealer=0, mode="cards")
+    game = daemon.client.new_game(variant=variant, names=names, dealer=0, mode="cards")
     page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
                            f"{game['id']}")
+    page.evaluate("window.scrollTo(0, 0)")
     per_hand: list[int] = []
+    scrolls: list[int] = []
+    off_screen: list[str] = []
     wrong: list[tuple[str, list[str]]] = []
     taps = 0
 
-    def tap(selector: str) -> list[str]:
+    def tap(selector: str, sends: bool = True) -> list[str]:
         nonlocal taps
+        # In sight once the screen has settled (a person takes longer than that to aim).
+        if not in_view(page, selector):
+            page.wait_for_timeout(300)
+            if not in_view(page, selector):
+                off_screen.append(f"hand {len(per_hand) + 1}: {selector}")
         before = phone.state()["game"]["version"]
         heard = len(page.evaluate("window.__said"))
         page.click(selector)
         taps += 1
+        if not sends:  # a card of a count, before its last
+            page.wait_for_selector(f"{selector}[aria-pressed=true]")
+            return []
         page.wait_for_function(f"() => window.cribState.game.version > {before}")
         page.wait_for_timeout(60)
         return list(page.evaluate(f"window.__said.slice({heard})"))
 
+    def card(c: str) -> str:
+        return f'#play-picker button[data-card="{c}"]'
+
     try:
-        for hand in plan:
+        for hand in plan[:most_hands]:
             if current(daemon)["result"] is not None:
                 break
-            start = taps
-            tap(f'#play-picker button[data-card="{hand["starter"]}"]')
+            start, seen = taps, len(off_screen)
+            tap(card(hand["starter"]))
             steps = hand["play"]
             i = 0
             while i < len(steps) and current(daemon)["result"] is None:
-                kind, player, card, made = steps[i]
+                kind, player, c, made = steps[i]
                 nxt = steps[i + 1] if i + 1 < len(steps) else None
-                alone = page.locator("#go-btn").text_content() == "One for last"
-                if (kind == "go" and alone and nxt and nxt[0] == "play"
-                        and pips(nxt[2]) > 31 - made):
-                    # One tap: one for last, and the next series' lead.
-                    said = tap(f'#play-picker button[data-card="{nxt[2]}"]')
+                limit = MAX_COUNT  # the engine's, as the page has it from the catalogue
+                # Nobody else can play on: a card too big for the count is taken as this
+                # player's go and the next series' lead (the picker offers it only then).
+                if (kind == "go" and nxt and nxt[0] == "play" and pips(nxt[2]) > limit - made
+                        and page.locator(card(nxt[2])).is_enabled()):
+                    tap(card(nxt[2]))  # one tap: the go (one for last), and the lead
                     page.wait_for_function(
-                        f"() => window.cribState.game.play.cards.includes('{nxt[2]}')"
-                        f" || !window.cribState.game.legal.includes('play')")
-                    page.wait_for_timeout(100)
-                    said = list(page.evaluate("window.__said"))[-1:]
-                    if not said or not said[0].endswith(f"{in_words(nxt[2])}, {nxt[3]}") \
-                            and f"{in_words(nxt[2])}, {nxt[3]}" not in said[0]:
-                        wrong.append((f"{in_words(nxt[2])}, {nxt[3]}", said))
+                        f"() => window.cribState.game.play.played.some(p => p.card === "
+                        f"'{nxt[2]}') || !window.cribState.game.legal.includes('play')")
                     i += 2
                     continue
                 if kind == "go":
                     tap("#go-btn")
                 else:
-                    said = tap(f'#play-picker button[data-card="{card}"]')
-                    want = f"{in_words(card)}, {made}"
-                    if len(said) != 1 or not said[0].startswith(want):
+                    said = tap(card(c))
+                    want = f"{in_words(c)}, {made}"
+                    if not said or not said[0].startswith(want):
                         wrong.append((want, said))
                 i += 1
             number = current(daemon)["hand_number"]
+            played: set[str] = set()
             while current(daemon)["result"] is None and current(daemon)["hand_number"] == number:
-                due = current(daemon)["next_count"]
-                page.click("#count-send")
-                taps += 1
-                page.wait_for_selector("#tab-count:not([hidden])")
+                now = current(daemon)
+                due = now["next_count"]
+                played = {p["card"] for p in (now["play"] or {}).get("played", [])}
                 if due["kind"] == "crib":
-                    for card in hand["crib"]:
-                        page.click(f'#count-picker button[data-card="{card}"]')
-                        taps += 1
-                page.wait_for_selector("#count-to-score:not([hidden])")
-                say = page.locator("#breakdown .say").text_content() or ""
-                said = tap("#count-to-score")
-                # Once, in the count's words (the winning count goes on with the result).
-                heard = [s for s in said if say in s]
-                if len(heard) != 1 or not heard[0].startswith(f"{due['label']}: {say}"):
-                    wrong.append((f"{due['label']}: {say}", said))
-                page.wait_for_selector("#tab-score:not([hidden])")
+                    missing = hand["crib"]
+                else:
+                    missing = [c for c in hand["held"][due["player"]] if c not in played]
+                if not missing:
+                    # A hand laid whole in the play: counted by the page with no tap.
+                    was = now["version"]
+                    wait_until(lambda was=was: current(daemon)["version"] > was, 5,
+                               f"{due['label']} counted by itself")
+                    continue
+                for k, c in enumerate(missing):
+                    tap(card(c), sends=k == len(missing) - 1)
             per_hand.append(taps - start)
-        assert current(daemon)["result"] is not None
-        assert phone.errors == []
+            scrolls.append(len(off_screen) - seen)
+        assert phone.errors == [] and phone.off_origin() == [], phone.errors
     finally:
         phone.close()
-    full = per_hand[:-1]
-    print(f"\ntwo players, cards mode: {len(per_hand)} hands, taps per hand {per_hand}, "
-          f"median {statistics.median(full)} (the last hand left out), {taps} taps in all")
-    assert wrong == []
-    if statistics.median(full) > 15:  # said, with the figure, in the test report and the docs
-        pytest.xfail(f"goal not met: a median of {statistics.median(full)} taps a hand "
-                     "(the goal is 15)")
+    return {"per_hand": per_hand, "scrolls": scrolls, "off_screen": off_screen,
+            "wrong": wrong, "taps": taps}
+
+
+@pytest.mark.parametrize("variant,names,hands", [
+    ("six-card", ["Ann", "Bob"], 6),
+    ("five-card", ["Ann", "Bob"], 5),
+    ("three-player", ["Ann", "Bob", "Cy"], 4),
+    ("four-player", ["Ann", "Bob", "Cy", "Di"], 4),
+])
+def test_cards_mode_taps_a_hand_every_one_a_card_and_no_scroll(
+    browser: Any, daemon: Any, variant: str, names: list[str], hands: int
+) -> None:
+    """The starter, each card of the play, the cards never laid (the crib's, and a card kept
+    in five-card) and each go that ends a series: nothing else, and nothing out of sight at
+    360 x 740. Two players: at most 14 taps a hand."""
+    m = cards_game(browser, daemon, variant, names, seed=21, most_hands=hands)
+    print(f"\n{variant}, cards mode: taps per hand {m['per_hand']}, median "
+          f"{statistics.median(m['per_hand'])}, scrolls per hand {m['scrolls']}")
+    assert m["off_screen"] == []
+    assert m["wrong"] == []
+    if variant == "six-card":
+        assert max(m["per_hand"]) <= 14, m["per_hand"]

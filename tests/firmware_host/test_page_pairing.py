@@ -28,24 +28,43 @@ pytestmark = BROWSER
 HOLD_S = 2.5
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+def serving(state: Path) -> Iterator[ThreadServer]:
+    """A table on `state` whose undo is held HOLD_S to pair, its board answering (a fixture
+    body)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CRIB_UNDO_HOLD_S", str(HOLD_S))
-        srv = ThreadServer(tmp_path_factory.mktemp("pair-state"))
+        srv = ThreadServer(state)
     assert srv.settings.undo_hold_s == HOLD_S
     with srv:
         srv.wait_board_idle()
         yield srv
 
 
-@pytest.fixture
-def phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
-    """A phone that has never paired; no page error, no request off the Pi."""
+def new_phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
+    """A phone that has never paired; no page error, no request off the Pi (a fixture body)."""
     p = Phone(browser, f"http://127.0.0.1:{server.port}").open()
     yield p
     assert p.errors == [] and p.off_origin() == []
     p.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    yield from serving(tmp_path_factory.mktemp("pair-state"))
+
+
+@pytest.fixture
+def phone(browser: Any, server: ThreadServer) -> Iterator[Phone]:
+    yield from new_phone(browser, server)
+
+
+@pytest.fixture
+def contested(browser: Any, tmp_path: Path) -> Iterator[tuple[Phone, ThreadServer]]:
+    """A phone and a table of its own: phones turned away there wait their turn, and no other
+    test may find them waiting."""
+    for srv in serving(tmp_path / "state"):
+        for p in new_phone(browser, srv):
+            yield p, srv
 
 
 def board_code(server: ThreadServer) -> str | None:
@@ -106,8 +125,9 @@ def test_the_page_shows_its_own_code_and_pairs_when_undo_is_held(
     assert page.locator("#new-game").is_visible()  # it keeps score now
 
 
-def test_a_second_phone_is_refused_with_a_sentence_while_one_is_pending(
-        phone: Phone, server: ThreadServer) -> None:
+def test_a_refused_phone_pairs_by_holding_undo_and_typing_what_the_board_lights(
+        contested: tuple[Phone, ThreadServer]) -> None:
+    phone, server = contested
     page = phone.page
     with other_phone(server) as eve:
         theirs = eve.post("/api/pair/start", json={})
@@ -117,30 +137,47 @@ def test_a_second_phone_is_refused_with_a_sentence_while_one_is_pending(
             page.click("#pair-open")
             page.wait_for_selector("#pair-dialog[open]")
             page.click(way)
-            wait_text(page, "pair-error", r"^Someone else is pairing; try again in \d+ s\.$")
-            # Still choosing: no code field and no code of another phone on this page.
-            assert page.locator("#pair-form").get_attribute("data-step") == "choose"
+            # Refused in a sentence that says what the person at the table can do.
+            wait_text(page, "pair-error", r"^Someone else is pairing; try again in \d+ s\. At the "
+                      rf"table\? Hold the board's undo button for {HOLD_S:g} s: it lights a new "
+                      r"code; type it here\.$")
+            assert page.locator("#pair-form").get_attribute("data-step") == "typed"
             assert lit not in str(page.locator("#pair-dialog").text_content())
             assert board_code(server) == lit  # the other phone's request is not replaced
             page.click("#pair-cancel")
-        # Holding undo now approves the request on the board: the other phone's, not this one's.
+        page.click("#pair-open")
+        page.fill("#pair-form [name=name]", "bob-phone")
+        page.click("#pair-type")
+        wait_text(page, "pair-error", "^Someone else is pairing")
+        # The person at the table holds undo: the other phone's request is not approved (this
+        # phone was turned away), the board lights a new code instead, and it is typed here.
         hold_undo(server, HOLD_S + 0.5)
-        ask = {"name": "eve-phone", "request": theirs.json()["request"]}
-        r = wait_until(lambda: (r := eve.post("/api/pair", json=ask)).status_code == 200 and r,
-                       5, "the other phone's approval")
-        assert r.json()["name"] == "eve-phone"
-    assert not phone.state()["token"]
-    # With nothing pending, this phone may ask.
-    page.click("#pair-open")
-    page.click("#pair-type")
-    wait_text(page, "pair-typed-say", "six-digit code")
-    assert page.locator("#pair-error").text_content() == ""
-    code = wait_until(lambda: board_code(server), 5, "this phone's code")
-    page.fill("#pair-form [name=name]", "bob-phone")
+        code = wait_until(lambda: (c := board_code(server)) != lit and c, 5, "a new code")
+        r = eve.post("/api/pair", json={"name": "eve-phone", "request": theirs.json()["request"]})
+        assert r.status_code == 403 and "type the code the board lights" in r.json()["error"]
+        page.fill("#pair-form [name=code]", code)
+        page.click("#pair-submit")
+        page.wait_for_function("() => !!window.cribState.token")
+    assert server.services.tokens.check(f"Bearer {phone.state()['token']}") == "bob-phone"
+    assert "eve-phone" not in token_names(server)
+
+
+def test_a_comparing_page_is_taken_to_typing_when_the_hold_lights_a_code(
+        contested: tuple[Phone, ThreadServer]) -> None:
+    phone, server = contested
+    page = phone.page
+    shown = compare(phone, "fay-phone")
+    with other_phone(server) as eve:  # another phone is turned away: the board is contested
+        assert eve.post("/api/pair/start", json={}).status_code == 409
+    hold_undo(server, HOLD_S + 0.5)
+    code = wait_until(lambda: (c := board_code(server)) != shown and c, 5, "a new code")
+    wait_text(page, "pair-error", "^Someone at the board held undo: type the code the board "
+              r"lights\.$")
+    assert page.locator("#pair-form").get_attribute("data-step") == "typed"
     page.fill("#pair-form [name=code]", code)
-    page.click("#pair-submit")
+    page.press("#pair-form [name=code]", "Enter")
     page.wait_for_function("() => !!window.cribState.token")
-    assert "bob-phone" in token_names(server)
+    assert server.services.tokens.check(f"Bearer {phone.state()['token']}") == "fay-phone"
 
 
 def test_a_taken_name_is_refused_with_a_sentence_and_can_be_changed(
@@ -202,8 +239,21 @@ def test_wrong_codes_are_slowed_then_withdrawn_in_sentences(
 
 
 
-def test_the_pairing_dialog_has_no_serious_axe_violation(phone: Phone,
-                                                         server: ThreadServer) -> None:
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[ThreadServer]:
+    """A table of the test's own: the limits on asking for codes start afresh, whatever the
+    file's other tests asked before (the test passes in any order)."""
+    yield from serving(tmp_path / "own-state")
+
+
+@pytest.fixture
+def own_phone(browser: Any, own_server: ThreadServer) -> Iterator[Phone]:
+    yield from new_phone(browser, own_server)
+
+
+def test_the_pairing_dialog_has_no_serious_axe_violation(own_phone: Phone,
+                                                         own_server: ThreadServer) -> None:
+    phone, server = own_phone, own_server
     axe = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
     page = phone.page
     page.add_script_tag(content=axe.read_text())  # injected by the test, not loaded by the page

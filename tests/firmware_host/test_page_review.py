@@ -129,7 +129,8 @@ def test_after_a_skunk_the_games_won_count_as_the_result_said(daemon: Any, ann: 
 def test_a_five_card_count_asks_for_the_card_never_laid_in_the_play(
     daemon: Any, ann: Phone
 ) -> None:
-    """Five-card plays one round: Bob keeps 2♣. The Count tab says what is still to tap."""
+    """Five-card plays one round: Bob keeps 2♣. The Score screen says what is still to tap,
+    and the last card tapped sends the count."""
     fresh(daemon, ann, variant="five-card", names=["Ann", "Bob"], dealer=0, mode="cards")
     for kind, player, card in [("starter", None, "4D"), ("play", 1, "9S"), ("play", 0, "KD"),
                                ("play", 1, "8H"), ("play", 0, "3S"), ("go", 1, None),
@@ -138,19 +139,15 @@ def test_a_five_card_count_asks_for_the_card_never_laid_in_the_play(
                      **({"card": card} if card else {})})
     page = ann.page
     page.wait_for_function("() => window.cribState.game.legal.includes('count')")
-    page.click("#count-send")  # "Count Bob's hand on the Count tab"
-    wait_text(page, "count-ask", "^Bob's hand: tap the card not laid in the play\\.$")
-    assert page.locator("#chosen").inner_text() == "9♠ 8♥ (1 more) | starter 4♦"
-    page.click('#count-picker button[data-card="2C"]')
-    wait_text(page, "count-ask", "^Bob's hand: check the count, then send it\\.$")
-    page.locator("#count-to-score").wait_for(state="visible")
-    page.click("#count-to-score")
+    wait_text(page, "play-who", "^Bob's hand: tap the card not laid in the play\\.$")
+    assert page.locator("#play-chosen").inner_text().strip() == "Bob's hand: 9♠ 8♥"
+    # The starter and the cards Ann laid are out of the picker's way.
+    for card in ("4D", "KD", "3S"):
+        assert page.locator(f'#play-picker button[data-card="{card}"]').is_disabled(), card
+    page.click('#play-picker button[data-card="2C"]')
     wait_text(page, "toast", "^Bob's hand: fifteen two\\. Next: Ann's hand")  # the engine's words
-    page.click("#count-send")
-    wait_text(page, "count-ask", "^Ann's hand: tap the card not laid in the play\\.$")
-    page.click("#count-clear")
-    page.click('#count-picker button[data-card="7C"]')
-    assert page.locator("#chosen").inner_text() == "7♣ (2 more)"  # no starter, and no "null"
+    wait_text(page, "play-who", "^Ann's hand: tap the card not laid in the play\\.$")
+    assert page.locator("#play-chosen").inner_text().strip() == "Ann's hand: K♦ 3♠"
 
 
 def test_the_five_card_pones_start_points_are_said(daemon: Any, ann: Phone) -> None:

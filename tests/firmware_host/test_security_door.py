@@ -68,6 +68,55 @@ def test_a_chunked_body_is_cut_off_as_it_passes_the_limit(client: Client) -> Non
                             headers={"content-type": "application/json"}).status_code == 422
 
 
+@pytest.mark.parametrize("size, status, code", [
+    (b"ffffffffffffffffff1", 400, "bad_chunk"),  # 76 bits: no 64-bit parser takes it
+    (b"10000000000000000", 400, "bad_chunk"),  # 2**64
+    (b"%x" % (4 * MAX_BODY), 413, "too_large"),  # a size, but no body of ours fits
+])
+def test_a_chunk_too_big_to_be_a_body_is_answered_at_its_size_and_closed(
+        served: ServeServer, size: bytes, status: int, code: str) -> None:
+    """The chunk's size line alone, then silence: the answer comes at once (not at the
+    header timeout, nor never), says why, and the connection is closed."""
+    port = served.port
+    request = (f"POST /api/count HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+               ).encode() + size + b"\r\n" + b"[" * 10
+    t0 = time.monotonic()
+    answer = raw(port, request, timeout=3.0)
+    took = time.monotonic() - t0
+    assert answer.startswith(b"HTTP/1.1 "), (answer, took)
+    assert status_of(answer) == status, answer[:300]
+    head_, _, body = answer.partition(b"\r\n\r\n")
+    assert b"connection: close" in head_.lower(), head_
+    assert json.loads(body)["code"] == code, body
+    assert took < 1.0, took  # answered at once, and closed (raw reads until the close)
+    # The daemon goes on serving.
+    assert httpx.post(f"http://127.0.0.1:{port}/api/count", json=COUNT).status_code == 200
+
+
+def test_a_body_cut_off_by_a_refused_chunk_changes_nothing(served: ServeServer) -> None:
+    """A whole new game in the first chunk, then a chunk no parser takes: the answer is the
+    400, and the game is not made (the app never runs on part of a body)."""
+    port = served.port
+    token = served.services.tokens.create("chunker")
+    before = len(served.services.store.games())
+    body = json.dumps({"names": ["Ann", "Bob"]}).encode()
+    request = (f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+               "Transfer-Encoding: chunked\r\n\r\n").encode()
+    request += b"%x\r\n" % len(body) + body + b"\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+        s.sendall(request)
+        time.sleep(0.3)  # the first chunk is read by the door before the next size comes
+        s.sendall(b"ffffffffffffffffff1\r\n")
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    assert status_of(answer) == 400, answer[:300]
+    time.sleep(0.3)  # a game made after the answer would be stored by now
+    assert len(served.services.store.games()) == before
+
+
 @pytest.mark.parametrize("body, why", [
     (b'{"hand": ["5H", "5C", "5S", "JD"], "starter": "5\xff"}', "not UTF-8"),
     (b'{"hand": ["5H"], "starter": "5D", "crib": ' + b"9" * 5000 + b"}", "digits"),

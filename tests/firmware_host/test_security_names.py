@@ -91,3 +91,28 @@ def test_numbers_stay_numbers_in_the_sheet() -> None:
     from firmware_host.export import cell
 
     assert cell(-3) == -3 and cell(0) == 0 and cell("-3") == "'-3" and cell("Ann") == "Ann"
+
+
+@pytest.mark.parametrize("rows", ["games", "hands"])
+def test_a_sheet_opened_with_any_separator_shows_no_formula(daemon: Daemon, rows: str) -> None:
+    """A name `A;=1+1` in a locale whose list separator is ';' (or a tab) must not become
+    a cell `=1+1`: every text cell is quoted, and no separator inside one starts a formula."""
+    names = ["A;=1+1", "B;@SUM(A1)", "C,-2+3"]
+    game = daemon.client.new_game(names=names, variant="three-player", dealer=0)
+    pegged = daemon.client.act(game, {"type": "peg", "side": 0, "points": 2})
+    assert pegged.status_code == 200, pegged.text  # a hand under way: a row of hands too
+    r = daemon.client.req("GET", "/api/export",
+                          params={"format": "csv", "game": game["id"], "rows": rows})
+    assert r.status_code == 200, r.text
+    lines = r.text.splitlines()
+    # Text quoted, numbers bare: the match's id is a number a sheet can sum.
+    assert lines[0].startswith('"match","game",'), lines[0]
+    assert lines[1].startswith(f"{game['id']},1,"), lines[1]
+    assert '"A;\'=1+1' in r.text, r.text
+    for sep in (",", ";", "\t"):
+        cells = [c for row in csv.reader(io.StringIO(r.text), delimiter=sep) for c in row]
+        formulas = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+        assert formulas == [], (sep, formulas)
+    # Read as the file says (','), the names are there, guarded only where they must be.
+    read = [c for row in csv.reader(io.StringIO(r.text)) for c in row]
+    assert any("A;'=1+1" in c for c in read) and any("C,'-2+3" in c for c in read), read

@@ -111,3 +111,49 @@ def test_a_code_lit_for_one_phone_is_not_announced_to_the_others(served: ServeSe
 
     seen = asyncio.run(main())
     assert not [m for m in seen if '"board"' in m or "pairing" in m], seen
+
+
+def test_one_paired_phone_cannot_hold_every_stream_and_another_still_gets_its_own(
+        served: ServeServer) -> None:
+    from firmware_host.api.routes.events import PER_TOKEN
+
+    port = served.port
+    tokens = [served.services.tokens.create(f"phone-{n}") for n in range(MAX_STREAMS // 8 + 1)]
+
+    async def main() -> tuple[int, int]:
+        held: list[Any] = []
+        try:
+            got = refused = 0
+            for i in range(MAX_STREAMS):  # one paired phone asks for the whole cap, from
+                try:                       # many addresses: its token's share binds
+                    held.append(await open_stream(port, f"127.0.47.{1 + i}", tokens[0]))
+                    got += 1
+                except websockets.exceptions.InvalidStatus as exc:
+                    refused += 1
+                    body = json.loads(exc.response.body)
+                    assert "this phone's token already holds" in body["error"], body
+            # Other paired phones fill the cap, each with its share: all 128 are paired.
+            n = 1
+            while served.services.hub.subscribers < MAX_STREAMS:
+                for _ in range(PER_TOKEN):
+                    if served.services.hub.subscribers >= MAX_STREAMS:
+                        break
+                    held.append(await open_stream(port, f"127.0.48.{n}", tokens[n]))
+                n += 1
+            # One more paired phone still gets its two streams: each closes the oldest of
+            # a token holding more than it (told to try again later).
+            late = [await open_stream(port, "127.0.49.1", tokens[-1]) for _ in range(2)]
+            held += late
+            await asyncio.sleep(0.2)
+            closed = [ws for ws in held if ws.close_code is not None]
+            assert len(closed) == 2 and {ws.close_code for ws in closed} == {1013}, closed
+            assert served.services.hub.subscribers == MAX_STREAMS
+            return got, refused
+        finally:
+            for ws in held:
+                await ws.close()
+
+    got, refused = asyncio.run(main())
+    print(f"one paired phone asking for {MAX_STREAMS} streams got {got} ({refused} refused); "
+          "with the cap full of paired streams, another paired phone got 2 of 2")
+    assert got == PER_TOKEN and refused == MAX_STREAMS - PER_TOKEN

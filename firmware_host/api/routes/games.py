@@ -2,26 +2,49 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
-from pydantic import ValidationError
 
 from firmware_host.api.deps import ERRORS, Operator, Svc
-from firmware_host.api.schemas import ActionIn, ActionOut, GameCreateIn, GameOut, RaceOut
+from firmware_host.api.guard import PARSED_JSON
+from firmware_host.api.schemas import (
+    OP_ID_MAX,
+    VERSION_MAX,
+    ActionIn,
+    ActionOut,
+    GameCreateIn,
+    GameOut,
+    RaceOut,
+)
 from firmware_host.errors import BadRequestError, NotFoundError
 from firmware_host.services import Services
 
+if TYPE_CHECKING:
+    from cribbage.actions import Action
+
+
+def variant_for(default: str, players: int) -> str:
+    """The variant of a new game that names none: the configured one if it takes that many
+    players, else the first of the engine's that does."""
+    from cribbage.rules import RULES
+
+    if RULES[default].players == players:
+        return default
+    return next((name for name, r in RULES.items() if r.players == players), default)
+
 
 async def create_game(body: GameCreateIn, _: Operator, services: Svc) -> JSONResponse:
-    """Start a new game (it becomes the current one); left-out options take the defaults."""
+    """Start a new game (it becomes the current one); left-out options take the defaults
+    (a left-out variant is the configured one, or the one for as many players as names)."""
     d = services.settings.game
     params = {
-        "variant": body.variant or d.variant,
+        "variant": body.variant or variant_for(d.variant, len(body.names)),
         "names": [n.strip() for n in body.names],
         "target": body.target if body.target is not None else d.target,
         "skunk": body.skunk or d.skunk,
@@ -52,40 +75,83 @@ def _is_json(content_type: str | None) -> bool:
                                            and kind.endswith("+json"))
 
 
-async def action_body(request: Request) -> ActionIn:
-    """The request's body as an ActionIn, validated once from its bytes.
+class ActionRequest(NamedTuple):
+    """An action request read once from its body: the version the client saw, its operation
+    id and the engine's typed action."""
 
-    Raises RequestValidationError (422, as FastAPI's own) for a body that is not JSON
-    (by its Content-Type or its text) or not an action.
-    """
+    version: int
+    op_id: str
+    action: Action
+
+
+_ENVELOPE = ("version", "op_id", "action")
+
+
+def _refused(kind: str, loc: tuple[str, ...], msg: str, value: Any) -> RequestValidationError:
+    """A 422 as FastAPI's own validation answers it."""
+    return RequestValidationError([{"type": kind, "loc": ("body", *loc), "msg": msg,
+                                    "input": value}])
+
+
+async def _body_json(request: Request) -> Any:
+    """The body's JSON value: as the door parsed it, or (no door in front) from its text.
+    Raises RequestValidationError for a body that is not JSON by its Content-Type or text."""
     if not _is_json(request.headers.get("content-type")):
-        raise RequestValidationError([{
-            "type": "model_attributes_type", "loc": ("body",), "input": None,
-            "msg": "the body must be JSON (Content-Type: application/json)"}])
+        raise _refused("model_attributes_type", (), "the body must be JSON (Content-Type: "
+                       "application/json)", None)
+    if PARSED_JSON in request.scope:
+        return request.scope[PARSED_JSON]
     try:
-        return ActionIn.model_validate_json(await request.body())
-    except ValidationError as exc:
-        raise RequestValidationError(
-            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
-        ) from None
+        return json.loads(await request.body())
+    except ValueError as exc:
+        raise _refused("json_invalid", (), f"the body is not JSON: {exc}", None) from None
+
+
+async def action_request(request: Request, services: Services, game_id: int) -> ActionRequest:
+    """The request's envelope checked and its action typed, from the body's one parse.
+
+    Raises RequestValidationError (422, as FastAPI's) for an envelope that is not
+    {version, op_id, action}; the engine's InvalidActionError, with the game, for an action
+    `parse_action` refuses (422 with the engine's sentence for the table).
+    """
+    from cribbage.actions import parse_action
+    from cribbage.errors import CribbageError
+
+    data = await _body_json(request)
+    if not isinstance(data, dict):
+        raise _refused("model_attributes_type", (), "the body must be an object with "
+                       "version, op_id and action", data)
+    for name in _ENVELOPE:
+        if name not in data:
+            raise _refused("missing", (name,), "Field required", data)
+    extra = next((k for k in data if k not in _ENVELOPE), None)
+    if extra is not None:
+        raise _refused("extra_forbidden", (extra,), "Extra inputs are not permitted",
+                       data[extra])
+    version, op_id = data["version"], data["op_id"]
+    if type(version) is not int or not 0 <= version <= VERSION_MAX:
+        raise _refused("int_type", ("version",), "version must be a whole number from 0 to "
+                       f"{VERSION_MAX}", version)
+    if type(op_id) is not str or not 1 <= len(op_id) <= OP_ID_MAX:
+        raise _refused("string_type", ("op_id",), f"op_id must be text of 1 to {OP_ID_MAX} "
+                       "characters", op_id)
+    try:
+        return ActionRequest(version, op_id, parse_action(data["action"]))
+    except CribbageError as exc:
+        raise services.games.refusal(game_id, exc) from None
 
 
 async def act(game_id: int, body: ActionIn, request: Request) -> Response:
     """Apply one action, committed before the answer (the same JSON text as was logged).
 
-    Needs the operator token (checked first, by ActionRoute). A `version` that is not the
-    game's is a 409 with the game; an action the game refuses is a 422 with `say`.
+    Run by ActionRoute, which reads the body once: `body` is then its `ActionRequest` (the
+    annotation is what the schema publishes). Needs the operator token (checked first). A
+    `version` that is not the game's is a 409 with the game; an action the game refuses is
+    a 422 with `say`.
     """
-    from cribbage.actions import parse_action
-    from cribbage.errors import CribbageError
-
     services: Services = request.app.state.services
-    try:
-        # The one parse of the action: typed from here to the log.
-        action = parse_action(body.action.model_dump())
-    except CribbageError as exc:
-        raise services.games.refusal(game_id, exc) from None
-    content = await services.games.act_async(game_id, body.version, body.op_id, action)
+    content = await services.games.act_async(game_id, body.version, body.op_id,
+                                             body.action)  # type: ignore[arg-type]
     return Response(content, media_type="application/json")
 
 
@@ -118,7 +184,8 @@ class ActionRoute(APIRoute):
             services: Services = request.app.state.services
             services.tokens.check(request.headers.get("authorization"))
             game_id = path_int(request, "game_id")
-            return await endpoint(game_id, await action_body(request), request)
+            body = await action_request(request, services, game_id)
+            return await endpoint(game_id, body, request)
 
         return handle
 
@@ -126,7 +193,7 @@ class ActionRoute(APIRoute):
 def race(game_id: int, services: Svc) -> dict[str, Any]:
     """Each side's score after every accepted action (kept step by step by the games)."""
     entry = services.games.entry(game_id)  # raises NotFoundError
-    k = entry.keeper
+    k = entry.game
     return {"id": game_id, "names": [k.side_name(i) for i in range(len(k.sides))],
             "target": k.target, "race": list(entry.race)}
 

@@ -1,4 +1,5 @@
-"""Board settings the page may change (brightness, palette), and the daemon's health."""
+"""Settings the page may change (brightness, palette, the phone that speaks), and the daemon's
+health."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def get_settings(services: Svc) -> dict[str, Any]:
 
 
 def put_settings(body: SettingsIn, _: Operator, services: Svc) -> dict[str, Any]:
-    return services.board.save_settings(body.brightness, body.palette)
+    return services.board.save_settings(body.brightness, body.palette, body.speaker)
 
 
 def health(services: Svc) -> dict[str, Any]:

@@ -21,11 +21,12 @@ from firmware_host.api.guard import Door
 from firmware_host.api.hosts import HostGuard, HostPolicy
 from firmware_host.club.director.night import DirectorError, Night
 from firmware_host.club.director.routes import export, page, players, results, rounds, standings
+from firmware_host.club.director.routes import tournament as tournament_routes
 from firmware_host.version import version
 
 log = logging.getLogger("crib.club")
 
-ROUTERS = (standings, players, rounds, results, export, page)
+ROUTERS = (standings, players, rounds, results, export, page, tournament_routes)
 MAX_BODY = 16 * 1024  # the biggest real body (200 names) is under 9 KiB
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import datetime
 import tomllib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from firmware_host.club.schema import check_slug
+from cribbage import tournament
+from firmware_host.clubwire import check_slug
 
 DEFAULT_CONFIG = Path("/etc/cribbage-table/club.toml")
 
@@ -39,8 +40,12 @@ class DirectorConfig(BaseModel):
     state_dir: Path = Path("/var/lib/cribbage-club")
     night: str = Field("", max_length=40)
     target: int = Field(121, ge=31, le=1000)
+    skunk: Literal["skunk", "lurch", "none"] = "skunk"  # the lines of tonight's games
+    rounds: int = Field(9, ge=1, le=40)  # the evening's planned rounds (picks the rotation)
     bye_points: int = Field(2, ge=0, le=3)
-    tables: list[str] = Field(default_factory=list, max_length=99)
+    tiebreaks: list[str] = Field(default_factory=lambda: ["game_points", "won", "spread"],
+                                 min_length=1, max_length=4)
+    tables: list[str] = Field(default_factory=list, max_length=1000)
     allowed_hosts: list[str] = Field(default_factory=list)
     session_expiry: int = Field(7 * 24 * 3600, ge=60)  # seconds the broker keeps our queue
     log_level: str = Field("info", pattern=r"^(debug|info|warning|error)$")
@@ -49,6 +54,17 @@ class DirectorConfig(BaseModel):
     @classmethod
     def _club(cls, value: str) -> str:
         return check_slug("club", value)
+
+    @field_validator("tiebreaks")
+    @classmethod
+    def _tiebreaks(cls, value: list[str]) -> list[str]:
+        bad = [t for t in value if t not in tournament.TIEBREAKS]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not a break: use some of "
+                             f"{', '.join(tournament.TIEBREAKS)}, in order")
+        if len(set(value)) != len(value):
+            raise ValueError("a break is listed twice")
+        return value
 
     @field_validator("tables")
     @classmethod

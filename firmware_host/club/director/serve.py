@@ -1,15 +1,13 @@
 """`crib club serve`: the configuration, the store, the token, the broker link and the web
-page under uvicorn, with systemd's notify protocol."""
+page, run by the daemon's own serve helper (`firmware_host.serve`)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
 import uvicorn
 
-from firmware_host.app_main import bind_socket
 from firmware_host.club.director.app import create_app
 from firmware_host.club.director.config import DirectorConfig
 from firmware_host.club.director.intake import Intake
@@ -18,7 +16,8 @@ from firmware_host.club.director.store import DirectorStore
 from firmware_host.club.director.token import ensure_token
 from firmware_host.logs import configure_logging
 from firmware_host.notify import Notifier
-from firmware_host.uvicorn_hooks import GuardedH11, _Server
+from firmware_host.serve import bind_socket, serve_app
+from firmware_host.uvicorn_hooks import GuardedH11
 
 log = logging.getLogger("crib.club")
 
@@ -50,31 +49,23 @@ def serve(config: DirectorConfig) -> int:
         raise ServeError(str(exc).replace("port:", "http_port:", 1)) from None
     night = Night(config, store)
     intake = Intake(config, night, password)
-    app = create_app(night, token, intake=intake, components=[intake],
+    app = create_app(night, token, intake=intake, components=[night, intake],
                      allowed_hosts=config.allowed_hosts)
-    notifier = Notifier()
-    server = _Server(uvicorn.Config(
+    uv = uvicorn.Config(
         app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
         http=GuardedH11, timeout_keep_alive=KEEP_ALIVE_S, limit_concurrency=MAX_CONNECTIONS + 1,
         h11_max_incomplete_event_size=16 * 1024, backlog=128, server_header=False,
-        proxy_headers=False))
-    server.notifier = notifier
+        proxy_headers=False)
 
-    async def main() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.01)
-        if server.started:
-            notifier.ready(f"club {config.club}, night {night.night}")
-            log.info("director of club %s, night %s: ready on http://%s:%d/ in %.2f s",
-                     config.club, night.night, config.host, config.http_port,
-                     time.monotonic() - started)
-        await task
+    def ready() -> str:
+        log.info("director of club %s, night %s: ready on http://%s:%d/ in %.2f s",
+                 config.club, night.night, config.host, config.http_port,
+                 time.monotonic() - started)
+        return f"club {config.club}, night {night.night}"
 
     try:
-        asyncio.run(main())
+        return serve_app(uv, sock, notifier=Notifier(), log=log, on_ready=ready,
+                         stopping_line="stopping the director (the night is kept)",
+                         watchdog=True)
     finally:
-        sock.close()
-        notifier.close()
         store.stop()
-    return 0 if server.started else 1

@@ -1,19 +1,23 @@
 """The director's SQLite file (`director.sqlite3` in its state directory): the players of
-each night in order, the rounds and their seating, every result at its highest revision
-with its raw payload, the corrections log, and the tables seen.
+each night in order, the rounds and their seating, every result with the payload that
+counts and the highest revision the table was told of, the corrections log, the disputes
+(a table's revision of a result the director had counted and will not change by itself),
+and the tables seen.
 
 Every method commits before it returns (WAL, synchronous=FULL): the director publishes or
-answers only after that. One connection, shared by the broker's thread and the web
-server's, behind one lock.
+answers only after that. The tables' live state is the exception: it is written in batches
+(`tables_seen_many`), because it is shown, never counted. One connection, shared by the
+broker's thread and the web server's, behind one lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
     night TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, added_at REAL NOT NULL,
     PRIMARY KEY (night, pos), UNIQUE (night, name));
+CREATE TABLE IF NOT EXISTS absent (
+    night TEXT NOT NULL, name TEXT NOT NULL, since REAL NOT NULL, PRIMARY KEY (night, name));
 CREATE TABLE IF NOT EXISTS rounds (
     night TEXT NOT NULL, round INTEGER NOT NULL, seated_at REAL NOT NULL,
     byes TEXT NOT NULL, repeats INTEGER NOT NULL, forced INTEGER NOT NULL,
@@ -38,6 +44,10 @@ CREATE TABLE IF NOT EXISTS corrections (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, result_id TEXT NOT NULL, night TEXT NOT NULL,
     at REAL NOT NULL, who TEXT NOT NULL, reason TEXT NOT NULL, old TEXT NOT NULL,
     new TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS disputes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, result_id TEXT NOT NULL, night TEXT NOT NULL,
+    tbl TEXT NOT NULL, rev INTEGER NOT NULL, payload TEXT NOT NULL, why TEXT NOT NULL,
+    at REAL NOT NULL, resolved TEXT, resolved_by TEXT, resolved_at REAL);
 CREATE TABLE IF NOT EXISTS tables_seen (
     name TEXT PRIMARY KEY, online INTEGER NOT NULL, state TEXT, seen_at REAL NOT NULL);
 """
@@ -80,6 +90,7 @@ class DirectorStore:
         self.clock = clock
         self.lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[str, Sequence[object]]] | None = None  # a batch's writes
 
     def start(self) -> None:
         """Open (and create) the database; raises StoreError naming the file."""
@@ -106,7 +117,37 @@ class DirectorStore:
         assert self._db is not None, "the store is not started"
         return self._db
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Inside: the writes of this thread wait, and are committed together (one sync)
+        when it ends, before anything after it is told; an error rolls all of them back."""
+        with self.lock:
+            outer = self._pending is None
+            if outer:
+                self._pending = []
+            try:
+                yield
+            finally:
+                if outer:
+                    pending, self._pending = self._pending, None
+                    if pending:
+                        self._commit(pending)
+
+    def flush_batch(self) -> None:
+        """Commit what the batch holds so far (for a read that must see it)."""
+        with self.lock:
+            if self._pending:
+                pending, self._pending = self._pending, []
+                self._commit(pending)
+
     def _write(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
+        with self.lock:
+            if self._pending is not None:
+                self._pending.extend(statements)
+                return
+            self._commit(statements)
+
+    def _commit(self, statements: Sequence[tuple[str, Sequence[object]]]) -> None:
         with self.lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
@@ -131,6 +172,20 @@ class DirectorStore:
             now = self.clock()
             self._write([("INSERT INTO players (night, pos, name, added_at) VALUES (?,?,?,?)",
                           (night, start + i, name, now)) for i, name in enumerate(names)])
+
+    def set_absent(self, night: str, names: Sequence[str], absent: bool) -> None:
+        """Mark players as gone (`absent`) or back, in one transaction."""
+        if absent:
+            self._write([("INSERT OR IGNORE INTO absent (night, name, since) VALUES (?,?,?)",
+                          (night, n, self.clock())) for n in names])
+        else:
+            self._write([("DELETE FROM absent WHERE night=? AND name=?", (night, n))
+                         for n in names])
+
+    def absent(self, night: str) -> list[str]:
+        with self.lock:
+            rows = self.db.execute("SELECT name FROM absent WHERE night=?", (night,)).fetchall()
+        return [r["name"] for r in rows]
 
     # -- rounds -----------------------------------------------------------------------------
     def add_round(self, night: str, round_: int, seats: Sequence[Seat], byes: Sequence[str],
@@ -184,6 +239,16 @@ class DirectorStore:
             (result_id, table, night, rev, int(void), json.dumps(payload), self.clock(),
              arrived_round))])
 
+    def acknowledge(self, result_id: str, rev: int) -> None:
+        """The table's revision `rev` is taken (as a dispute): it stops sending it."""
+        self._write([("UPDATE results SET rev=? WHERE id=?", (rev, result_id))])
+
+    def replace_payload(self, result_id: str, rev: int, void: bool,
+                        payload: dict[str, Any]) -> None:
+        """Count the table's revision after all (a dispute accepted): its payload, no fix."""
+        self._write([("UPDATE results SET rev=?, void=?, payload=?, fix=NULL WHERE id=?",
+                      (rev, int(void), json.dumps(payload), result_id))])
+
     def counted_ids(self, table: str) -> list[str]:
         """"{id}@{rev}" of the results this table sent, the latest 400: tonight's, and an
         earlier night's that it may still be sending (it never saw them counted)."""
@@ -200,14 +265,17 @@ class DirectorStore:
 
     # -- corrections ------------------------------------------------------------------------
     def correct(self, night: str, result_id: str, who: str, reason: str,
-                old: dict[str, Any], new: dict[str, Any]) -> None:
-        """Log the correction and keep `new` as the result's fix, in one transaction."""
-        self._write([
+                old: dict[str, Any], new: dict[str, Any], *, fix: bool = True) -> None:
+        """Log the correction and (`fix`) keep `new` as the result's fix, in one
+        transaction."""
+        statements: list[tuple[str, Sequence[object]]] = [
             ("INSERT INTO corrections (result_id, night, at, who, reason, old, new) "
              "VALUES (?,?,?,?,?,?,?)",
-             (result_id, night, self.clock(), who, reason, json.dumps(old), json.dumps(new))),
-            ("UPDATE results SET fix=? WHERE id=?", (json.dumps(new), result_id)),
-        ])
+             (result_id, night, self.clock(), who, reason, json.dumps(old), json.dumps(new)))]
+        if fix:
+            statements.append(("UPDATE results SET fix=? WHERE id=?",
+                               (json.dumps(new), result_id)))
+        self._write(statements)
 
     def corrections(self, night: str) -> list[dict[str, Any]]:
         with self.lock:
@@ -217,7 +285,43 @@ class DirectorStore:
                  "reason": r["reason"], "old": json.loads(r["old"]), "new": json.loads(r["new"])}
                 for r in rows]
 
+    # -- disputes ---------------------------------------------------------------------------
+    def add_dispute(self, night: str, result_id: str, table: str, rev: int,
+                    payload: dict[str, Any], why: str) -> None:
+        """Keep a table's revision that disagrees with a counted result, and acknowledge it,
+        in one transaction."""
+        self._write([
+            ("INSERT INTO disputes (result_id, night, tbl, rev, payload, why, at) "
+             "VALUES (?,?,?,?,?,?,?)",
+             (result_id, night, table, rev, json.dumps(payload), why, self.clock())),
+            ("UPDATE results SET rev=? WHERE id=?", (rev, result_id)),
+        ])
+
+    def disputes(self, night: str) -> list[dict[str, Any]]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM disputes WHERE night=? ORDER BY seq",
+                                   (night,)).fetchall()
+        return [{"seq": r["seq"], "result": r["result_id"], "table": r["tbl"], "rev": r["rev"],
+                 "payload": json.loads(r["payload"]), "why": r["why"], "at": r["at"],
+                 "resolved": r["resolved"], "resolved_by": r["resolved_by"],
+                 "resolved_at": r["resolved_at"]} for r in rows]
+
+    def resolve_dispute(self, seq: int, how: str, who: str) -> None:
+        self._write([("UPDATE disputes SET resolved=?, resolved_by=?, resolved_at=? "
+                      "WHERE seq=?", (how, who, self.clock(), seq))])
+
     # -- tables -----------------------------------------------------------------------------
+    def tables_seen_many(self, rows: Sequence[tuple[str, bool, dict[str, Any] | None, float]]
+                         ) -> None:
+        """Record many tables' presence and live state in one transaction: (name, online,
+        state or None to keep the last, seen_at)."""
+        self._write([(
+            "INSERT INTO tables_seen (name, online, state, seen_at) VALUES (?,?,?,?) "
+            "ON CONFLICT (name) DO UPDATE SET online=excluded.online, "
+            "state=COALESCE(excluded.state, state), seen_at=excluded.seen_at",
+            (name, int(online), None if state is None else json.dumps(state), at))
+            for name, online, state, at in rows])
+
     def table_seen(self, name: str, *, online: bool | None = None,
                    state: dict[str, Any] | None = None) -> None:
         """Record a table's presence or live state (whichever is given)."""

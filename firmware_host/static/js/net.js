@@ -1,8 +1,8 @@
-// The network: HTTP to the daemon and the live link (/api/events) with its status.
-import { setGame } from "./actions.js";
+// The network: HTTP to the daemon and the live link (/api/events) with its status. What comes
+// in is published to the store (the game, each step's events, the board, ...); this module
+// imports no screen and no action.
 import { $ } from "./dom.js";
-import { publish, state, subscribe } from "./store.js";
-import { forgetToken } from "../screens/settings.js";
+import { forgetToken, publish, setGame, state, subscribe } from "./store.js";
 
 // Operation ids: crypto.randomUUID needs a secure context, which plain HTTP on a LAN is not.
 export const opId = () => [...crypto.getRandomValues(new Uint8Array(16))]
@@ -108,7 +108,7 @@ function scheduleReconnect() {
   link.backoff = Math.min(link.backoff * 2, BACKOFF_MAX);
   link.retry = setTimeout(connect, wait);
 }
-export function reconnectNow(force = false) {
+function reconnectNow(force = false) {
   if (!link.wanted) return; // the page connects once it has started
   const ws = link.ws;
   if (!force && ws && ws.readyState === WebSocket.OPEN) return;
@@ -149,7 +149,7 @@ async function heartbeat() {
     setLive(false);
   } else if (!state.live) reconnectNow(true);
 }
-export function onEvent(msg) {
+function onEvent(msg) {
   switch (msg.type) {
     case "snapshot":
       state.game = msg.game || null;
@@ -159,8 +159,13 @@ export function onEvent(msg) {
       publish("all");
       break;
     case "game":
-      if (!msg.game) { state.game = null; publish("game"); }
-      else setGame(msg.game);
+      if (!msg.game) { state.game = null; publish("game"); break; }
+      setGame(msg.game);
+      // What the step did, for every phone to show (and the one that speaks to say).
+      if (Array.isArray(msg.events) && msg.events.length) {
+        state.steps.push({ game: msg.game, events: msg.events });
+        publish("step");
+      }
       break;
     case "board": state.board = msg.board; publish("board"); break;
     case "shuffler": state.shuffler = msg.shuffler; state.shufflerSeen++; publish("shuffler"); break;
@@ -172,7 +177,7 @@ export function onEvent(msg) {
   }
 }
 
-export function renderLink() {
+function renderLink() {
   const link = $("#link");
   const age = state.lastUpdate ? Math.round((Date.now() - state.lastUpdate) / 1000) : null;
   if (state.live) { link.textContent = state.token ? "live" : "live · watching"; link.className = "link live"; }
@@ -181,18 +186,9 @@ export function renderLink() {
   document.body.classList.toggle("offline", !state.live && !state.polling);
 }
 
-// The taps kept while the link is down, said in words: the player knows what will be sent.
-export function renderOutbox() {
-  const box = $("#outbox");
-  const waiting = state.outbox.filter((e) => e.waiting || !state.live).map((e) => e.words);
-  box.hidden = !waiting.length;
-  box.textContent = waiting.length ? `Waiting to send, kept until the table answers: ${waiting.join("; ")}.` : "";
-}
-
 // The link's status and the heartbeat, started once the page has loaded.
 export function mount() {
   subscribe(["link"], renderLink);
-  subscribe(["link", "outbox"], renderOutbox);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") { reconnectNow(); heartbeat(); } });
   window.addEventListener("online", reconnectNow);
   window.addEventListener("pageshow", reconnectNow);

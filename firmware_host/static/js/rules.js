@@ -1,12 +1,13 @@
 // The engine's rules (GET /api/rules): the page works out no rule of its own.
 import { api } from "./net.js";
-import { state } from "./store.js";
+import { publish, state } from "./store.js";
 
 // Every rule the page shows (players, hand sizes, targets, skunk lines, possible counts)
 // comes from the daemon's GET /api/rules (the engine's catalogue) or the game's own view.
 // Where a figure is missing the page shows nothing rather than a guess of its own.
 export async function loadRules() {
   try { state.rules.catalogue = await api("GET", "/api/rules"); state.rules.error = ""; } catch (err) { state.rules.catalogue = null; state.rules.error = err.message; }
+  publish("rules");
 }
 export function variantRules(name) {
   const list = (state.rules.catalogue && state.rules.catalogue.variants) || [];

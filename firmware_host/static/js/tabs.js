@@ -1,17 +1,13 @@
-// The tabs: one screen shown at a time.
+// The tabs: one screen shown at a time. The screen shown is in the store (`state.tab`, topic
+// "tab"): each screen loads what it needs when it is shown, so this module knows none.
 import { $$ } from "./dom.js";
-import { renderBoard } from "../screens/board.js";
-import { loadHistory } from "../screens/history.js";
-import { loadSettings } from "../screens/settings.js";
-import { loadPlans } from "../screens/shuffle.js";
+import { publish, state } from "./store.js";
 
 export function showTab(name) {
   for (const b of $$(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
   for (const s of $$(".tab")) s.hidden = s.id !== `tab-${name}`;
-  if (name === "history") loadHistory();
-  if (name === "settings") loadSettings();
-  if (name === "shuffle") loadPlans();
-  if (name === "board") renderBoard();
+  state.tab = name;
+  publish("tab");
 }
 
 // The screen's controls, wired once the page has loaded.

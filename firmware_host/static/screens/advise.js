@@ -1,38 +1,29 @@
 // The Count tab's second mode: which two to throw.
 import { isRed, pretty } from "../js/cards.js";
+import { countVariant, setCountMode } from "../js/countmode.js";
 import { $, el } from "../js/dom.js";
 import { sideOfPlayer } from "../js/game.js";
 import { api, sayOf } from "../js/net.js";
 import { buildPicker } from "../js/picker.js";
 import { dealtCards, variantRules } from "../js/rules.js";
-import { state } from "../js/store.js";
-import { showTab } from "../js/tabs.js";
+import { state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { countVariant } from "./count.js";
 
-export function setCountMode(mode) {
-  $("#mode-count").setAttribute("aria-pressed", String(mode === "count"));
-  $("#mode-advise").setAttribute("aria-pressed", String(mode === "advise"));
-  $("#count-panel").hidden = mode !== "count";
-  $("#advise-panel").hidden = mode !== "advise";
-  if (mode === "advise") renderAdvisor();
-}
-export function openAdvisor() { showTab("count"); setCountMode("advise"); }
 // Who this phone's player is, when the phone's name holds exactly one player's name.
-export function phonePlayer(game) {
+function phonePlayer(game) {
   const phone = (state.tokenName || "").toLowerCase();
   if (!game || !phone) return null;
   const hits = game.names.map((n, i) => [n.toLowerCase(), i]).filter(([n]) => n && phone.includes(n));
   return hits.length === 1 ? hits[0][1] : null;
 }
 // The default answer to "who deals", from the game in progress when the page can tell.
-export function defaultRole(game) {
+function defaultRole(game) {
   if (!game || game.dealer === null || game.dealer === undefined || game.result) return null;
   const me = phonePlayer(game);
   if (me === null) return null;
   return sideOfPlayer(game, me) === sideOfPlayer(game, game.crib_owner ?? game.dealer);
 }
-export function renderAdvisor() {
+function renderAdvisor() {
   const game = state.game;
   const variant = countVariant();
   const want = dealtCards(variant);
@@ -76,9 +67,9 @@ export function renderAdvisor() {
     showAdvice(adv);
   }).catch((err) => { if (state.advice.key === key) $("#advice").replaceChildren(el("p", { class: "error", text: sayOf(err) })); });
 }
-export const cardsText = (cards) => cards.map((c) => el("span", { class: isRed(c) ? "red" : "", text: pretty(c) }))
+const cardsText = (cards) => cards.map((c) => el("span", { class: isRed(c) ? "red" : "", text: pretty(c) }))
   .flatMap((x, i) => (i ? [" ", x] : [x]));
-export function showAdvice(adv) {
+function showAdvice(adv) {
   const options = adv.options || [];
   const best = options[0];
   if (!best) { $("#advice").replaceChildren(); return; }
@@ -102,6 +93,8 @@ export function showAdvice(adv) {
 
 // The screen's controls, wired once the page has loaded.
 export function mount() {
+  // Shown while the Count tab is open in this mode, and kept up with the game meanwhile.
+  subscribe(["tab", "countmode", "game"], () => { if (state.tab === "count" && state.countMode === "advise") renderAdvisor(); });
   $("#mode-count").addEventListener("click", () => setCountMode("count"));
   $("#mode-advise").addEventListener("click", () => setCountMode("advise"));
 

@@ -3,14 +3,14 @@ import { $, $$, el, svg } from "../js/dom.js";
 import { api } from "../js/net.js";
 import { state, subscribe } from "../js/store.js";
 
-export function applyPalette() {
+function applyPalette() {
   const palette = state.board && state.board.palette;
   if (palette) document.body.classList.toggle("colorblind", palette === "colorblind");
 }
 // The board as the LEDs show it: two columns per track (up the first half of the holes
 // outside, down the second half inside), holes in groups of five, the start holes at the foot and the game hole on top.
-export const BOARD = { top: 58, bottom: 462, startY: 492, gameY: 26 };
-export function holeXY(track, tracks, score, target) {
+const BOARD = { top: 58, bottom: 462, startY: 492, gameY: 26 };
+function holeXY(track, tracks, score, target) {
   const laneW = 300 / tracks;
   const x0 = 30 + track * laneW + laneW * 0.28;
   const x1 = 30 + track * laneW + laneW * 0.72;
@@ -22,8 +22,8 @@ export function holeXY(track, tracks, score, target) {
   if (s <= 60) return [x0, yOf(s - 1)];
   return [x1, yOf(120 - s)];
 }
-export let boardKey = "";
-export function drawBoardHoles(root, n, target) {
+let boardKey = "";
+function drawBoardHoles(root, n, target) {
   root.replaceChildren();
   const g = svg("g", { class: "holes" });
   g.append(svg("circle", { cx: 180, cy: BOARD.gameY, r: 9, class: "hole game" }));
@@ -42,7 +42,7 @@ export function drawBoardHoles(root, n, target) {
   label("1", 24, BOARD.bottom + 4);
   root.append(svg("g", { class: "pegs" }));
 }
-export function pegsShown() {
+function pegsShown() {
   // What the board shows (the state sent to the LEDs), else the game itself.
   const game = state.game;
   const sides = game ? game.sides : [];
@@ -50,7 +50,7 @@ export function pegsShown() {
   const n = Math.max(1, game ? sides.length : Math.min(tracks.length || 2, 3));
   return Array.from({ length: n }, (_, t) => tracks[t] || sides[t] || { front: 0, back: 0 });
 }
-export function renderBoard() {
+function renderBoard() {
   const root = $("#board-svg");
   if (!root) return;
   const game = state.game;
@@ -94,10 +94,10 @@ export function renderBoard() {
 // On the Board screen, ask the board what its LEDs really show (read back from the device).
 // Bug 2: only the tracks the board has are compared, the sides it cannot show are named,
 // and the page gives up asking after a few seconds instead of polling forever.
-export let ledTimer = 0;
-export let ledTries = 0;
-export const LED_TRIES = 12; // about 4 s at one read-back every 300 ms
-export function checkLeds(again = false) {
+let ledTimer = 0;
+let ledTries = 0;
+const LED_TRIES = 12; // about 4 s at one read-back every 300 ms
+function checkLeds(again = false) {
   clearTimeout(ledTimer);
   if (!again) ledTries = 0;
   if ($("#tab-board").hidden) return;
@@ -124,6 +124,7 @@ export function checkLeds(again = false) {
 // The screen's controls, wired once the page has loaded.
 export function mount() {
   subscribe(["game", "board"], (topic) => { if (topic !== "game") applyPalette(); renderBoard(); });
+  subscribe(["tab"], () => { if (state.tab === "board") renderBoard(); });
 }
 
 export { renderBoard as render };

@@ -1,34 +1,34 @@
 // The Count screen: tap a hand and the starter, the engine's breakdown, send it to score.
 import { act } from "../js/actions.js";
 import { isRed, pretty, spoken } from "../js/cards.js";
+import { countVariant } from "../js/countmode.js";
 import { $, $$, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
 import { buildPicker } from "../js/picker.js";
 import { cardsIn } from "../js/rules.js";
-import { canSpeak, speak, speakAll } from "../js/speech.js";
+import { canSpeak, say, speak } from "../js/speech.js";
 import { state, subscribe } from "../js/store.js";
 import { showTab } from "../js/tabs.js";
 import { toast } from "../js/toast.js";
-import { setCountMode } from "./advise.js";
 
-export function countVariant() { return state.game ? state.game.variant : "six-card"; }
-export function countSize() { return cardsIn(countVariant(), $("#count-crib").checked ? "crib" : "hand"); }
+function countSize() { return cardsIn(countVariant(), state.count.crib ? "crib" : "hand"); }
 // Bug 5: while a count of a cards-mode game is due, every card known to be elsewhere this
 // deal (laid in the play from another hand; for the crib, from any hand) is greyed out.
 // Whether the screen holds the count due in a cards-mode game (opened from the Score screen);
 // otherwise it is a free "what does this hand make", tied to no game.
-export function dueHere() {
+function dueHere() {
   const game = state.game;
   return !!(game && game.mode === "cards" && game.next_count && !game.result && state.count.due === game.next_count.label);
 }
-export function elsewhere() {
+function elsewhere() {
   const game = state.game;
   if (!dueHere()) return new Set();
   const next = game.next_count;
   const played = (game.play && game.play.played) || [];
   return new Set(played.filter((p) => next.kind === "crib" || p.player !== next.player).map((p) => p.card));
 }
-export function renderCount() {
+function renderCount() {
+  $("#count-crib").checked = !!state.count.crib;
   const size = countSize();
   $("#pick-hand").setAttribute("aria-pressed", String(state.count.target === "hand"));
   $("#pick-starter").setAttribute("aria-pressed", String(state.count.target === "starter"));
@@ -40,7 +40,7 @@ export function renderCount() {
   const game = state.game;
   const due = dueHere() ? state.count.due : null;
   const left = size === null ? 0 : Math.max(0, size - state.count.hand.length);
-  const crib = $("#count-crib").checked;
+  const crib = !!state.count.crib;
   $("#count-ask").textContent = !due ? "Tap the hand cards, then the starter." : `${due}: ` + (left ?
     `tap ${left === 1 ? "the card" : `the ${left} cards`} ${crib ? "of the crib" : "not laid in the play"}${state.count.starter ? "" : ", then the starter"}.` :
     state.count.starter ? "check the count, then send it." : "tap the starter.");
@@ -54,7 +54,7 @@ export function renderCount() {
     state.count.starter ? el("span", { class: isRed(state.count.starter) ? "red" : "", "data-card": state.count.starter, "aria-label": spoken(state.count.starter), text: pretty(state.count.starter) }) : null].filter(Boolean)); // null would show as "null"
   renderBreakdown();
 }
-export function pickCountCard(card) {
+function pickCountCard(card) {
   const size = countSize();
   if (elsewhere().has(card) && !state.count.hand.includes(card)) return;
   if (state.count.hand.includes(card)) state.count.hand = state.count.hand.filter((c) => c !== card);
@@ -65,17 +65,17 @@ export function pickCountCard(card) {
   renderCount();
   if (state.count.starter && (size === null ? state.count.hand.length > 0 : state.count.hand.length === size)) countNow(true);
 }
-export async function countNow(reveal = false) {
+async function countNow(reveal = false) {
   try {
-    state.count.result = await api("POST", "/api/count", { hand: state.count.hand, starter: state.count.starter, crib: $("#count-crib").checked, variant: countVariant() });
+    state.count.result = await api("POST", "/api/count", { hand: state.count.hand, starter: state.count.starter, crib: !!state.count.crib, variant: countVariant() });
   } catch (err) { state.count.result = null; toast(sayOf(err), null, 6); }
   renderBreakdown();
   // Bug 13: after the last card the total and Send come into view.
   if (reveal && state.count.result) ($("#count-to-score").hidden ? $("#breakdown") : $("#count-to-score")).scrollIntoView({ block: "nearest" });
   // A count about to be sent is said once, when it is sent; a free count when it is shown.
-  if (state.count.result && speakAll() && !dueHere()) speak(state.count.result.say);
+  if (state.count.result && !dueHere()) say(state.count.result.say);
 }
-export function renderBreakdown() {
+function renderBreakdown() {
   const box = $("#breakdown");
   const r = state.count.result;
   const send = $("#count-to-score");
@@ -86,7 +86,7 @@ export function renderBreakdown() {
   }, `${combo.kind} ${(combo.cards || []).map(pretty).join(" ")} — ${combo.points}`));
   box.replaceChildren(el("div", { class: "total", text: String(r.total) }),
     el("p", { class: "say", text: r.say }),
-    canSpeak() ? el("button", { type: "button", class: "secondary", id: "say-it", text: "Say it", "aria-label": "Say the count aloud", onclick: () => { state.count.said = r.say; speak(r.say); } }) : null,
+    canSpeak() ? el("button", { type: "button", class: "secondary", id: "say-it", text: "Say it", "aria-label": "Say it: the count, aloud", onclick: () => { state.count.said = r.say; speak(r.say); } }) : null,
     el("ul", {}, ...items));
   const game = state.game;
   // In cards mode only the count opened from the Score screen is sent; a free count is not.
@@ -94,37 +94,28 @@ export function renderBreakdown() {
   $("#claim-label").hidden = send.hidden || game.mode !== "cards" || !game.muggins;
   if (!send.hidden) send.textContent = game.mode === "cards" && game.muggins ? `Send to ${game.next_count.label}` : `Send ${r.total} to ${game.next_count.label}`;
 }
-export function highlight(cards, li) {
+function highlight(cards, li) {
   for (const x of $$("#breakdown li")) x.classList.toggle("hi", x === li);
   for (const span of $$("#chosen [data-card]")) span.classList.toggle("hi", cards.includes(span.dataset.card));
 }
-// Cards mode: the count due, on the Count tab, with what the page already knows (the
-// starter, the cards the player laid in the play, whether it is the crib).
-export function openCardsCount() {
-  const game = state.game;
-  showTab("count");
-  setCountMode("count");
-  if (!game || !game.next_count) return;
-  const next = game.next_count;
-  state.count.due = next.label;
-  state.count.starter = game.starter || null;
-  state.count.hand = next.kind === "hand" ? ((game.play && game.play.played) || []).filter((p) => p.player === next.player).map((p) => p.card) : [];
-  $("#count-crib").checked = next.kind === "crib";
-  state.count.target = "hand";
-  state.count.result = null;
+// Cards mode: the count due, opened from the Score screen (js/countmode.js filled it in).
+let opened = 0;
+function renderDue() {
+  if (state.tab !== "count" || state.countMode !== "count") return;
   renderCount();
+  if (opened === state.count.opened) return;
+  opened = state.count.opened;
   // Every card known already: straight to the breakdown (below the picker) and the send.
   if (state.count.starter && state.count.hand.length === countSize()) countNow().then(() => $("#count-to-score").scrollIntoView({ block: "center" }));
 }
 
-
 // The screen's controls, wired once the page has loaded.
 export function mount() {
-  subscribe([], renderCount);
+  subscribe(["tab", "countmode"], renderDue);
   $("#pick-hand").addEventListener("click", () => { state.count.target = "hand"; renderCount(); });
   $("#pick-starter").addEventListener("click", () => { state.count.target = "starter"; renderCount(); });
   $("#count-clear").addEventListener("click", () => { state.count.hand = []; state.count.starter = null; state.count.result = null; state.count.target = "hand"; renderCount(); $("#advice").replaceChildren(); });
-  $("#count-crib").addEventListener("change", () => { if (state.count.result) countNow(); });
+  $("#count-crib").addEventListener("change", (ev) => { state.count.crib = ev.target.checked; if (state.count.result) countNow(); });
   $("#count-to-score").addEventListener("click", async () => {
     const game = state.game;
     if (!game || !state.count.result) return;

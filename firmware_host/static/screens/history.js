@@ -1,11 +1,11 @@
 // The History screen: finished games, per-player figures and the score race.
 import { $, el, svg } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
-import { state } from "../js/store.js";
+import { state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
 
-export const RESULT_WORDS = { win: "", skunk: "skunk", double_skunk: "double skunk", lurch: "lurch" };
-export async function loadHistory() {
+const RESULT_WORDS = { win: "", skunk: "skunk", double_skunk: "double skunk", lurch: "lurch" };
+async function loadHistory() {
   try {
     const [hist, stats] = await Promise.all([api("GET", "/api/history"), api("GET", "/api/stats")]);
     const games = hist.games || [];
@@ -37,7 +37,7 @@ export async function loadHistory() {
 }
 // Bug 4: the race is the game as it stands: a tap that was undone is not drawn (an undo takes
 // the latest point off, a redo puts it back, a new tap forgets what could be redone).
-export function effectiveRace(points) {
+function effectiveRace(points) {
   const out = [];
   const undone = [];
   for (const p of points) {
@@ -47,7 +47,7 @@ export function effectiveRace(points) {
   }
   return out;
 }
-export async function showRace(id, gameNumber) {
+async function showRace(id, gameNumber) {
   try {
     const data = await api("GET", `/api/games/${id}/race`);
     const race = effectiveRace(data.race).filter((p) => !gameNumber || p.game_number === gameNumber);
@@ -76,6 +76,7 @@ export async function showRace(id, gameNumber) {
 
 // The screen's controls, wired once the page has loaded.
 export function mount() {
+  subscribe(["tab"], () => { if (state.tab === "history") loadHistory(); });
 }
 
 export { loadHistory as render };

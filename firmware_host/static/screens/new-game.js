@@ -1,19 +1,17 @@
 // The new-game form on the Score tab, and the cut for deal.
-import { setGame } from "../js/actions.js";
-import { drawCut, pretty } from "../js/cards.js";
+import { cutForDeal } from "../js/actions.js";
 import { $, $$, el } from "../js/dom.js";
-import { api, opId, sayOf } from "../js/net.js";
+import { api, sayOf } from "../js/net.js";
 import { sidesOfVariant, variantRules } from "../js/rules.js";
-import { state, subscribe } from "../js/store.js";
+import { publish, setGame, state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { openPairing } from "./pairing.js";
 
-export function knownNames() { try { return JSON.parse(localStorage.getItem("crib.names") || "[]"); } catch { return []; } }
-export function rememberNames(names) {
+function knownNames() { try { return JSON.parse(localStorage.getItem("crib.names") || "[]"); } catch { return []; } }
+function rememberNames(names) {
   const all = [...new Set([...names, ...knownNames()])].slice(0, 30);
   localStorage.setItem("crib.names", JSON.stringify(all));
 }
-export function renderVariantChoices() {
+function renderVariantChoices() {
   const select = $("#variant");
   const variants = (state.rules.catalogue && state.rules.catalogue.variants) || [];
   if (!variants.length) return; // the engine's list has not come yet: the form waits for it
@@ -21,7 +19,7 @@ export function renderVariantChoices() {
   select.replaceChildren(...variants.map((v) => el("option", { value: v.name, text: v.title || v.name })));
   if (variants.some((v) => v.name === was)) select.value = was;
 }
-export function renderNameFields() {
+function renderNameFields() {
   const variant = $("#variant").value;
   const v = variantRules(variant);
   // Without the catalogue the page does not know the number of players: four fields, the
@@ -44,10 +42,10 @@ export function renderNameFields() {
   renderTargetChoices();
   renderBoardFit();
 }
-export function formNames() {
+function formNames() {
   return $$("#name-fields input").map((i) => i.value.trim()).filter((x, i, all) => x || i < 2 || all.slice(i).some(Boolean));
 }
-export function renderDealerChoices() {
+function renderDealerChoices() {
   const dealer = $("#dealer-select");
   const was = dealer.value;
   const names = $$("#name-fields input").map((i, k) => i.value.trim() || `Player ${k + 1}`);
@@ -55,7 +53,7 @@ export function renderDealerChoices() {
     ...names.map((name, i) => el("option", { value: String(i), text: name })));
   if ([...dealer.options].some((o) => o.value === was)) dealer.value = was;
 }
-export function renderTargetChoices() {
+function renderTargetChoices() {
   const v = variantRules($("#variant").value);
   const target = $("#new-game").target;
   const skunk = $("#new-game").skunk;
@@ -88,8 +86,8 @@ export function renderTargetChoices() {
 }
 // Bug 2: a board with fewer tracks than the game has sides cannot show them all; say so
 // before the game starts, in the board's own count of tracks.
-export function boardTracks() { return state.board && Array.isArray(state.board.tracks) ? state.board.tracks.length : null; }
-export function renderBoardFit() {
+function boardTracks() { return state.board && Array.isArray(state.board.tracks) ? state.board.tracks.length : null; }
+function renderBoardFit() {
   const note = $("#board-fit");
   if (!note) return;
   const sides = sidesOfVariant(variantRules($("#variant").value));
@@ -101,26 +99,10 @@ export function renderBoardFit() {
   note.textContent = `The board has ${tracks} tracks: it will show ${names.slice(0, tracks).join(" and ")}; ` +
     `${off.join(" and ")} ${off.length > 1 ? "are" : "is"} kept on this page only.`;
 }
-export async function cutForDeal(game) {
-  for (let tries = 0; tries < 12; tries++) {
-    const cards = drawCut(game.names.length);
-    try {
-      const out = await api("POST", `/api/games/${game.id}/actions`, { version: game.version, op_id: opId(), action: { type: "cut", cards } });
-      const after = out.game;
-      toast(cards.map((c, i) => `${game.names[i]} ${pretty(c)}`).join(", ") + ` — ${after.names[after.dealer]} deals.`, null, 6);
-      return after;
-    } catch (err) {
-      if (err.status !== 422) throw err;
-      if (err.data && err.data.game) game = err.data.game; // a tie: cut again
-    }
-  }
-  throw new Error("the cut tied too often; choose the dealer");
-}
-
 // The API's checks of the new-game form's fields, in the table's words: "target: Input should
 // be greater than or equal to N" -> "The points to win must be N or more." (N is the API's.)
-export const FORM_FIELDS = { target: "The points to win" };
-export function sayProblem(problem) {
+const FORM_FIELDS = { target: "The points to win" };
+function sayProblem(problem) {
   const m = /^([a-z_]+): Input should be (greater|less) than or equal to (\d+)$/.exec(problem);
   return m && FORM_FIELDS[m[1]] ? `${FORM_FIELDS[m[1]]} must be ${m[3]} or ${m[2] === "greater" ? "more" : "less"}.` : null;
 }
@@ -129,7 +111,7 @@ export function sayProblem(problem) {
 // The club night: the director's seating starts this table's game in one tap, and the
 // club's line ("club: offline, 2 results waiting") shows while the table is in a club.
 let seating = null;
-export async function refreshClub() {
+async function refreshClub() {
   let club;
   try { club = await api("GET", "/api/club"); } catch { return; }
   const line = $("#club-line");
@@ -142,7 +124,7 @@ export async function refreshClub() {
 }
 
 async function startSeated() {
-  if (!state.token) { openPairing(); return; }
+  if (!state.token) { publish("pair"); return; }
   try {
     let game = await api("POST", "/api/club/start", {});
     if ((game.legal || []).includes("cut")) game = await cutForDeal(game);
@@ -162,12 +144,15 @@ export function mount() {
   // A seating or an outage shows within a quarter of a minute; a club-less table asks once.
   setInterval(() => { if (!$("#club-line").hidden || !$("#club-seat").hidden) refreshClub(); }, 15000);
   subscribe(["board"], renderBoardFit);
+  subscribe(["rules"], () => { renderVariantChoices(); renderNameFields(); });
+  // No game (or this phone left it): the form, its names as last played.
+  subscribe(["game"], () => { if (!state.game) renderNameFields(); });
   $("#variant").addEventListener("change", renderNameFields);
   $("#new-game").target.addEventListener("change", renderTargetChoices);
 
   $("#new-game").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    if (!state.token) { openPairing(); return; }
+    if (!state.token) { publish("pair"); return; }
     const form = ev.target;
     const variant = form.variant.value;
     const names = formNames().map((x, i) => x || `Player ${i + 1}`);

@@ -9,7 +9,10 @@ import { toast } from "../js/toast.js";
 // - typed: the board lights a code; typing it here pairs (only this phone's code counts);
 // - compare: this page shows the code of its own request, the board lights the same code, and
 //   holding the board's undo button approves that request only; the page asks until it is.
+// Presence wins: when another phone holds the board (or it did lately), holding undo puts out
+// what is lit and lights a code any phone may type, so a refused phone is taken to typing.
 export const PAIR = { request: null, digits: 6, expiresAt: 0, poll: 0, tick: 0 };
+export const MOST_DIGITS = 12; // a code lit by a hold grows to this after many wrong guesses
 export const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 export const CHECK_EVERY_MS = 2500; // the daemon answers 30 checks a minute per phone
 // "482913" -> "482 913", as a person reads it off the board.
@@ -72,6 +75,7 @@ export async function askForCode(hold) {
     out = await api("POST", "/api/pair/start", { hold });
   } catch (err) {
     PAIR.request = null;
+    if (err.data && err.data.code === "pairing_busy") { atTheBoard(err); return; }
     pairStep("choose");
     pairError(pairSay(err));
     return;
@@ -92,6 +96,18 @@ export async function askForCode(hold) {
   showPairWait();
   PAIR.tick = setInterval(showPairWait, 1000);
   PAIR.poll = setTimeout(checkHeld, CHECK_EVERY_MS);
+}
+// Turned away (or a hold lit a code for whoever types it): the person at the table holds undo
+// and types the code the board lights, whoever else is asking.
+export function atTheBoard(err) {
+  stopPairWait();
+  const hold = err.data && err.data.hold_s;
+  const how = err.data && err.data.lit ? "" : (hold
+    ? ` At the table? Hold the board's undo button for ${hold} s: it lights a new code; type it here.`
+    : "");
+  pairStep("typed");
+  pairError(`${pairSay(err)}${how}`);
+  $("#pair-form").code.focus();
 }
 export function showPairWait() {
   const left = Math.max(0, Math.round((PAIR.expiresAt - Date.now()) / 1000));
@@ -114,6 +130,7 @@ export async function checkHeld() {
     return;
   } catch (err) {
     const code = err.data && err.data.code;
+    if (err.data && err.data.lit) { atTheBoard(err); return; } // a hold lit a code to type
     if (err.data && err.data.waiting) pairError("");
     // A taken or malformed name, or a lost connection: keeps asking (the name can be changed meanwhile).
     else if (code === "name_taken" || code === "bad_request" || err.status === 422 || err.network) pairError(pairSay(err));
@@ -147,8 +164,10 @@ export async function pairWithCode(code) {
     pairError(pairSay(err));
     const code = err.data && err.data.code;
     if (code === "name_taken") { $("#pair-form").name.focus(); return; }
-    // A withdrawn or lapsed code cannot be typed any more: back to asking for one.
-    if (code === "pairing_failed" && /withdrawn|no pairing is pending/.test(err.message)) {
+    // A withdrawn or lapsed code cannot be typed any more: back to asking for one (a code
+    // lit by a hold is lit again by holding undo again: still typing).
+    if (code === "pairing_failed" && /withdrawn|no pairing is pending/.test(err.message)
+        && !/hold the board's undo button again/.test(err.message)) {
       pairStep("choose");
       pairError(`${pairSay(err)} Choose a way to ask for a new code.`);
     }
@@ -169,7 +188,7 @@ export function mount() {
     ev.preventDefault();
     if (ev.target.dataset.step !== "typed") return; // Enter in the name field chooses nothing
     const code = ev.target.code.value.replace(/\s+/g, "");
-    if (!new RegExp(`^\\d{${PAIR.digits}}$`).test(code)) { pairError(`Type the ${PAIR.digits} digits the board shows.`); return; }
+    if (!new RegExp(`^\\d{${PAIR.digits},${MOST_DIGITS}}$`).test(code)) { pairError(`Type the ${PAIR.digits} digits the board shows.`); return; }
     pairWithCode(code);
   });
 }

@@ -1,36 +1,46 @@
-// The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo.
-import { act, setGame } from "../js/actions.js";
+// The Score screen: each side's pad, the count pad, the starter, muggins, undo and redo; in
+// cards mode the play module's box.
+import { act, cutForDeal } from "../js/actions.js";
 import { isRed, pretty, spoken } from "../js/cards.js";
+import { openCountTab, openDueCount } from "../js/countmode.js";
 import { $, el } from "../js/dom.js";
 import { gamesWon, resultText, sideOfPlayer } from "../js/game.js";
 import { sayOf } from "../js/net.js";
 import { possibleCounts, variantRules } from "../js/rules.js";
-import { publish, state, subscribe } from "../js/store.js";
+import { publish, setGame, state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { openAdvisor, renderAdvisor } from "./advise.js";
-import { openCardsCount } from "./count.js";
-import { cutForDeal, renderNameFields } from "./new-game.js";
-import { openPairing } from "./pairing.js";
-import { renderPlay } from "./play.js";
+import { render as renderCards } from "./play.js";
 
 // One row a side (every peg of the play but the rare ones), and behind More: 12 and a number.
-export const PAD = [1, 2, 3, 4, 5, 6];
-export const MORE = [12];
-export function sideColour(i) { return `var(--p${i % 4})`; }
+const PAD = [1, 2, 3, 4, 5, 6];
+const MORE = [12];
+const sideColour = (i) => `var(--p${i % 4})`;
 
-export function renderGame() {
+// The Score screen, region by region, top to bottom.
+function renderGame() {
   const game = state.game;
   $("#no-game").hidden = !!game && !game.ended_by_user;
   $("#game").hidden = !game;
-  if (!game) { renderNameFields(); return; }
+  if (!game) return;
   $("#no-game").hidden = true;
+  $("#game").classList.toggle("cards", game.mode === "cards");
   const over = game.phase === "over" || !!game.result;
   const legal = new Set(game.legal || []);
-
   const result = $("#result");
   if (game.result) { result.textContent = resultText(game); result.hidden = false; } else result.hidden = true;
+  renderSides(game, legal, over);
+  renderDue(game, legal, over);
+  renderShowEntry(game, legal, over);
+  // Cards mode: the starter, the play and the counts, by the cards themselves.
+  const cardsBox = $("#play-cards");
+  cardsBox.hidden = !(game.mode === "cards" && !over && renderCards(game, legal));
+  renderButtons(game, legal, over, !cardsBox.hidden);
+  renderMuggins(game, legal);
+}
 
-  // One panel per side, with its pad (bug 7: once counting starts the engine closes pegging;
+// One panel per side, with its pad (in cards mode a line each: the cards say the points).
+function renderSides(game, legal, over) {
+  // (Bug 7: once counting starts the engine closes pegging;
   // the panel says why and how to fix a forgotten peg instead of showing dead buttons).
   const showing = game.phase === "show";
   const pegOpen = !over && legal.has("peg");
@@ -42,6 +52,8 @@ export function renderGame() {
   const padOpen = pegOpen || (lateOpen && state.lateShown);
   const pegType = pegOpen ? "peg" : "late_peg";
   const sides = $("#sides");
+  const heels = $("#heels-btn"); // kept (a dealer's panel holds it while due): panels are redrawn
+  if (heels.parentElement !== $("#score-actions")) $("#score-actions").prepend(heels);
   sides.replaceChildren();
   game.sides.forEach((side, i) => {
     const tags = [];
@@ -64,17 +76,20 @@ export function renderGame() {
       })) : null);
     const hasPad = !(game.mode === "cards" || (!padOpen && showing));
     const moreBtn = hasPad ? el("button", { type: "button", class: "more write", text: more ? "Less" : "More",
-      "aria-expanded": String(more), "aria-label": more ? `Fewer pegs for ${side.name}` : `More pegs for ${side.name}: 12 or a number`,
+      "aria-expanded": String(more), "aria-label": more ? `Less: fewer pegs for ${side.name}` : `More pegs for ${side.name}: 12 or a number`,
       onclick: () => { state.padMore = { ...(state.padMore || {}), [i]: !more }; renderGame(); } }) : null;
     const panel = el("article", { class: "side", style: `--c:${sideColour(i)}`, "data-side": String(i), "aria-label": side.name },
       el("header", {},
-        el("span", { class: "who" }, el("span", { class: "name", text: side.name }),
-          el("span", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) })),
-        el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") }),
+        el("span", { class: "who" }, el("span", { class: "name-line" }, el("span", { class: "name", text: side.name }),
+          el("span", { class: "tags", text: tags.join(" · "), "data-tags": tags.join(" ") })),
+        el("span", { class: "back", "data-back": String(side.back), text: `back peg ${side.back}` + gamesWon(game, i) })),
+        el("span", { class: "heels-slot" }),
         el("span", { class: "score", text: String(side.front), "data-front": String(side.front) }), moreBtn),
       hasPad ? pad : null);
     sides.append(panel);
   });
+  sides.classList.toggle("compact", game.mode === "cards");
+  sides.style.setProperty("--n", String(game.sides.length));
   const closed = $("#peg-closed");
   closed.hidden = !(showing && !pegOpen && game.mode !== "cards" && !over);
   if (closed.hidden) closed.replaceChildren();
@@ -85,7 +100,10 @@ export function renderGame() {
   } else {
     closed.textContent = "Pegging closed when the counting began. A forgotten peg: Undo the counts back to the play, peg it, and count again.";
   }
+}
 
+// The hand, its dealer, the counts to come and the starter; his heels on the dealer's panel.
+function renderDue(game, legal, over) {
   // The next count due, in show order, and the starter once it is cut.
   const due = $("#due");
   const order = (game.show_order || []).filter((x) => !x.done).map((x) => x.label);
@@ -102,14 +120,26 @@ export function renderGame() {
   const starter = $("#starter");
   starter.hidden = !game.starter || over;
   starter.replaceChildren(...(game.starter ? ["Starter ", el("span", { class: isRed(game.starter) ? "red" : "", "aria-label": spoken(game.starter), text: pretty(game.starter) })] : []));
-
+  // His heels, when due, on the dealer's own line (the points are the dealer's): at the top of
+  // that side's panel, so that no pad pushes it out of sight.
+  const heels = $("#heels-btn");
+  const slot = game.dealer === null || game.dealer === undefined ? null :
+    $(`#sides .side[data-side="${sideOfPlayer(game, game.dealer)}"] .heels-slot`);
+  heels.hidden = game.mode === "cards" || over || !legal.has("heels") || !slot;
+  if (!heels.hidden) slot.append(heels);
   $("#cut-now").hidden = over || !legal.has("cut");
+}
 
+// The count due: the count pad (keeper mode), or the way to the Count tab (cards mode).
+function renderShowEntry(game, legal, over) {
+  const showing = game.phase === "show";
   const next = game.next_count;
   $("#count-label").textContent = next ? `Count for ${next.label}` : "Count";
   $("#count-input").setAttribute("aria-label", next ? `Count for ${next.label}` : "Count");
   $("#count-19").setAttribute("aria-label", next ? `19, nothing: ${next.label} is a zero hand` : "19, nothing: a zero hand");
-  $("#show-entry").hidden = over || !next || !legal.has("count");
+  // Cards mode counts on the Score screen by the cards; with muggins on, on the Count tab, where
+  // the player's own count is typed.
+  $("#show-entry").hidden = over || !next || !legal.has("count") || (game.mode === "cards" && !game.muggins);
   if (game.mode === "cards") {
     $("#count-input").hidden = true; $("#count-19").hidden = true; $("#count-pad").hidden = true;
     $("#count-send").textContent = next ? `Count ${next.label} on the Count tab` : "Count";
@@ -124,27 +154,18 @@ export function renderGame() {
   // The muggins box follows the count it is about, so with muggins on the next count's pad
   // stays in view instead of scrolling off above a box at the foot of the screen.
   box.insertBefore($("#muggins-box"), $("#show-entry").nextSibling);
+}
 
-  // Pegging by playing cards.
-  const playBox = $("#play-cards");
-  const showPlay = game.mode === "cards" && !over && (legal.has("play") || legal.has("go") || legal.has("starter"));
-  playBox.hidden = !showPlay;
-  if (showPlay) renderPlay(game, legal);
-
-  // In the play of cards mode the play box has its own hint; otherwise the hint is the discard.
-  $("#hint-btn").hidden = showPlay && !legal.has("starter");
-  $("#hint-btn").textContent = "Hint";
-  $("#hint-btn").setAttribute("aria-label", "Hint: which two to throw");
-  $("#heels-btn").hidden = game.mode === "cards";
-  $("#heels-btn").disabled = over || !legal.has("heels");
+// Undo, redo, the hint and the next game.
+function renderButtons(game, legal, over, cards) {
+  // In cards mode the cards' box has its own hint; otherwise the hint is the discard.
+  $("#hint-btn").hidden = cards && !legal.has("starter");
   $("#undo-btn").disabled = !game.can_undo;
   $("#redo-btn").disabled = !game.can_redo;
   $("#next-game").hidden = !over || !legal.has("next_game");
-  renderMuggins(game, legal);
-  if (!$("#advise-panel").hidden && !$("#tab-count").hidden) renderAdvisor();
 }
 
-export function pegNumber(side, input) {
+function pegNumber(side, input) {
   const v = Number(input.value);
   if (input.value.trim() === "" || !Number.isInteger(v) || v <= 0) { toast("Type the points to peg, then tap Peg."); return; }
   act({ type: "peg", side, points: v });
@@ -153,7 +174,7 @@ export function pegNumber(side, input) {
 // The count pad: one button per total the engine says this hand (or crib) can make, so a
 // count is one tap and an impossible total is not there to tap. Without the engine's list
 // the pad stays empty and the number field does the work.
-export function renderCountPad(game, next) {
+function renderCountPad(game, next) {
   const pad = $("#count-pad");
   const counts = next ? possibleCounts(game.variant, next.kind) : null;
   pad.hidden = !counts;
@@ -167,7 +188,7 @@ export function renderCountPad(game, next) {
   })));
 }
 
-export function renderMuggins(game, legal) {
+function renderMuggins(game, legal) {
   const box = $("#muggins-box");
   const last = game.last_count;
   if (!game.muggins || !last || !legal.has("muggins")) { box.hidden = true; box.replaceChildren(); box.dataset.key = ""; return; }
@@ -199,10 +220,10 @@ export function renderMuggins(game, legal) {
     }))));
 }
 
-export function sendCount(points) {
+function sendCount(points) {
   const game = state.game;
   if (!game || !game.next_count) return;
-  if (game.mode === "cards") { openCardsCount(); return; }
+  if (game.mode === "cards") { openDueCount(); return; }
   if (!Number.isInteger(points) || points < 0) { toast("Type the count, then tap Count."); return; }
   act({ type: "count", points });
   $("#count-input").value = "";
@@ -214,7 +235,7 @@ export function mount() {
   // Bug 9: a form, so Enter on the phone's keyboard sends the count as the button does.
   $("#count-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    if (state.game && state.game.mode === "cards") { openCardsCount(); return; }
+    if (state.game && state.game.mode === "cards") { openDueCount(); return; }
     const v = $("#count-input").value.trim();
     sendCount(v === "" ? NaN : Number(v));
   });
@@ -222,7 +243,7 @@ export function mount() {
   // A game started without a dealer (on another phone, or by the API) is cut for here.
   $("#cut-now").addEventListener("click", async () => {
     if (!state.game) return;
-    if (!state.token) { openPairing(); return; }
+    if (!state.token) { publish("pair"); return; }
     try { setGame(await cutForDeal(state.game)); } catch (err) { toast(sayOf(err), null, 6); }
   });
   $("#heels-btn").addEventListener("click", () => act({ type: "heels" }));
@@ -233,7 +254,7 @@ export function mount() {
   $("#hint-btn").addEventListener("click", () => {
     const game = state.game;
     if (game && game.mode === "cards" && (game.legal || []).includes("play")) { state.hint.open = true; renderGame(); $("#play-hint").scrollIntoView({ block: "nearest" }); return; }
-    openAdvisor();
+    openCountTab("advise");
   });
   $("#end-game").addEventListener("click", () => {
     if (state.game && !state.game.result && !confirm("Leave this game and start a new one?")) return;

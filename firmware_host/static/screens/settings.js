@@ -1,12 +1,10 @@
 // The Settings screen: brightness, colours, devices, the pairing state, a pasted token.
 import { $, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
-import { publish, state, subscribe } from "../js/store.js";
+import { forgetToken, publish, state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { renderBoard } from "./board.js";
-import { openPairing } from "./pairing.js";
 
-export async function loadSettings() {
+async function loadSettings() {
   try {
     const st = await api("GET", "/api/settings");
     const form = $("#settings-form");
@@ -19,14 +17,14 @@ export async function loadSettings() {
   renderDevices();
   renderPairState();
 }
-export function renderDevices() {
+function renderDevices() {
   const list = $("#devices");
   if (!list) return;
   const words = { idle: "ready", busy: "working", waiting: "waiting", fault: "fault", absent: "not connected", lost: "lost, retrying", stopped: "stopped" };
   list.replaceChildren(...Object.entries(state.devices || {}).map(([name, d]) => el("li", { "data-device": name, "data-state": d.state || "unknown" },
     el("strong", { text: name }), ` ${words[d.state] || d.state || "unknown"}${d.kind ? ` (${d.kind})` : ""}${d.fault ? ` — ${d.fault}` : ""}`)));
 }
-export function renderPairState() {
+function renderPairState() {
   $("#pair-state").textContent = state.token ? `This phone is paired${state.tokenName ? ` as “${state.tokenName}”` : ""} and can keep score.` : "This phone is watching. Pair it to keep score.";
   document.body.classList.toggle("readonly", !state.token);
   $("#pair-open").hidden = !!state.token;
@@ -34,27 +32,20 @@ export function renderPairState() {
   $("#settings-pair").hidden = !!state.token;
   $("#unpair").hidden = !state.token;
 }
-export function forgetToken(message) {
-  state.token = "";
-  localStorage.removeItem("crib.token");
-  publish("all");
-  if (message) toast(message, null, 6);
-}
-
 // The screen's controls, wired once the page has loaded.
 export function mount() {
   subscribe([], renderPairState);
+  subscribe(["tab"], () => { if (state.tab === "settings") loadSettings(); });
   subscribe(["devices"], renderDevices);
   $("#settings-form").brightness.addEventListener("input", (ev) => { $("#brightness-value").textContent = ev.target.value; });
   $("#settings-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    if (!state.token) { openPairing(); return; }
+    if (!state.token) { publish("pair"); return; }
     const form = ev.target;
     try {
       const st = await api("PUT", "/api/settings", { brightness: Number(form.brightness.value), palette: form.palette.value });
       document.body.classList.toggle("colorblind", st.palette === "colorblind");
       toast(`Saved: brightness ${st.brightness}, ${st.palette === "colorblind" ? "colour-blind safe" : "classic"} colours.`);
-      renderBoard();
     } catch (err) { toast(sayOf(err), null, 6); }
   });
   $("#unpair").addEventListener("click", () => forgetToken("This phone is watching only now."));

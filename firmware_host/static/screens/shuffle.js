@@ -1,11 +1,10 @@
 // The Shuffle screen: the plan and its quality, the prompts pass by pass, jams.
 import { $, el } from "../js/dom.js";
 import { api, sayOf } from "../js/net.js";
-import { state, subscribe } from "../js/store.js";
+import { publish, state, subscribe } from "../js/store.js";
 import { toast } from "../js/toast.js";
-import { openPairing } from "./pairing.js";
 
-export async function loadPlans() {
+async function loadPlans() {
   const deck = Number($("#shuffle-form").deck.value);
   if (!state.plans[deck]) {
     try { state.plans[deck] = (await api("GET", `/api/shuffler/plans?deck=${deck}`)).plans; } catch { state.plans[deck] = null; }
@@ -13,18 +12,49 @@ export async function loadPlans() {
   renderPlanQuality();
   renderShuffler();
 }
-export function renderPlanQuality() {
+// The plan chosen, a line each: what it does, how well it mixes, how long it takes.
+const minutes = (s) => (s < 90 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, "0")} s`);
+const line = (label, ...parts) => el("p", { class: "plan-line" }, el("span", { class: "plan-label", text: label }), el("span", {}, ...parts));
+function renderPlanQuality() {
   const form = $("#shuffle-form");
   const plans = state.plans[Number(form.deck.value)] || [];
   const p = plans.find((x) => x.plan === form.plan.value);
   const box = $("#plan-quality");
   if (!p) { box.replaceChildren(); return; }
   box.replaceChildren(
-    el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: `${p.passes} passes · distance ${Number(p.tv_distance).toFixed(3)}` }),
-    el("span", { text: ` ${p.quality}` }),
-    el("span", { class: "plan-time", text: p.time ? ` · ${p.time}` : "" }));
+    line("Plan", `${p.passes} passes of ${p.deck_size} cards`),
+    line("Quality", el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: p.random ? "random" : "NOT random" }),
+      el("span", { text: ` · distance ${Number(p.tv_distance).toFixed(3)} (0 is perfect)` })),
+    line("Time", el("span", { class: "plan-time", text: `about ${minutes(p.shuffle_s)} in all, ${Math.round(p.pass_s)} s a pass` })),
+    el("details", { class: "plan-why" }, el("summary", { text: "About this plan" }), el("p", { text: p.quality })));
 }
-export async function shufflerCall(path, body) {
+// The plan a running shuffle follows (its deck and number of passes), for the time left.
+function runningPlan(st) {
+  return (state.plans[st.deck_size] || []).find((x) => x.passes === st.passes_total) || null;
+}
+// Progress drawn: the passes as segments (done, this one, to come), the cards of this pass
+// as a bar, and the time left.
+function progress(st) {
+  const busy = st.state === "busy";
+  const cards = busy && st.deck_size ? Math.min(1, st.cards_this_pass / st.deck_size) : 0;
+  const segs = Array.from({ length: st.passes_total }, (_, i) => el("span", {
+    class: i < st.passes_done ? "seg-done" : i === st.passes_done && busy ? "seg-now" : "seg-todo",
+    style: i === st.passes_done && busy ? `--fill:${Math.round(cards * 100)}%` : null,
+  }));
+  const frac = (st.passes_done + cards) / st.passes_total;
+  const pct = Math.round(Math.min(1, frac) * 100);
+  const plan = runningPlan(st);
+  const left = plan ? (plan.shuffle_s / plan.passes) * Math.max(0, st.passes_total - st.passes_done - cards) : null;
+  return [
+    el("div", { class: "progress passes", role: "progressbar", "aria-label": "Shuffle progress", "aria-valuenow": String(pct), "aria-valuemin": "0", "aria-valuemax": "100",
+      "aria-valuetext": `${st.passes_done} of ${st.passes_total} passes done` }, ...segs),
+    el("p", { class: "progress-line" },
+      el("span", { text: `Passes ${st.passes_done} of ${st.passes_total} done` }),
+      busy && st.deck_size ? el("span", { text: ` · cards ${st.cards_this_pass} of ${st.deck_size}` }) : null,
+      left !== null ? el("span", { class: "time-left", text: ` · about ${minutes(left)} left` }) : null),
+  ];
+}
+async function shufflerCall(path, body) {
   // The answer is the status when the request was handled; live updates sent after it win.
   const seen = state.shufflerSeen;
   try {
@@ -32,7 +62,7 @@ export async function shufflerCall(path, body) {
     if (state.shufflerSeen === seen) { state.shuffler = status; renderShuffler(); }
   } catch (err) { toast(sayOf(err), null, 8); }
 }
-export function renderShuffler() {
+function renderShuffler() {
   const st = state.shuffler;
   const box = $("#shuffle-status");
   const cont = $("#shuffle-continue");
@@ -40,10 +70,6 @@ export function renderShuffler() {
   if (!st) { box.replaceChildren(); cont.hidden = true; stop.hidden = true; return; }
   const running = ["busy", "waiting", "fault"].includes(st.state);
   const parts = [];
-  if (st.passes_total && (st.state === "busy" || st.state === "fault")) {
-    const pass = Math.min(st.passes_done + (st.state === "waiting" ? 0 : 1), st.passes_total);
-    parts.push(el("div", { class: "pass", text: `Pass ${pass} of ${st.passes_total}` + (st.state === "busy" && st.deck_size ? ` · ${st.cards_this_pass} of ${st.deck_size} cards` : "") }));
-  }
   // Once the shuffle goes on again, the jam's words (still in the status) are out of date.
   const busy = st.state === "busy";
   if (st.fault && st.state === "fault") {
@@ -53,12 +79,7 @@ export function renderShuffler() {
   } else if (st.state === "busy") {
     parts.push(el("div", { class: "prompt", text: "Shuffling… keep your hands clear." }));
   }
-  if (st.passes_total) {
-    const frac = (st.passes_done + (st.state === "busy" && st.deck_size ? st.cards_this_pass / st.deck_size : 0)) / st.passes_total;
-    const pct = Math.round(Math.min(1, frac) * 100);
-    parts.push(el("div", { class: "progress", role: "progressbar", "aria-label": "Shuffle progress", "aria-valuenow": String(pct), "aria-valuemin": "0", "aria-valuemax": "100" },
-      el("div", { style: `width:${pct}%` })));
-  }
+  if (st.passes_total) parts.push(...progress(st));
   const stateText = { idle: "ready", busy: "shuffling", waiting: "waiting for you", fault: "stopped by a fault", absent: "not connected", lost: "lost", stopped: "stopped" }[st.state] || st.state;
   parts.push(el("div", { class: "hint", "data-state": st.state, text: `Shuffler: ${stateText}` + (st.state === "absent" && st.fault ? ` (${st.fault})` : "") }));
   box.replaceChildren(...parts);
@@ -73,10 +94,11 @@ export function renderShuffler() {
 // The screen's controls, wired once the page has loaded.
 export function mount() {
   subscribe(["shuffler"], renderShuffler);
+  subscribe(["tab"], () => { if (state.tab === "shuffle") loadPlans(); });
   $("#shuffle-form").addEventListener("change", (ev) => { if (ev.target.name === "deck") loadPlans(); else renderPlanQuality(); });
   $("#shuffle-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    if (!state.token) { openPairing(); return; }
+    if (!state.token) { publish("pair"); return; }
     const form = ev.target;
     shufflerCall("/api/shuffler/shuffle", { deck: Number(form.deck.value), plan: form.plan.value });
   });

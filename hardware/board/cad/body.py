@@ -25,11 +25,21 @@ class Body:
     top: float = 6.0  # a 6 mm hardwood or birch-ply top: the holes go right through
     drill: float = 5.0  # for 5 mm pegs or LED lenses
     base: float = 9.0
-    # a 10 mm strip and 1 mm to spare; rows 12 mm apart leave a 1 mm wall (a 12 mm strip needs
-    # --track-spacing 14 or more, or the rows share one trough)
-    channel_width: float = 11.0
+    # 144/m strips are 10-12 mm wide (12 mm for most 5050 strips; an IP65 sleeve adds more):
+    # the channel takes the widest and 0.5 mm each side. Rows closer than a channel and a
+    # 1.5 mm wall (the default 12 mm rows) share one trough, cut as one: the strips lie side
+    # by side in it, each under its row of holes.
+    strip_width: float = 12.0
+    strip_clearance: float = 0.5
+    min_wall: float = 1.5
     channel_depth: float = 6.0  # the strip (3 mm) and a 3 mm diffuser above it
     channel_end: float = 6.0  # beyond the first and last LED of a row: the pads, the wires
+
+
+    @property
+    def channel_width(self) -> float:
+        """A row's channel: the widest strip and its clearance both sides."""
+        return self.strip_width + 2 * self.strip_clearance
 
 
 def _box(x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> Part:
@@ -64,7 +74,12 @@ def base(plan: StripPlan, body: Body = Body()) -> Part:
     segments = plan.segments()
     for r, s in enumerate(segments):
         x0, x1 = row_extent(plan, r, body)
-        cuts.append(_box(x0, x1, s.y - half, s.y + half, z1 - body.channel_depth, z1 + 1))
+        y0, y1 = s.y - half, s.y + half
+        for other in segments:  # a wall thinner than min_wall to a neighbour: one trough
+            gap = abs(other.y - s.y) - body.channel_width
+            if other is not s and gap < body.min_wall:
+                y0, y1 = min(y0, other.y - half), max(y1, other.y + half)
+        cuts.append(_box(x0, x1, y0, y1, z1 - body.channel_depth, z1 + 1))
         if r + 1 < len(segments):  # the jumper from this row's end to the next row's start
             nxt = segments[r + 1]
             x = s.x + (s.count - 1) * plan.pitch * s.step

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from build123d import Part
 
-from hardware.shuffler.cad import parts
+from hardware.shuffler.cad import fasteners, parts
 from hardware.shuffler.cad.params import DEFAULT, Geometry
 
 
@@ -26,5 +26,5 @@ def bought(g: Geometry = DEFAULT, cards: int | None = None) -> dict[str, Part]:
 
 
 def assembly(g: Geometry = DEFAULT) -> dict[str, Part]:
-    """Printed and bought parts together (the flap drawn in its left-pile position)."""
-    return printed(g) | bought(g)
+    """Printed and bought parts and every fastener (the flap drawn in its left-pile position)."""
+    return printed(g) | bought(g) | fasteners.assembly_solids(g)

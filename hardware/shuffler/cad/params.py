@@ -12,10 +12,59 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from hardware.shuffler import design
 
 Point = tuple[float, float]  # (x, z) in the side view
+
+PILES = ("left", "right")
+
+
+class PathSegment(NamedTuple):
+    """One straight stretch of the card's path.
+
+    ``surface`` is what the card's underside slides on: ``"petg"`` for a printed floor (the
+    tray's land, the chute, a branch), ``"pile"`` for the last stretch, from the branch's
+    outlet down onto the bay's pile (the bay's PETG floor for the first card, card on card
+    after it) and on to the bay's end wall.
+    """
+
+    length_mm: float
+    slope_deg: float  # positive downhill
+    surface: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardPath:
+    """The card's path from the roller's nip to its bay's end wall, for one pile.
+
+    ``segments`` run in order from the nip; ``names`` says which part each one is;
+    ``beam_mm`` is where the pile's beam crosses the path (path length from the nip).
+    """
+
+    pile: str
+    segments: tuple[PathSegment, ...]
+    names: tuple[str, ...]
+    beam_mm: float
+
+    @property
+    def length_mm(self) -> float:
+        """Nip to the bay's end wall along the path."""
+        return sum(s.length_mm for s in self.segments)
+
+    def segment_at(self, s: float) -> PathSegment:
+        """The segment the path is on ``s`` mm from the nip.
+
+        Raises ValueError for an ``s`` before the nip or past the end wall.
+        """
+        if s < 0:
+            raise ValueError(f"{s:.1f} mm is before the nip")
+        for seg in self.segments:
+            if s <= seg.length_mm:
+                return seg
+            s -= seg.length_mm
+        raise ValueError(f"{s:.1f} mm past the {self.pile} bay's end wall")
 
 
 def _drive_roller() -> float:
@@ -34,6 +83,10 @@ def _nip_to_flap() -> float:
 
 def _flap_length() -> float:
     return design.FLAP_LENGTH_MM
+
+
+def _end_pad() -> float:
+    return design.END_WALL_PAD_MM
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,21 +118,43 @@ class Geometry:
     channel_gap: float = 4.0  # floor to roof of the chute: one bowed card and room
     bay_side_clearance: float = 2.0
     bay_end_clearance: float = 1.5
+    # A self-adhesive felt pad on each bay's end wall takes the card's landing (design.py):
+    # the bay is that much longer, and the card's path ends on the pad's face.
+    end_pad: float = field(default_factory=_end_pad)
     pile_clearance: float = 5.0  # beam centre above a full pile, at the least
 
     # The tray and the separation gate.
-    tray_floor_z: float = 90.0  # top of the tray floor above the table
-    tray_headroom: float = 6.0  # wall above a full deck
-    gate_setback: float = 6.0  # nip to the inner face of the tray's front wall
-    gate_window: float = 3.0  # opening under the front wall, above the floor
-    gate_gap_cards: float = 1.5  # the gate's gap in (nominal) card thicknesses
+    # Top of the tray floor above the table; the tyre's top (the nip), the land past it and
+    # the chute's start are ``roller_protrusion`` higher. High enough that the long branch to
+    # the far (right) bay still falls at ``min_slope``.
+    tray_floor_z: float = 152.4
+    tray_headroom: float = 36.0  # wall above a full deck: it guides the press on top
+    # Nip to the inner face of the ears that carry the gate blade. The blade, on their outer
+    # face, is the tray's front wall: the deck's front rests on it (no bridged wall).
+    gate_setback: float = 7.0
+    # The gate's gap in (nominal) card thicknesses, above the land the card rests on there.
+    gate_gap_cards: float = 1.35  # 0.405 mm
     gate_travel: float = 2.5  # the blade's slots let it move this much up or down
-    gate_blade_height: float = 24.0
-    lip_length: float = 12.0  # tray floor past the gate blade, over the roller
+    ear_height: float = 24.0  # the ears that carry the blade's two screws
+    gate_chamfer: float = 1.0  # 45-degree lead-in on the blade's lower edge, deck side
+    lip_length: float = 11.0  # tray floor (the land) past the gate blade
+    # The land: past the tyre the floor rises to the tyre's top, so the bottom card leaves
+    # the nip level and rests on the land under the blade. Over the roller's slot it is a
+    # plate ``land_plate`` thick that starts where it clears the tyre by the slot clearance,
+    # its leading edge chamfered ``land_lead``; beside the slot a ramp ``land_ramp`` long
+    # climbs to it from the floor.
+    land_plate: float = 1.6
+    land_lead: float = 0.5
+    land_ramp: float = 3.0
 
     # The roller: a printed hub with two O-rings as its tyre.
     roller_protrusion: float = 0.8  # tyre top above the tray floor
-    oring_section: float = 2.5  # O-ring cross-section (NBR 70A)
+    # The tyre: two NBR 70A O-rings of 2.5 mm section, stretched 5-10 % onto the hub's
+    # grooves so they hold without creeping (a stretched ring grips its groove; a loose one
+    # walks off). ``oring_id`` 0 chooses the whole-millimetre stock size nearest 7.5 %
+    # stretch for the roller's diameter: 23 mm for the 30 mm roller (9.5 %).
+    oring_id: float = 0.0
+    oring_section: float = 2.5
     hub_relief: float = 1.0  # hub flanges stay this far inside the tyre's top
     hub_width: float = 22.0
     oring_pitch: float = 14.0  # centre to centre of the two O-rings
@@ -98,8 +173,11 @@ class Geometry:
     fit: float = 0.2  # printed pocket over a bought part, each side
 
     # The path: a chute, then a fork into two branches, each ending over its pile bay.
-    chute_angle: float = 20.0
-    lower_angle: float = 30.0  # the branch into the near (left) bay
+    # Every stretch a card coasts on falls at least ``min_slope``: tan 25 deg = 0.47 is over
+    # card-on-PETG friction's 0.2-0.4, so a free card speeds up and never stops in the path.
+    min_slope: float = 25.0
+    chute_angle: float = 25.0
+    lower_angle: float = 43.0  # the branch into the near (left) bay
     # Along the card's path from the nip (design.py): the fork, where the flap is hinged, and
     # each pile's beam (the same on both branches: the controller stops the motor there).
     nip_to_flap: float = field(default_factory=_nip_to_flap)
@@ -112,6 +190,10 @@ class Geometry:
     # The flap (vane) and its SG90 servo.
     vane_thickness: float = 2.4
     vane_clearance: float = 0.4
+    vane_sink: float = 0.05  # the flap's top under the floor line
+    # Where the branches part, the septum's wedge is cut back square to the right branch's
+    # floor to a flat this thick: two 0.45 mm lines, not a knife edge the nozzle blunts.
+    septum_flat: float = 0.9
     vane_length: float = field(default_factory=_flap_length)
     axle_d: float = 3.0
     servo_l: float = 22.8
@@ -133,6 +215,29 @@ class Geometry:
     touch_pad: tuple[float, float] = (16.0, 12.0)  # TTP223 module, senses through the skin
     touch_skin: float = 1.6
     led_hole_d: float = 5.2
+    # The main switch: a KCD1-101 rocker snaps into a 19.2 x 12.9 mm cut-out (its datasheet's
+    # panel cut-out; bezel 21 x 15 mm) in a panel of 0.8-2 mm: the lid is thinned there.
+    switch_cutout: tuple[float, float] = (19.2, 12.9)
+    switch_panel: float = 1.6
+    switch_at: tuple[float, float] = (-5.0, 44.0)
+    # The TCRT5000 module (32 x 14 mm board, its sensor 10.2 x 5.8 x 7 mm at one end)
+    # slides into rails under the lid, its sensor up under the tray floor's window.
+    tcrt_board: tuple[float, float, float] = (32.0, 14.0, 1.6)
+    tcrt_sensor: tuple[float, float, float] = (10.2, 5.8, 7.0)
+    # The window's centre: 10 mm behind the nip, where the simulator's tray sensor sees the
+    # bottom card until its tail has passed (simulator.TRAY_SENSOR_MM; a test holds them
+    # equal), beside the roller's hub, on the side away from the motor.
+    tcrt_at: tuple[float, float] = (-10.0, 23.0)
+
+    # The press: a printed foot with a steel bar in it, resting on the deck over the nip
+    # (its weight, design.py's press_n, gives the tyre its traction); it slides down between
+    # the tray's walls (or the bridge shims) as the deck empties.
+    press_length: float = 25.2  # along x, its front ``press_front_gap`` behind the blade
+    press_front_gap: float = 1.0
+    press_height: float = 32.6
+    steel_bar: tuple[float, float, float] = (20.0, 50.0, 30.0)  # x, y, z: a cut flat bar
+    steel_density: float = 7.85  # g/cm3, mild steel
+    petg_density: float = 1.27  # g/cm3
 
     bed: float = 220.0
 
@@ -148,13 +253,60 @@ class Geometry:
 
     @property
     def gate_gap(self) -> float:
-        """Tray floor to the gate blade's edge."""
+        """The gap the blade is set to: the land's top to the blade's edge."""
         return self.gate_gap_cards * self.nominal_card
 
     @property
+    def land_z(self) -> float:
+        """Top of the land past the tyre: level with the tyre's top (the nip)."""
+        return self.tray_floor_z + self.roller_protrusion
+
+    def tyre_top(self, x: float) -> float:
+        """Height of the tyre's surface at ``x`` (below the axis' level: -inf)."""
+        r = self.roller_diameter / 2
+        ax, az = self.roller_axis
+        return az + math.sqrt(r * r - (x - ax) ** 2) if abs(x - ax) < r else -math.inf
+
+    @property
+    def land_start(self) -> float:
+        """x where the land's plate begins over the slot (it clears the tyre there)."""
+        r = self.roller_diameter / 2
+        under = self.land_z - self.land_plate - self.roller_slot_clearance - self.roller_axis[1]
+        return self.roller_axis[0] + math.sqrt(max(r * r - under * under, 0.0))
+
+    def support_z(self, x: float) -> float:
+        """The top of what the bottom card rests on at ``x`` on the centre line (the tyre,
+        the land over the slot with its chamfer, or the floor behind the slot)."""
+        land = -math.inf
+        if x >= self.land_start:
+            land = min(self.land_z, self.land_z - self.land_lead + (x - self.land_start))
+        floor = self.tray_floor_z if x < -self.floor_opening / 2 else -math.inf
+        return max(self.tyre_top(x), land, floor)
+
+    @property
+    def gate_edge(self) -> tuple[float, float, float]:
+        """(x from, x to, z) of the blade's lowest edge, its flat past the lead-in chamfer."""
+        return (self.gate_x + self.gate_chamfer, self.gate_x + self.wall,
+                self.land_z + self.gate_gap)
+
+    @property
+    def card_gap_at_gate(self) -> float:
+        """The opening the bottom card meets at the gate: the blade's lowest edge down to the
+        top of what the card rests on under it (the land, level with the tyre's top).
+
+        Taken at the tightest point under the blade's flat, so it is the gap a card meets,
+        not the blade's height above the tray floor.
+        """
+        x0, x1, z = self.gate_edge
+        steps = 20
+        top = max(self.support_z(x0 + (x1 - x0) * k / steps) for k in range(steps + 1))
+        return z - top
+
+    @property
     def gate_gap_range(self) -> tuple[float, float]:
-        """(lowest, highest) gap that passes the thickest card and stops two thinnest ones."""
-        return 1.2 * self.card_thickness_max, 2.0 * self.card_thickness_min
+        """(lowest, highest) gap: it passes the thickest card, and a second card is not
+        dragged along under it (above 1.5 thicknesses of the thinnest, it is)."""
+        return 1.0 * self.card_thickness_max, 1.5 * self.card_thickness_min
 
     def pile_height(self, cards: int) -> float:
         return cards * self.card_thickness_max
@@ -185,6 +337,22 @@ class Geometry:
         return self.tray_floor_z + self.pile_height(self.capacity_cards) + self.tray_headroom
 
     @property
+    def press_x(self) -> tuple[float, float]:
+        """(back, front) of the press's foot: just behind the blade, over the nip."""
+        front = self.gate_x - self.press_front_gap
+        return front - self.press_length, front
+
+    @property
+    def press_width(self) -> float:
+        """Across the foot: it fits between the bridge shims too."""
+        return design.BRIDGE_WIDTH_MM + 2 * self.side_clearance - 1.0
+
+    @property
+    def steel_mass_g(self) -> float:
+        x, y, z = self.steel_bar
+        return x * y * z / 1000 * self.steel_density
+
+    @property
     def nip(self) -> Point:
         return (0.0, self.tray_floor_z + self.roller_protrusion)
 
@@ -192,9 +360,44 @@ class Geometry:
     def roller_axis(self) -> Point:
         return (0.0, self.nip[1] - self.roller_diameter / 2)
 
+    def _fitted(self, ring_id: float) -> float:
+        """The cross-section of an O-ring of ``ring_id`` stretched on the hub.
+
+        The ring's volume, pi^2/4 x (ID + s) x s^2, is the same on the hub, where its outside
+        is the roller's diameter D: (D - s') x s'^2 = (ID + s) x s^2, solved for s'.
+        """
+        want = (ring_id + self.oring_section) * self.oring_section ** 2
+        s = self.oring_section
+        for _ in range(60):  # a fixed point: s' = sqrt(want / (D - s'))
+            s = math.sqrt(want / (self.roller_diameter - s))
+        return s
+
+    @property
+    def tyre_oring_id(self) -> float:
+        """The O-rings' inside diameter (``oring_id``, or the stock size chosen)."""
+        if self.oring_id:
+            return self.oring_id
+
+        def stretch(ring_id: float) -> float:
+            return (self.roller_diameter - 2 * self._fitted(ring_id)) / ring_id - 1
+
+        near = round(self.roller_diameter - 2 * self.oring_section)
+        return min(range(near - 4, near + 2), key=lambda i: abs(stretch(i) - 0.075))
+
+    @property
+    def oring_section_fitted(self) -> float:
+        """The O-ring's cross-section stretched on the hub (its volume kept)."""
+        return self._fitted(self.tyre_oring_id)
+
     @property
     def hub_groove_d(self) -> float:
-        return self.roller_diameter - 2 * self.oring_section
+        """The grooves' bottom: the tyre's outside is then the roller's diameter."""
+        return self.roller_diameter - 2 * self.oring_section_fitted
+
+    @property
+    def oring_stretch(self) -> float:
+        """The O-ring's stretch on its groove, as a share of its inside diameter."""
+        return self.hub_groove_d / self.tyre_oring_id - 1
 
     @property
     def hub_flange_d(self) -> float:
@@ -210,14 +413,20 @@ class Geometry:
 
     @property
     def gate_x(self) -> float:
-        """The gate blade's face towards the deck (it sits on the front wall's outer face)."""
+        """The gate blade's face towards the deck (on the ears' outer face): the deck's front."""
         return self.gate_setback + self.wall
 
     @property
     def tray_x(self) -> tuple[float, float]:
+        """(back wall's outside, the lip's end): the inside runs back from the blade."""
         length, _ = self.tray_inner
-        return (self.gate_setback - length - self.wall,
+        return (self.gate_x - length - self.wall,
                 self.gate_x + self.wall + self.lip_length)
+
+    @property
+    def gate_blade_height(self) -> float:
+        """The blade, from its edge up to the tray walls' top (it is the front wall)."""
+        return self.tray_wall_top - self.gate_edge[2]
 
     @property
     def router_x0(self) -> float:
@@ -229,7 +438,8 @@ class Geometry:
 
     @property
     def bay_inner(self) -> tuple[float, float]:
-        return (self.card_length + 2 * self.bay_end_clearance,
+        """(length, width) inside a bay, its end wall's felt pad included in the length."""
+        return (self.card_length + 2 * self.bay_end_clearance + self.end_pad,
                 self.widest_card + 2 * self.bay_side_clearance)
 
     @property
@@ -243,14 +453,14 @@ class Geometry:
     @property
     def fork_run(self) -> float:
         """x from the chute's start to the fork, so the fork is ``nip_to_flap`` along the path."""
-        lip = math.dist(self.nip, (self.router_x0, self.tray_floor_z))
+        lip = math.dist(self.nip, (self.router_x0, self.land_z))
         return (self.nip_to_flap - lip) * math.cos(math.radians(self.chute_angle))
 
     @property
     def fork(self) -> Point:
         """Where the chute's floor meets the two branches."""
         return (self.router_x0 + self.fork_run,
-                self.tray_floor_z - self.fork_run * math.tan(math.radians(self.chute_angle)))
+                self.land_z - self.fork_run * math.tan(math.radians(self.chute_angle)))
 
     @property
     def outlet_z(self) -> float:
@@ -280,9 +490,36 @@ class Geometry:
         return math.degrees(math.atan2(fz - oz, ox - fx))
 
     def path(self, pile: str) -> list[Point]:
-        """The card's underside from the nip to the branch outlet of ``pile`` (left/right)."""
+        """The card's underside from the nip to the branch outlet of ``pile`` (left/right):
+        level over the land to the chute, down the chute to the fork, down the branch."""
         outlet = {"left": self.left_outlet, "right": self.right_outlet}[pile]
-        return [self.nip, (self.router_x0, self.tray_floor_z), self.fork, outlet]
+        return [self.nip, (self.router_x0, self.land_z), self.fork, outlet]
+
+    def end_wall(self, pile: str, cards: int = 0) -> Point:
+        """(x, z) where the felt pad on the bay's far end wall meets the top of a pile of
+        ``cards``."""
+        left, right, far = self.bays_x
+        x = {"left": right - self.wall, "right": far - self.wall}[pile] - self.end_pad
+        return x, self.bay_floor_top + self.pile_height(cards)
+
+    def card_path(self, pile: str, cards: int = 0) -> CardPath:
+        """The card's path to ``pile`` as straight segments, nip to the bay's end wall.
+
+        The stretches are the land (level, from the nip to the chute), the chute, the
+        branch, and the drop: a straight line from the branch's outlet to the foot of the
+        bay's end wall on a pile of ``cards`` (0: the empty bay). The beam is where the
+        branch crosses it. Raises ValueError for a pile that is not left or right.
+        """
+        if pile not in PILES:
+            raise ValueError(f"pile must be left or right, got {pile!r}")
+        pts = [*self.path(pile), self.end_wall(pile, cards)]
+        names = ("land", "chute", f"{pile} branch", f"drop into the {pile} bay")
+        segs = []
+        for (ax, az), (bx, bz), name in zip(pts, pts[1:], names, strict=False):
+            slope = math.degrees(math.atan2(az - bz, bx - ax))
+            segs.append(PathSegment(math.dist((ax, az), (bx, bz)), slope,
+                                    "pile" if name.startswith("drop") else "petg"))
+        return CardPath(pile, tuple(segs), names, self.nip_to_beam(pile))
 
     def along(self, pile: str, s: float) -> tuple[Point, Point]:
         """The point ``s`` mm along the path to ``pile`` from the nip, and the path's direction.
@@ -345,20 +582,29 @@ class Geometry:
 
     @property
     def vane_pivot(self) -> Point:
-        """The flap's axle: half its thickness under the fork, on the bisector's normal.
+        """The flap's axle, under the fork on the bisector of the two branches' normals.
 
-        The flap's top face then runs through the fork in both positions (within microns),
-        so a card meets no step at the hinge.
+        Deep enough that the flap's top face, in either position, and its round hinge stay
+        ``vane_sink`` under the floor lines of the chute and both branches: a card running
+        down the floor steps down onto the flap by that much, never up against it.
         """
-        mid = math.radians((self.upper_angle + self.lower_angle) / 2)
+        mid = (self.upper_angle + self.lower_angle) / 2
+        off = max(abs(mid - a) for a in (self.chute_angle, self.upper_angle, self.lower_angle))
+        depth = (self.vane_thickness / 2 + self.vane_sink) / math.cos(math.radians(off))
         fx, fz = self.fork
-        half = self.vane_thickness / 2
-        return fx - half * math.sin(mid), fz - half * math.cos(mid)
+        m = math.radians(mid)
+        return fx - depth * math.sin(m), fz - depth * math.cos(m)
 
     @property
     def septum_apex(self) -> float:
         """Distance from the fork, along the right branch's floor, to where the branches part."""
         return self.channel_gap / math.sin(math.radians(self.lower_angle - self.upper_angle))
+
+    @property
+    def septum_start(self) -> float:
+        """Distance from the fork, along the right branch's floor, to the septum's flat."""
+        return self.septum_apex + self.septum_flat / math.tan(
+            math.radians(self.lower_angle - self.upper_angle))
 
     def vane_angle(self, pile: str) -> float:
         """The flap's slope (degrees below horizontal) that sends a card to ``pile``.
@@ -384,8 +630,16 @@ class Geometry:
         """What makes this geometry unbuildable, in words (empty when it is fine)."""
         out = []
         lo, hi = self.gate_gap_range
-        if not lo <= self.gate_gap < hi:
-            out.append(f"gate gap {self.gate_gap:.3f} mm is outside {lo:.3f}-{hi:.3f} mm")
+        if not lo <= self.card_gap_at_gate < hi:
+            out.append(f"gate gap {self.card_gap_at_gate:.3f} mm (blade edge to the land the "
+                       f"card rests on) is outside {lo:.3f}-{hi:.3f} mm")
+        if self.land_start + self.land_lead > self.gate_x + self.gate_chamfer:
+            out.append(f"the land reaches the tyre's height at x = "
+                       f"{self.land_start + self.land_lead:.2f} mm, past the blade's edge at "
+                       f"{self.gate_x + self.gate_chamfer:.2f} mm: move the gate forward")
+        if not 0.05 <= self.oring_stretch <= 0.10:
+            out.append(f"O-ring {self.tyre_oring_id} mm ID on a {self.hub_groove_d:.2f} mm groove "
+                       f"is stretched {self.oring_stretch:.1%}, outside 5-10 %")
         if self.card_width > self.widest_card:
             out.append(f"card width {self.card_width} mm is wider than the tray's "
                        f"{self.widest_card} mm")
@@ -397,9 +651,14 @@ class Geometry:
                 out.append(f"{name} {getattr(self, name)} mm is under {self.min_wall} mm")
         if self.touch_skin < self.min_wall:
             out.append(f"touch_skin {self.touch_skin} mm is under {self.min_wall} mm")
-        if not 3.0 < self.upper_angle < self.lower_angle:
-            out.append(f"right branch slope {self.upper_angle:.1f} deg must be above 3 and "
-                       f"below the left branch's {self.lower_angle} deg")
+        if not self.upper_angle < self.lower_angle:
+            out.append(f"right branch slope {self.upper_angle:.1f} deg must be below the "
+                       f"left branch's {self.lower_angle} deg")
+        for name, slope in (("chute", self.chute_angle), ("left branch", self.lower_angle),
+                            ("right branch", self.upper_angle)):
+            if slope < self.min_slope:
+                out.append(f"{name} falls {slope:.1f} deg, under {self.min_slope} deg: a card "
+                           f"could stop on it (raise tray_floor_z)")
         if self.beam_path <= self.card_length:
             out.append(f"beam is {self.beam_path:.1f} mm along the path from the nip, not past "
                        f"the {self.card_length:.1f} mm card: the roller would still hold the "

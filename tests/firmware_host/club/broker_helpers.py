@@ -16,6 +16,8 @@ import pytest
 from firmware_host.club.broker import write_config
 
 MOSQUITTO = "/usr/sbin/mosquitto"
+# The users of the tests' club: the director and three tables.
+PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret", "t3": "3-secret"}
 
 
 def _free_port() -> int:
@@ -32,6 +34,7 @@ class Broker:
         if not Path(MOSQUITTO).exists():
             pytest.fail("mosquitto is missing: apt-get install mosquitto (.ci/run does)")
         self.club = club
+        self.directory = directory
         self.passwords = dict(passwords)
         self.port = _free_port()
         self.conf = write_config(directory, club, passwords, port=self.port, host="127.0.0.1",
@@ -40,17 +43,31 @@ class Broker:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Broker:
-        """Start it and wait until it accepts connections; AssertionError if it does not."""
+        """Start it and wait until it accepts connections (on another free port when a
+        parallel test took this one meanwhile); AssertionError if it does not."""
+        for _ in range(5):
+            if self._start():
+                return self
+            self.port = _free_port()  # taken between the choice and the bind: choose again
+            self.conf = write_config(self.directory, self.club, self.passwords, port=self.port,
+                                     host="127.0.0.1", user=getpass.getuser())
+        raise AssertionError(f"mosquitto found no free port: {self.log.read_text()}")
+
+    def _start(self) -> bool:
         out = open(self.log, "ab")  # noqa: SIM115 (the broker holds it)
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=out,
                                      stderr=subprocess.STDOUT)
         out.close()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()
+            if self.proc.poll() is not None:
+                text = self.log.read_text()
+                assert "Address already in use" in text, text
+                self.log.write_text("")
+                return False
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
+                return True
             except OSError:
                 time.sleep(0.05)
         raise AssertionError(f"mosquitto did not listen: {self.log.read_text()}")

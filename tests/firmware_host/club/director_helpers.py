@@ -18,7 +18,8 @@ import httpx
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from firmware_host.club.schema import GameResult, Side, encode, table_topic
+from cribbage.rules import result_of
+from firmware_host.clubwire import GameResult, Side, encode, table_topic
 from tests.firmware_host.club.broker_helpers import Broker, _free_port
 
 REPO = Path(__file__).resolve().parents[3]
@@ -158,10 +159,13 @@ class TableClient:
 
 
 def result(table: str, number: int, names: tuple[str, str], scores: tuple[int, int],
-           kind: str = "win", *, round_: int | None = None, night: str | None = NIGHT,
+           kind: str | None = None, *, round_: int | None = None, night: str | None = NIGHT,
            rev: int = 0, void: bool = False, winner: int | None = None,
            id_: str | None = None) -> GameResult:
-    """A finished game's result as a table sends it (`winner`: the higher score's side)."""
+    """A finished game's result as a table sends it (`winner`: the higher score's side;
+    `kind`: what the engine makes of the scores)."""
+    made = result_of(list(scores), 121)
+    kind = kind or (made.kind.value if made is not None else "win")
     return GameResult(
         id=id_ or f"{table}.abcd1234.{number}.1", table=table,
         night=night if round_ is not None else None, round=round_,

@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from firmware_host.club.broker import BrokerConfigError, acl_text, write_config
-from firmware_host.club.schema import standings_topic, table_topic
+from firmware_host.clubwire import standings_topic, table_topic
 from tests.firmware_host.club.broker_helpers import Broker
-
-PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret"}
 
 
 def _sub(broker: Broker, user: str, topic: str, count: int = 1, wait: float = 3
@@ -33,11 +31,6 @@ def _pub(broker: Broker, user: str, password: str, topic: str, message: str,
          "-t", topic, "-m", message, "-q", "1", *(["-r"] if retain else [])],
         capture_output=True, text=True, timeout=10)
 
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Broker:
-    with Broker(tmp_path / "broker", "club", PASSWORDS) as b:
-        yield b
 
 
 def test_a_table_publishes_its_own_results_and_the_director_gets_them(broker: Broker) -> None:

@@ -21,7 +21,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from firmware_host.club.schema import (
+from firmware_host.clubwire import (
     GameResult,
     Side,
     TableState,

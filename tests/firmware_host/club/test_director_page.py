@@ -10,17 +10,13 @@ from typing import Any
 
 import pytest
 
-from firmware_host.club.schema import LiveGame, Side, TableState, encode, table_topic
-from tests.firmware_host.club.broker_helpers import Broker
+from firmware_host.clubwire import LiveGame, Side, TableState, encode, table_topic
+from tests.firmware_host.club.broker_helpers import PASSWORDS, Broker
 from tests.firmware_host.club.director_helpers import Director, TableClient, result, send, wait_for
-from tests.firmware_host.page_helpers import BROWSER, PHONE, browser  # noqa: F401 (fixture)
-
-# Until the rules of a tournament (cribbage/tournament.py) are merged here.
-
+from tests.firmware_host.page_helpers import BROWSER, PHONE, SCREENSHOTS, browser  # noqa: F401
 
 pytestmark = BROWSER
 
-PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret"}
 EVIL = "<img src=x onerror=alert(1)>"
 
 
@@ -61,7 +57,7 @@ def test_the_page_shows_the_night_live(browser: Any, night: Any, screen: str) ->
     names = page.locator("#standings tbody td.name").all_inner_texts()
     assert names[0] == seats["t1"][0] and sorted(names) == sorted(["Ann", "Bob", "Cy", EVIL])
     first = page.locator("#standings tbody tr").first.locator("td").all_inner_texts()
-    assert first == ["1", seats["t1"][0], "2", "1-0", "+33"]
+    assert first == ["1", seats["t1"][0], "3", "1-0", "+33"]  # 121-88: a skunk
     assert page.locator("#round").inner_text() == "round 1"
     tables = page.locator("#tables").inner_text()
     assert "t2" in tables and "67" in tables and "59" in tables and seats["t2"][0] in tables
@@ -78,4 +74,6 @@ def test_the_page_shows_the_night_live(browser: Any, night: Any, screen: str) ->
         "parseFloat(getComputedStyle(document.querySelector('#standings td.name')).fontSize)")
     assert size >= (17 if screen == "phone" else 28)
     assert outside == [] and errors == []
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"club-standings-{screen}.png"), full_page=True)
     context.close()

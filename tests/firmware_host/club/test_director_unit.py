@@ -1,26 +1,34 @@
-"""The director's systemd unit, rendered as the installer renders templates: systemd
-accepts it silently, it starts after the broker, and it is hardened."""
+"""The director's systemd unit as `crib club install` writes it: systemd accepts it
+silently, it starts after the broker with a watchdog, and it is hardened."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.systemd.helpers import SYSTEMD, fake_venv, systemd_analyze
+from tests.systemd.helpers import fake_venv, systemd_analyze
 
 UNIT = "cribbage-club.service"
+CRIB = [sys.executable, "-m", "firmware_host"]
 
 
 @pytest.fixture
 def rendered(tmp_path: Path) -> Path:
+    """The unit written by `crib club install --no-start` for a venv's crib."""
     prefix = tmp_path / "opt" / "cribbage-table"
     fake_venv(prefix)
-    text = (SYSTEMD / UNIT).read_text()
-    text = text.replace("@PREFIX@", str(prefix)).replace("@VENV@", str(prefix / "venv"))
-    unit = tmp_path / UNIT
+    config = tmp_path / "club.toml"
+    config.write_text('club = "tuesday"\npassword = "x"\n')
+    done = subprocess.run([*CRIB, "club", "install", "--config", str(config), "--unit-dir",
+                           str(tmp_path / "units"), "--no-start", "--user", "root"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    unit = tmp_path / "units" / UNIT
+    text = unit.read_text().replace(str(Path(sys.executable).parent), str(prefix / "venv/bin"))
     unit.write_text(text)
     return unit
 
@@ -55,9 +63,10 @@ def test_it_runs_crib_club_serve_after_the_broker_with_its_state_directory(
         rendered: Path) -> None:
     s = _settings(rendered)
     assert s["ExecStart"] == [
-        f"{rendered.parent}/opt/cribbage-table/venv/bin/crib club serve "
-        "--config /etc/cribbage-table/club.toml"]
+        f"{rendered.parent.parent}/opt/cribbage-table/venv/bin/crib club serve "
+        f"--config {rendered.parent.parent}/club.toml"]
     assert s["Type"] == ["notify"] and s["Restart"] == ["on-failure"]
+    assert s["WatchdogSec"] == ["20s"]
     assert "mosquitto.service" in s["After"][0].split()
     assert "mosquitto.service" in s["Wants"][0].split()
     assert s["StateDirectory"] == ["cribbage-club"]

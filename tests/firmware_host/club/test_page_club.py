@@ -3,24 +3,16 @@ club's line says when results wait for the broker."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.firmware_host.club.broker_helpers import Broker
-from tests.firmware_host.club.test_table_link import PASSWORDS, Director, seat, table, wait_for
+from tests.firmware_host.club.test_table_link import Director, seat, table, wait_for
 from tests.firmware_host.page_helpers import BROWSER, Phone
 from tests.firmware_host.page_helpers import browser as browser
 
 pytestmark = BROWSER
 
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    with Broker(tmp_path / "broker", "club", PASSWORDS) as b:
-        yield b
 
 
 def test_the_seated_game_starts_in_one_tap(browser: Any, tmp_path: Path, broker: Broker) -> None:

@@ -6,18 +6,15 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-import pytest
 
-from firmware_host.club import schema
-from tests.firmware_host.club.broker_helpers import Broker
+from firmware_host import clubwire as schema
+from tests.firmware_host.club.broker_helpers import PASSWORDS, Broker
 from tests.firmware_host.conftest import Daemon
-
-PASSWORDS = {"director": "d-pw", "t1": "t1-pw", "t2": "t2-pw"}
 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 20) -> Any:
@@ -60,11 +57,6 @@ class Director:
         self.client.loop_stop()
         self.client.disconnect()
 
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    with Broker(tmp_path / "broker", "club", PASSWORDS) as b:
-        yield b
 
 
 def table(tmp_path: Path, broker: Broker) -> Daemon:

@@ -79,17 +79,17 @@ def main() -> None:
         elif rng.random() < 0.03:
             action = {"type": "redo"}
         else:
-            action = respelled(random_action(k.keeper, rng), rng)
+            action = respelled(random_action(k.game, rng), rng)
         try:
             games.act(entry.id, k.version, f"op-{n}", action)
         except Exception:
             continue
         k = games.entry(entry.id)
-        if k.keeper.game_number >= 2 and done_after is None:
+        if k.game.game_number >= 2 and done_after is None:
             done_after = n
         if done_after is not None and n > done_after + 25:
             break
-    # A keeper game: pegs and counts entered by points.
+    # A keeper-mode game: pegs and counts entered by points.
     kept = games.create({"variant": "six-card", "names": ["Cy", "Di"], "target": 61,
                          "skunk": "none", "muggins": False, "mode": "keeper", "dealer": 1})
     steps: list[dict[str, Any]] = [{"type": "starter", "card": "jh"}]
@@ -101,7 +101,7 @@ def main() -> None:
         try:
             games.act(kept.id, k.version, f"k-{i}", action)
         except Exception as exc:
-            print("keeper step refused:", action, exc)
+            print("keeper-mode step refused:", action, exc)
     for gid in store.game_ids():
         e = games.fold(gid)
         expected[str(gid)] = {"version": e.version, "view": e.view}

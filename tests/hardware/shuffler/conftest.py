@@ -17,7 +17,7 @@ from hardware.shuffler.simulator import ShufflerTable, SimulatedShuffler
 # Active-high sensors, as the tests drive the pins by hand (the default, pull-up and low =
 # card, has its own tests)
 PINS = {"motor": 17, "router": 18, "left_sensor": 22, "right_sensor": 23,
-        "tray_sensor": 24, "touch": 25, "led": 26, "sensor_pull_up": False}
+        "tray_sensor": 24, "touch": 25, "led": 26, "brake": 27, "sensor_pull_up": False}
 
 
 class Harness:
@@ -90,7 +90,7 @@ class SimHarness(Harness):
         self.shuffler.resume()
 
     def motor_on(self) -> bool:
-        return self.table.motor
+        return self.table.motor  # driven (a braked or coasting motor is not)
 
 
 class GpioHarness(Harness):
@@ -100,10 +100,10 @@ class GpioHarness(Harness):
                  pins: dict[str, Any] | None = None, **kw: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        from hardware.shuffler import design
         from hardware.shuffler.gpio import GpioShuffler, router_settle_s
         from hardware.shuffler.mockrig import MockRig
         from hardware.shuffler.physics import MachineModel
+        from hardware.shuffler.simulator import measured_timing
 
         super().__init__()
         self.clock = FakeClock()
@@ -112,14 +112,13 @@ class GpioHarness(Harness):
         model = MachineModel(**{k: kw.pop(k) for k in ("p", "q", "misroute", "double_feed")
                                 if k in kw})
         speed = kw.pop("speed", 1.0)
-        if timing is None:  # the simulated machine's own budgets
-            timing = Timing.for_speed(design.DEFAULT_DRIVE.surface_speed_mm_s * speed,
-                                      router_settle_s(pins) / speed)
-        self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
-                                     rng=random.Random(7), timing=timing)
         # the simulated flap moves as the configured router does
         kw.setdefault("router_settle_s", router_settle_s(pins))
         self.table = ShufflerTable(speed=speed, model=model, rng=random.Random(8), **kw)
+        if timing is None:  # the simulated machine's own budgets, as calibrate measures them
+            timing = measured_timing(self.table, router_settle_s(pins) / speed)
+        self.shuffler = GpioShuffler(pins, self.clock, pin_factory=self.factory,
+                                     rng=random.Random(7), timing=timing)
         self.shuffler.subscribe(self.events.append)
         self.shuffler.open()
         self.rig = MockRig(self.shuffler, self.table, self.factory, self.clock)
@@ -130,19 +129,8 @@ class GpioHarness(Harness):
         self.rig.sync()
 
     def run(self) -> None:
-        sh, rig, clock = self.shuffler, self.rig, self.clock
-        for _ in range(1_000_000):
-            rig.sync()
-            dt = sh.step()
-            rig.sync()
-            if sh.state is not DeviceState.BUSY:
-                self._final_stack()
-                return
-            nxt = rig.next_event()
-            if nxt is not None:
-                dt = min(dt, nxt - clock.monotonic())
-            clock.advance(max(dt, 1e-4))
-        raise AssertionError("never settled")
+        run_gpio(self.shuffler, self.rig, self.clock)
+        self._final_stack()
 
     def _final_stack(self) -> None:
         st = self.shuffler.status()
@@ -174,7 +162,39 @@ class GpioHarness(Harness):
         self.rig.touch()
 
     def motor_on(self) -> bool:
-        return bool(self.factory.pin(PINS["motor"]).state)
+        return self.shuffler.mechanism.motor_driven
+
+
+def run_gpio(shuffler: Any, rig: Any, clock: FakeClock, rounds: int = 1_000_000) -> None:
+    """Step a GpioShuffler and its mock rig on the FakeClock until it is not busy."""
+    for _ in range(rounds):
+        rig.sync()
+        dt = shuffler.step()
+        rig.sync()
+        if shuffler.state is not DeviceState.BUSY:
+            return
+        nxt = rig.next_event()
+        if nxt is not None:
+            dt = min(dt, nxt - clock.monotonic())
+        clock.advance(max(dt, 1e-4))
+    raise AssertionError("the shuffler never settled")
+
+
+def one_gpio_pass(shuffler: Any, rig: Any, table: ShufflerTable, clock: FakeClock,
+                  cards: int) -> None:
+    """Load `cards`, run one pass of a GpioShuffler over its mock rig to its end (or a
+    fault), then let the last cards slide down to their piles."""
+    table.load(list(range(cards)))
+    rig.sync()
+    shuffler.shuffle(cards, "light")
+    run_gpio(shuffler, rig, clock, rounds=400_000)
+    clock.advance(2.0)
+    table.update(clock.monotonic())
+
+
+def pin_history(factory: Any, name: str, pins: dict[str, Any] = PINS) -> list[bool]:
+    """A pin's levels, each change once (MockPin records every change)."""
+    return [bool(s.state) for s in factory.pin(pins[name]).states]
 
 
 def make_harness(kind: str, **kw: Any) -> Harness:

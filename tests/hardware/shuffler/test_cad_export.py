@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -10,13 +9,10 @@ from pathlib import Path
 
 import pytest
 
-try:
-    import build123d  # noqa: F401
-except ImportError:  # pragma: no cover - depends on the environment
-    if os.environ.get("CRIB_SKIP_CAD") == "1":
-        pytest.skip("build123d is not installed and CRIB_SKIP_CAD=1", allow_module_level=True)
-    pytest.fail("build123d is not installed: pip install -e '.[cad]' "
-                "(or set CRIB_SKIP_CAD=1 to skip the CAD checks)", pytrace=False)
+from tests.hardware.shuffler.cad_support import require_build123d
+
+require_build123d()  # before the imports below need it
+# ruff: noqa: E402
 
 from build123d import import_step, import_stl
 

@@ -17,13 +17,12 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_the_gate_passes_one_card_of_any_thickness_and_stops_two_of_the_thinnest():
     g = DEFAULT
-    assert 1.2 * design.CARD_THICKNESS_MAX_MM <= g.gate_gap < 2 * design.CARD_THICKNESS_MIN_MM
-    assert g.gate_gap == pytest.approx(0.45)
-    # The front wall's window never limits the gate, over the blade's whole travel.
-    assert g.gate_window >= g.gate_gap + g.gate_travel
+    assert design.CARD_THICKNESS_MAX_MM < g.gate_gap <= 1.5 * design.CARD_THICKNESS_MIN_MM
+    assert g.gate_gap == pytest.approx(0.405)
+    assert g.card_gap_at_gate == pytest.approx(g.gate_gap)
 
 
-@pytest.mark.parametrize("cards", [1.0, 2.0, 2.5])
+@pytest.mark.parametrize("cards", [1.0, 1.6, 2.0])
 def test_a_gate_gap_outside_the_range_is_refused_with_its_numbers(cards):
     with pytest.raises(ValueError, match="gate gap"):
         Geometry(gate_gap_cards=cards)
@@ -66,7 +65,7 @@ def test_design_pys_path_lengths_move_the_fork_and_the_beams(monkeypatch):
 
 
 def test_a_steeper_chute_moves_the_beams_but_not_their_path_length():
-    steep = DEFAULT.with_(chute_angle=24.0)
+    steep = DEFAULT.with_(chute_angle=30.0, tray_floor_z=DEFAULT.tray_floor_z + 20)
     for pile in ("left", "right"):
         assert math.dist(steep.beam(pile), DEFAULT.beam(pile)) > 1
         assert steep.nip_to_beam(pile) == pytest.approx(design.NIP_TO_BEAM_MM)
@@ -96,7 +95,11 @@ def test_a_bigger_roller_moves_the_shaft_and_lengthens_the_floor_slot():
     assert big.roller_axis[1] == pytest.approx(small.roller_axis[1] - 3)
     assert big.floor_opening > small.floor_opening
     assert big.nip == small.nip  # the tyre still stands the same above the floor
-    assert big.hub_groove_d == pytest.approx(small.hub_groove_d + 6)
+    assert big.hub_groove_d > small.hub_groove_d + 4  # a bigger O-ring, stretched as much
+    assert big.tyre_oring_id > small.tyre_oring_id
+    for g in (small, big):
+        assert 0.05 <= g.oring_stretch <= 0.10
+        assert g.hub_groove_d + 2 * g.oring_section_fitted == pytest.approx(g.roller_diameter)
     # ... so the path from the nip, and the beams on it, stay where the timing expects them.
     for pile in ("left", "right"):
         assert big.beam(pile) == pytest.approx(small.beam(pile))
@@ -150,7 +153,7 @@ def test_the_build_docs_key_dimensions_are_the_params():
     assert len(rows) >= 12
     for label, value, name in rows:
         expr = name.strip("`")
-        assert expr.replace("_", "").replace("(", "").replace(")", "").replace(
+        assert expr.replace("_", "").replace(".", "").replace("(", "").replace(")", "").replace(
             "'", "").replace(",", "").replace(" ", "").isalnum(), expr
         got = eval("g." + expr, {}, {"g": DEFAULT})  # a name or a call from the table
         shown = [float(v) for v in value.replace("mm", "").replace("×", "-").split("-")]
@@ -159,3 +162,97 @@ def test_the_build_docs_key_dimensions_are_the_params():
         for s, w in zip(shown, want, strict=True):
             decimals = len(str(s).split(".")[1]) if "." in str(s) else 0
             assert s == pytest.approx(w, abs=0.51 * 10 ** -max(decimals, 1)), (label, s, w)
+
+
+@pytest.mark.parametrize("thickness", [design.CARD_THICKNESS_MIN_MM, design.CARD_THICKNESS_MAX_MM])
+def test_the_gap_the_card_meets_is_one_and_a_half_cards_above_what_it_rests_on(thickness):
+    g = DEFAULT
+    x0, x1, edge = g.gate_edge
+    # Under the blade's flat the card rests on the land, level with the tyre's top.
+    for k in range(11):
+        assert g.support_z(x0 + (x1 - x0) * k / 10) == pytest.approx(g.nip[1])
+    assert g.card_gap_at_gate == pytest.approx(edge - g.nip[1])
+    assert 1.25 <= g.card_gap_at_gate / thickness <= 1.5
+    # One card passes; a second is not drawn under with it (over 1.5 thicknesses it is).
+    assert thickness < g.card_gap_at_gate <= 1.5 * design.CARD_THICKNESS_MIN_MM
+
+
+def test_the_gap_is_not_measured_from_the_tray_floor():
+    g = DEFAULT
+    x0, x1, edge = g.gate_edge
+    assert edge - g.tray_floor_z == pytest.approx(g.card_gap_at_gate + g.roller_protrusion)
+    # A tyre standing prouder raises the land with it: the card's gap stays.
+    proud = g.with_(roller_protrusion=1.2)
+    assert proud.card_gap_at_gate == pytest.approx(g.card_gap_at_gate)
+    assert proud.gate_edge[2] == pytest.approx(edge + 0.4)
+
+
+def test_a_gate_over_the_bare_tyre_is_refused():
+    # Pulled back towards the nip the blade would stand over the tyre's falling flank,
+    # where the land has not reached the tyre's height.
+    with pytest.raises(ValueError, match="land reaches the tyre's height"):
+        DEFAULT.with_(gate_setback=4.0)
+
+
+@pytest.mark.parametrize("pile", ["left", "right"])
+def test_the_card_path_runs_from_the_nip_to_the_bays_end_wall(pile):
+    g = DEFAULT
+    path = g.card_path(pile)
+    assert path.names == ("land", "chute", f"{pile} branch", f"drop into the {pile} bay")
+    land, chute, branch, drop = path.segments
+    # Level over the land from the nip to the chute, as the card leaves the tyre.
+    assert land.slope_deg == pytest.approx(0) and land.surface == "petg"
+    assert land.length_mm == pytest.approx(g.router_x0)
+    assert chute.slope_deg == pytest.approx(g.chute_angle)
+    want = {"left": g.lower_angle, "right": g.upper_angle}[pile]
+    assert branch.slope_deg == pytest.approx(want) and branch.surface == "petg"
+    assert land.length_mm + chute.length_mm == pytest.approx(design.NIP_TO_FLAP_MM)
+    assert sum(s.length_mm for s in path.segments[:3]) == pytest.approx(g.path_length(pile))
+    # The beam is in the branch, where the controller's timing expects it.
+    assert path.beam_mm == pytest.approx(design.NIP_TO_BEAM_MM)
+    assert path.segment_at(path.beam_mm) == branch
+    # The drop runs from the outlet down to the foot of the bay's far wall.
+    wall_x, floor_z = g.end_wall(pile)
+    ox, oz = g.path(pile)[-1]
+    assert drop.surface == "pile" and drop.slope_deg > 0
+    assert drop.length_mm == pytest.approx(math.hypot(wall_x - ox, oz - floor_z))
+    assert wall_x - ox == pytest.approx(g.bay_inner[0] - g.end_pad)  # across the bay to its pad
+    assert path.length_mm == pytest.approx(g.path_length(pile) + drop.length_mm)
+    # A pile in the bay shortens the drop and flattens it.
+    full = g.card_path(pile, cards=104)
+    assert full.segments[3].slope_deg < drop.slope_deg
+    assert full.segments[:3] == path.segments[:3]
+    with pytest.raises(ValueError, match="past the"):
+        path.segment_at(path.length_mm + 1)
+
+
+def test_the_card_path_follows_the_parameters():
+    steep = DEFAULT.with_(chute_angle=30.0, tray_floor_z=DEFAULT.tray_floor_z + 20)
+    for pile in ("left", "right"):
+        assert steep.card_path(pile).segments[1].slope_deg == pytest.approx(30.0)
+        assert steep.card_path(pile).beam_mm == pytest.approx(design.NIP_TO_BEAM_MM)
+    # A steeper chute drops the fork lower: the long right branch runs flatter.
+    same = DEFAULT.with_(tray_floor_z=DEFAULT.tray_floor_z + 20)
+    assert steep.card_path("right").segments[2].slope_deg < same.upper_angle
+    with pytest.raises(ValueError, match="pile must be left or right"):
+        DEFAULT.card_path("middle")
+
+
+@pytest.mark.parametrize("name", ["chute_angle", "tray_floor_z"])
+def test_a_stretch_under_the_minimum_slope_is_refused(name):
+    # A card coasts down every stretch only if it falls more steeply than friction holds it.
+    g = DEFAULT
+    for slope in (g.chute_angle, g.lower_angle, g.upper_angle):
+        assert math.tan(math.radians(slope)) > 0.4  # card on PETG at its worst
+    low = {"chute_angle": 22.0, "tray_floor_z": g.tray_floor_z - 15}[name]
+    with pytest.raises(ValueError, match="under 25.0 deg: a card could stop"):
+        g.with_(**{name: low})
+
+
+def test_the_build_doc_sets_the_gap_on_what_the_card_meets():
+    text = (ROOT / "docs" / "shuffler-build.md").read_text()
+    section = " ".join(text.split("## Setting the gate", 1)[1].split("\n## ", 1)[0].split())
+    feeler = float(section.split("Lay a ", 1)[1].split(" mm feeler", 1)[0])
+    assert feeler == pytest.approx(DEFAULT.card_gap_at_gate, abs=0.01)
+    assert "on the land under the blade" in section and "flat on the floor" not in section
+    assert "never from the tray floor" in section

@@ -21,36 +21,72 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_the_default_builds_arithmetic():
     drive = design.DEFAULT_DRIVE
-    assert drive.surface_speed_mm_s == pytest.approx(3.14159265 * 30 * 1150 / 60)
+    # the motor's datasheet figures at the 5 V supply, under the 24 mm roller
+    assert drive.free_speed_mm_s() == pytest.approx(3.14159265 * 24 * 625 * 5 / 6 / 60)
+    assert drive.stall_force_n() == pytest.approx(0.10 * 5 / 6 / 0.012)
+    # under a load the speed falls in proportion, to 0 at the stall force
+    half = drive.stall_force_n() / 2
+    assert drive.speed_under_mm_s(half) == pytest.approx(drive.free_speed_mm_s() / 2)
+    assert drive.speed_under_mm_s(2 * half) == 0.0
     p = design.pace()
     v = drive.surface_speed_mm_s
+    assert 0.4 * drive.free_speed_mm_s() < v < 1.5 * drive.free_speed_mm_s()
     assert p.transit_s == pytest.approx(88.9 / v)
     # a card to the same pile waits for the last to clear its beam; to the other pile, for
     # the last card's tail to leave the flap (a 10 % slow card) and the router to settle
     # before the next card's leading edge (a 10 % fast card) reaches the flap
     assert p.same_wait_s == pytest.approx(p.transit_s)
-    # (the next card may have been drawn on by the roller until the motor stopped: the last
-    # card's clearance past the nip, then the beam's filter)
-    drawn = design.NIP_CLEARANCE_MM + 1.1 * v * p.filter_s
+    # (the next card starts against the tray's front wall and may have been drawn on by the
+    # roller until the motor stopped: the last card's run to its beam, the beam's filter,
+    # the braked motor's run-on)
+    drawn = (design.FRONT_WALL_MAX_MM + design.NIP_CLEARANCE_MM
+             + 1.1 * v * (p.filter_s + drive.motor_start_s))
     other = ((design.NIP_TO_FLAP_MM + design.FLAP_LENGTH_MM - design.NIP_CLEARANCE_MM)
              / (0.9 * v) + design.DEFAULT_ROUTER.settle_s
-             - (drive.motor_start_s + (design.NIP_TO_FLAP_MM - drawn) / (1.1 * v)))
-    assert p.other_wait_s == pytest.approx(other)
+             - design.start_run_s(max(0.0, design.NIP_TO_FLAP_MM - drawn), 1.1 * v,
+                                  drive.motor_start_s))
+    assert p.other_wait_s == pytest.approx(max(0.0, other))
     assert p.card_s == pytest.approx(drive.motor_start_s + design.NIP_TO_BEAM_MM / v
                                      + p.filter_s + (p.same_wait_s + p.other_wait_s) / 2)
     assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52) + p.gap_s - p.transit_s)
-    # the default build (the SG90 servo router) deals 52 cards in about 7 s; a solenoid's
-    # shorter settle saves a second, at every change of pile
     assert design.DEFAULT_ROUTER is design.SERVO_ROUTER
-    assert 6.5 < p.pass_s(52) < 7.5
-    assert design.pace(router=design.SOLENOID_ROUTER).pass_s(52) < p.pass_s(52) - 1.0
+    assert design.pace(router=design.SOLENOID_ROUTER).pass_s(52) < p.pass_s(52)
     # the nip-to-beam path is longer than a card: the card has left the roller when seen
     assert design.NIP_TO_BEAM_MM > design.CARD_LENGTH_MM
-    # a bigger roller is a faster card; a faster card, a shorter pass
-    faster = design.DriveBuild(roller_diameter_mm=40.0)
-    assert design.pace(faster).pass_s(52) < p.pass_s(52)
+    # the card starts against the front wall, within what the timing allows for
+    from hardware.shuffler.cad.params import Geometry
+
+    assert 0 < Geometry().gate_setback <= design.FRONT_WALL_MAX_MM
     with pytest.raises(ValueError):
         design.DriveBuild(roller_diameter_mm=0)
+
+
+def test_the_drive_moves_the_heaviest_deck_with_twice_the_torque_at_every_corner():
+    """The torque arithmetic of docs/hardware.md: the load of 104 cards at the worst
+    friction against the weakest motor at the lowest supply, with 2x margin; and the tyre's
+    grip above the load at every corner, so it never slips."""
+    from hardware.shuffler.cad.params import Geometry
+    from hardware.shuffler.physics import feed_load, tyre_share
+    from hardware.shuffler.ranges import corners
+
+    drive, share = design.DEFAULT_DRIVE, tyre_share(Geometry())
+    worst_torque, worst_grip = float("inf"), float("inf")
+    for p in corners():
+        stall = drive.stall_force_n(p.supply_v, p.motor_torque)
+        for above in (0, p.cards - 1):
+            f = feed_load(p, above, drive, share)
+            worst_torque = min(worst_torque, stall / f.load_n)
+            worst_grip = min(worst_grip, f.traction_n / f.load_n)
+    assert worst_torque >= 2.0, worst_torque
+    assert worst_grip >= 1.1, worst_grip
+    # without the press the tyre slips under a deck at the rough end of the ranges: the
+    # deck's own weight puts only about half of itself on the tyre
+    bare = design.DriveBuild(press_n=0.0)
+    from hardware.shuffler.ranges import NOMINAL
+
+    assert 0.45 < share < 0.6
+    rough = NOMINAL.with_(mu_card_card=0.5, mu_tyre_card=0.8)
+    assert feed_load(rough, 51, bare, share).slips and not feed_load(rough, 51, drive, share).slips
 
 
 def test_the_servo_swings_the_printed_flap_from_branch_to_branch():
@@ -96,7 +132,7 @@ def test_every_budget_follows_the_card_speed(speed):
         assert getattr(fast, name) < getattr(slow, name), name
     assert fast.sensor_filter <= slow.sensor_filter < transit / 2
     assert fast.router_settle >= slow.router_settle  # less of the flight hides it
-    assert fast.flap_clear < slow.flap_clear and fast.flap_lead < slow.flap_lead
+    assert fast.flap_clear < slow.flap_clear and fast.flap_lead <= slow.flap_lead
     # the configuration's one setting gives the same budgets
     settings = ShufflerSettings(feed_speed_mm_s=speed)
     assert settings.timing() == Timing.for_speed(speed)
@@ -132,6 +168,11 @@ def test_no_timing_constant_assumes_one_machine():
     # no module-level time in the timing modules: only ratios of a card's transit, which
     # are the same on every machine
     ratios = {"DOUBLE_BLOCK_TRANSITS", "DOUBLE_BLOCK_SPAN"}
+    # and the physics' own constants, which are no times: gravity, the gate's thresholds in
+    # card thicknesses, the landing's energy share and angle, a test jam's place
+    ratios |= {"G", "SEPARATION_MIN_CARDS", "SEPARATION_DRAG_CARDS", "DOUBLE_SPAN",
+               "STAND_ENERGY_SHARE", "STAND_ENERGY_SHARE_PADDED", "STAND_ANGLE_DEG", "JAM_MM",
+               "TRAY_SENSOR_MM", "_EPS"}
     for rel in TIMING_MODULES:
         tree = ast.parse((ROOT / rel).read_text())
         for node in tree.body:
@@ -144,18 +185,16 @@ def test_no_timing_constant_assumes_one_machine():
                             and isinstance(value.value, float)), (rel, ast.unparse(node))
 
 
-@pytest.mark.parametrize("speed", [300.0, 1000.0, 1800.0])
+@pytest.mark.parametrize("speed", [500.0, 1000.0, 1400.0])
 @pytest.mark.parametrize("router", [design.SOLENOID_ROUTER, design.SERVO_ROUTER])
 def test_the_feed_overlaps_but_the_router_never_moves_under_a_card(speed, router):
     """Cards 3 % apart in speed: the next card starts while the last still passes its beam,
     yet no router move falls between a settle before a card's leading edge reaches the flap
     and its tail leaving it, and a card to the same pile waits for the beam to clear."""
     clock = FakeClock()
-    timing = Timing.for_speed(speed, router.settle_s)
-    sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(3), timing=timing,
-                           machine_rng=random.Random(4))
+    sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(3),
+                           machine_rng=random.Random(4), router_settle_s=router.settle_s)
     table = sh.table
-    table.spread, table.router_settle_s = 0.03, router.settle_s
     feeds: list[tuple[float, bool, bool]] = []  # (time, any beam blocked, the target's)
     set_motor = sh._mech.set_motor
 
@@ -178,7 +217,7 @@ def test_the_feed_overlaps_but_the_router_never_moves_under_a_card(speed, router
     assert not any(same for _, _, same in feeds)  # never into a beam still blocked
 
 
-@pytest.mark.parametrize("speed", [300.0, 1800.0])
+@pytest.mark.parametrize("speed", [500.0, 1400.0])
 @pytest.mark.parametrize("fault", [{"double_at": 20}, {"stick_at": 30}, {"jam_at": 25},
                                    {"double_at": 51}])
 def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed, fault):
@@ -186,7 +225,13 @@ def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed
     is waited for, never fed twice, and the pass ends with every card on a pile, counted."""
     from hardware.interfaces import DeviceState
 
-    kind = {"double_at": "double_feed", "stick_at": "stuck", "jam_at": "jam"}[next(iter(fault))]
+    at = next(iter(fault.values()))
+    # two cards fed together stay under the beam on the braked roller (stuck there); once
+    # the player has pushed them down the pass counts one card short and runs again
+    # (if the pair has left the roller when the motor stops, it passes its beam as one long
+    # block: a double feed, and the pass goes on)
+    expect = {"double_at": ([("stuck", at), ("short", 52)], [("double_feed", at)]),
+              "stick_at": ([("stuck", at)],), "jam_at": ([("jam", at)],)}[next(iter(fault))]
     for seed in range(3):
         clock = FakeClock()
         sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(seed), **fault)
@@ -200,7 +245,9 @@ def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed
             faults.append((sh.fault.kind, sh.fault.card))
             sh.resume()
         st = sh.status()
-        assert faults == [(kind, next(iter(fault.values())))]
+        clock.advance(2.0)  # the last cards slide down to their piles
+        sh.table.update(clock.monotonic())
+        assert faults in expect
         assert st.state is DeviceState.WAITING and st.cards_this_pass == 52
         assert sum(st.pile_counts) == 52
         piles = sh.table.piles

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from hardware.errors import DeckSizeError, HardwareError, PlanError, ShufflerError
-from hardware.shuffler.physics import deal_and_stack
+from hardware.shuffler.physics import deal_and_stack, feed_order
 from hardware.shuffler.plan import Pile, Routing, make_plan
 
 
@@ -62,7 +62,7 @@ def test_radix_routing_puts_every_card_at_its_target(n: int, extra: int) -> None
         plan = make_plan(n, "exact", rng=rng, passes=base.passes + extra)  # odd and even k
         order = list(range(n))
         for j in range(1, plan.passes + 1):
-            piles = [plan.radix_pile(j, c) for c in order]
+            piles = [plan.radix_pile(j, c) for c in feed_order(order)]
             order = deal_and_stack(order, piles, plan.top_pile)
         assert plan.target is not None
         assert [plan.target[c] for c in order] == list(range(n))
@@ -72,6 +72,7 @@ def test_radix_routing_works_with_the_right_pile_on_top() -> None:
     plan = make_plan(52, "exact", rng=random.Random(5), top_pile=Pile.RIGHT)
     order = list(range(52))
     for j in range(1, plan.passes + 1):
-        order = deal_and_stack(order, [plan.radix_pile(j, c) for c in order], Pile.RIGHT)
+        piles = [plan.radix_pile(j, c) for c in feed_order(order)]
+        order = deal_and_stack(order, piles, Pile.RIGHT)
     assert plan.target is not None
     assert [plan.target[c] for c in order] == list(range(52))

@@ -21,13 +21,19 @@ from hardware.shuffler.gpio import GlitchFilter, GpioShuffler
 from hardware.shuffler.physics import card_transit_s, default_sensor_filter_ms
 from hardware.shuffler.plan import Pile
 
-from .conftest import PINS, GpioHarness
+from .conftest import PINS, GpioHarness, pin_history
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _motor(h: GpioHarness) -> list[bool]:
-    return [bool(s.state) for s in h.factory.pin(PINS["motor"]).states]
+    """The driver's IN1 (the motor pin)."""
+    return pin_history(h.factory, "motor")
+
+
+def _brake(h: GpioHarness) -> list[bool]:
+    """The driver's IN2 (the brake pin): high with IN1 brakes the motor."""
+    return pin_history(h.factory, "brake")
 
 
 def _bare(**kw) -> tuple[GpioShuffler, MockFactory, FakeClock]:
@@ -205,7 +211,10 @@ def test_motor_stops_when_a_pass_runs_past_its_budget():
     assert st.state is DeviceState.FAULT and "time budget" in (st.fault or "")
     motor = _motor(h)
     fed = motor.count(True)
-    assert motor == [False] + [True, False] * fed and len(motor) == 1 + 2 * fed
+    # every feed ends in a brake (IN2 high with IN1), released once the roller has stopped;
+    # the last one is held while the fault waits: the motor is never left driven
+    assert motor == [False] + [True, False] * (fed - 1) + [True] and len(motor) == 2 * fed
+    assert _brake(h) == motor
     assert 0 < fed < 52
 
 
@@ -226,10 +235,13 @@ def test_motor_stops_when_the_tray_runs_empty_under_it():
     assert st.state is DeviceState.FAULT and st.fault is not None
     assert st.fault.startswith("Only 39 of 52 cards counted")
     motor = _motor(h)
-    assert motor == [False] + [True, False] * 40 and len(motor) == 81
+    assert motor == [False] + [True, False] * 39 + [True] and len(motor) == 80
+    assert _brake(h) == motor  # the last stop brakes and holds: not driven
     fed_at = h.shuffler._card_deadline - timing.card_timeout
-    # within the polling step (4 polls) of the grace
-    assert off_at[-1] - fed_at == pytest.approx(0.3, abs=4 * timing.poll + 1e-6)
+    empty_at = h.shuffler._empty_since  # the card drawn past the tray sensor's sight
+    assert empty_at is not None and fed_at < empty_at < fed_at + 0.1
+    # within the polling step (4 polls) of the grace, long before the jam's timeout
+    assert off_at[-1] - empty_at == pytest.approx(0.3, abs=4 * timing.poll + 1e-6)
 
 
 def test_motor_never_starts_on_an_empty_tray():

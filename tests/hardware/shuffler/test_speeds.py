@@ -17,13 +17,16 @@ from firmware_host.cli import main
 from firmware_host.config import load_settings
 from hardware.clock import FakeClock
 from hardware.interfaces import DeviceState
-from hardware.shuffler import design
 from hardware.shuffler.gpio import GpioShuffler
 from hardware.shuffler.mockrig import MockRig
 from hardware.shuffler.simulator import ShufflerTable
 
-SPEEDS = (300.0, 500.0, 1000.0, 1800.0)  # mm/s: 0.3, 0.5, 1.0 and 1.8 m/s
-SPREAD = 0.03  # each card's speed differs by this much (sd), as a real tyre's does
+from .conftest import one_gpio_pass
+
+# mm/s: the speed of a card off the roller with an empty tray, the motor's no-load speed set
+# to give it; every card slows with the deck over it (hardware.shuffler.physics)
+SPEEDS = (500.0, 800.0, 1200.0)
+CARDS = 52
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,8 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> dict[float, dict[str
     out: dict[float, dict[str, Any]] = {}
     for speed in SPEEDS:
         cfg = tmp_path_factory.mktemp("cal") / "config.toml"
-        cfg.write_text("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n\n[inputs]\nundo = 5\n")
+        cfg.write_text("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n\n[inputs]\nundo = 5\n"
+                       "\n[shuffle]\ndeck = 104\n")
         out[speed] = {"path": cfg}
     return out
 
@@ -56,44 +60,36 @@ class Machine:
         self.shuffler = GpioShuffler(dict(settings.pins), self.clock, pin_factory=self.factory,
                                      rng=random.Random(5), timing=settings.timing())
         self.shuffler.open()
-        self.table = ShufflerTable(feed_speed_mm_s=speed, spread=SPREAD, rng=random.Random(6),
-                                   **table)
+        self.table = ShufflerTable(feed_speed_mm_s=speed, rng=random.Random(6), **table)
         self.rig = MockRig(self.shuffler, self.table, self.factory, self.clock)
 
     def one_pass(self, cards: int) -> None:
-        self.table.load(list(range(cards)))
-        self.rig.sync()
-        self.shuffler.shuffle(cards, "light")
-        sh, rig, clock = self.shuffler, self.rig, self.clock
-        for _ in range(200_000):
-            rig.sync()
-            dt = sh.step()
-            rig.sync()
-            if sh.state is not DeviceState.BUSY:
-                return
-            nxt = rig.next_event()
-            if nxt is not None:
-                dt = min(dt, nxt - clock.monotonic())
-            clock.advance(max(dt, 1e-4))
-        raise AssertionError("the pass never ended")
+        one_gpio_pass(self.shuffler, self.rig, self.table, self.clock, cards)
 
 
 @pytest.mark.parametrize("speed", SPEEDS)
-def test_calibrate_writes_the_machines_card_speed_within_10_percent(calibrated, speed, capsys):
+def test_calibrate_measures_a_full_deck_and_writes_each_cards_speed(calibrated, speed, capsys):
     path = calibrated[speed]["path"]
     lines = _calibrate(path, speed, capsys)
-    written = load_settings(path).shuffler.feed_speed_mm_s
-    assert written is not None and abs(written - speed) / speed < 0.10
-    # every card was measured, and the spread reported
-    assert [d["card"] for d in lines if d["kind"] == "card"] == list(range(1, 13))
-    blocks = next(d for d in lines if d["kind"] == "blocks")
-    assert blocks["min_ms"] <= blocks["median_ms"] <= blocks["max_ms"] and 0 < blocks["cv"] < 0.1
-    assert lines[-1]["written"] is True and lines[-1]["values"]["feed_speed_mm_s"] == written
+    settings = load_settings(path).shuffler
+    speeds = settings.card_speeds_mm_s
+    # the whole deck the configuration shuffles (104), every card measured
+    assert [d["card"] for d in lines if d["kind"] == "card"] == list(range(1, 105))
+    assert settings.calibrated_cards == 104 and speeds is not None
+    # the card with an empty tray moves at about the machine's speed; the first card, under
+    # the whole deck, slower; each pile's own
+    left_one, left_full, right_one, right_full = speeds
+    assert left_full < left_one and right_full < right_one
+    assert abs(min(left_one, right_one) - speed) / speed < 0.35
+    assert settings.feed_speed_mm_s == min(speeds)  # the budgets' speed: the slowest card
+    spread = next(d for d in lines if d["kind"] == "spread")
+    assert spread["worst_ratio"] < 1.15  # every card within its own line
+    assert lines[-1]["written"] is True and lines[-1]["values"]["card_speeds_mm_s"] == speeds
     # the rest of the file is as it was: the comment, the key, the other table
     text = path.read_text()
     assert text.startswith("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n")
     assert "[inputs]\nundo = 5\n" in text
-    calibrated[speed]["written"] = written
+    calibrated[speed]["written"] = speeds
 
 
 @pytest.mark.parametrize("cards", [52, 104])
@@ -109,6 +105,7 @@ def test_a_full_pass_at_each_speed_counts_every_card_with_no_false_fault(calibra
     assert st.fault is None and st.state is DeviceState.WAITING, st.fault
     assert st.cards_this_pass == cards and sum(st.pile_counts) == cards
     assert sorted(m.table.piles["left"] + m.table.piles["right"]) == list(range(cards))
+    assert m.table.unseen_stops == 0 and m.table.flap_hits == 0
     assert m.shuffler.mechanism.glitches == 0
 
 
@@ -118,39 +115,42 @@ def test_a_real_double_feed_and_a_stuck_card_are_caught_at_each_speed(calibrated
     path = calibrated[speed]["path"]
     if "written" not in calibrated[speed]:
         _calibrate(path, speed, capsys)
-    # two cards overlapping by half a card: one block of 1.5 transits
+    # two cards dragged through together, half a card apart: held under the beam by the
+    # braked roller (or, off it, one block of 1.5 cards)
     m = Machine(path, speed, double_at=20)
     m.one_pass(52)
-    assert m.shuffler.fault is not None and m.shuffler.fault.kind == "double_feed"
-    assert m.shuffler.fault.card == 20 and not m.factory.pin(17).state
+    assert m.shuffler.fault is not None and m.shuffler.fault.kind in ("stuck", "double_feed")
+    assert m.shuffler.fault.card == 20 and not m.shuffler.mechanism.motor_driven
     # a card stays under a beam
     m = Machine(path, speed, stick_at=30)
     m.one_pass(52)
     assert m.shuffler.fault is not None and m.shuffler.fault.kind == "stuck"
-    assert m.shuffler.fault.card == 30 and not m.factory.pin(17).state
+    assert m.shuffler.fault.card == 30 and not m.shuffler.mechanism.motor_driven
 
 
 def test_the_default_configuration_is_the_default_builds_speed_and_a_dry_run_writes_nothing(
         tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_text("[shuffler]\n")
+    from hardware.shuffler import design
+
     speed = design.DEFAULT_DRIVE.surface_speed_mm_s
     assert load_settings(cfg).shuffler.timing().feed_speed_mm_s == speed
     assert main(["shuffler", "calibrate", "--simulate", "--dry-run", "--config", str(cfg),
                  "--json"]) == 0
     last = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert last["written"] is False and abs(last["values"]["feed_speed_mm_s"] - speed) < 0.1 * speed
+    # the default build measured: its slowest card near the nominal figure, under a full deck
+    assert last["written"] is False and 0.5 * speed < last["values"]["feed_speed_mm_s"] < speed
     assert cfg.read_text() == "[shuffler]\n"
 
 
 def test_calibrate_refuses_to_write_a_file_the_daemon_could_not_load(tmp_path, capsys):
-    # an explicit filter that cannot work at the measured speed (above half a transit, 25 ms,
-    # at 1.8 m/s)
+    # an explicit filter that cannot work at the measured speed (above half a transit)
     cfg = tmp_path / "c.toml"
-    original = "[shuffler]\nsensor_filter_ms = 30\nfeed_speed_mm_s = 400\n"
+    original = "[shuffler]\nsensor_filter_ms = 40\nfeed_speed_mm_s = 200\n"
     cfg.write_text(original)
-    assert main(["shuffler", "calibrate", "--simulate", "--sim-speed", "1800", "--config",
-                 str(cfg)]) == 1
+    assert main(["shuffler", "calibrate", "--simulate", "--sim-speed", "1200", "--cards",
+                 "12", "--config", str(cfg)]) == 1
     out = capsys.readouterr().out
     assert "FAIL writing" in out and "sensor_filter_ms" in out
     assert cfg.read_text() == original  # untouched

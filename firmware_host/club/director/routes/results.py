@@ -1,4 +1,4 @@
-"""The director's corrections of a result."""
+"""The director's corrections of a result, and the settling of a table's dispute."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from firmware_host.club.director.routes.deps import Director, NightDep
 from firmware_host.club.director.routes.players import PlayersIn
-from firmware_host.club.schema import Kind, Name, Score
+from firmware_host.clubwire import Kind, Name, Score
 
 
 class CorrectionIn(BaseModel):
@@ -38,7 +38,22 @@ def post_correct(result_id: str, body: CorrectionIn, night: NightDep,
     return night.correct(result_id, changes, " ".join(body.reason.split()), who)
 
 
+class ResolveIn(BaseModel):
+    """Count the table's revision (`accept`), or keep the result as it counts; and why."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    accept: bool
+    reason: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def post_resolve(seq: int, body: ResolveIn, night: NightDep, who: Director) -> dict[str, Any]:
+    """Settle a dispute: kept in the log with the old and new values when accepted."""
+    return night.resolve(seq, body.accept, " ".join(body.reason.split()), who)
+
+
 def router() -> APIRouter:
     r = APIRouter()
     r.add_api_route("/api/results/{result_id}/correct", post_correct, methods=["POST"])
+    r.add_api_route("/api/disputes/{seq}/resolve", post_resolve, methods=["POST"])
     return r

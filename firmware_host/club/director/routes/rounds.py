@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 
+from firmware_host.club.director.night import DirectorError
 from firmware_host.club.director.routes.deps import Director, NightDep
 
 
@@ -21,7 +22,14 @@ def get_rounds(night: NightDep) -> dict[str, Any]:
 
 
 def post_round(body: RoundIn, night: NightDep, who: Director) -> dict[str, Any]:
-    """Seat the next round, publish each table's seating, return the round and its byes."""
+    """Seat the next round, publish each table's seating, return the round and its byes;
+    409 while a tournament runs tonight (its rotation seats the rounds)."""
+    from firmware_host.club.director.routes.tournament import running
+
+    if running(night):
+        raise DirectorError(409, "tournament_running",
+                            "a tournament runs tonight: seat its rounds with "
+                            "POST /api/tournament/rounds")
     return night.seat_round(force=body.force)
 
 

@@ -15,10 +15,13 @@ def get_standings(night: NightDep) -> dict[str, Any]:
 
 
 def get_tables(night: NightDep, request: Request) -> dict[str, Any]:
-    """The tables with their live game and presence, and the results not counted."""
+    """The tables in their order with their live game, presence and seat; this round's
+    byes; the results not counted; the tables' open disputes."""
     intake = request.app.state.intake
+    rounds = night.rounds()
     return {"night": night.night, "round": night.current_round(), "tables": night.tables(),
-            "unmatched": night.unmatched(),
+            "order": night.table_order(), "byes": rounds[-1]["byes"] if rounds else [],
+            "unmatched": night.unmatched(), "disputes": night.disputes(open_only=True),
             "broker": {"connected": bool(intake and intake.connected),
                        "line": intake.status() if intake else "broker: not started"}}
 

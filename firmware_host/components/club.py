@@ -2,11 +2,13 @@
 
 The table's own store is the source of every result: its results table is written in the
 same commit as the winning action. This component keeps an outbox beside it
-(`club.sqlite3`): each result's id, revision and payload, and whether the director has
-counted it. Whatever the store holds and the outbox lacks is added at start and after each
-step that wins or takes back a game, so a daemon killed between the two loses nothing. A
-result is sent (QoS 1) on every connection and again while the director's `counted` does
-not list it; the table plays on exactly as alone while no broker answers.
+(`club.sqlite3`): every revision of each result (id, revision, payload), and whether the
+director has counted it. Every revision is sent, in order, because the director takes a
+known result's revisions only one up at a time. Whatever the store holds and the outbox
+lacks is added at start and after each step that wins or takes back a game, so a daemon
+killed between the two loses nothing. A result is sent (QoS 1) on every connection and
+again while the director's `counted` does not list it; the table plays on exactly as
+alone while no broker answers.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware_host import clubwire as schema
 from firmware_host.bus import ActionCommitted, EventBus, GameStarted
-from firmware_host.club import schema
 from firmware_host.errors import ClubError
 
 if TYPE_CHECKING:
@@ -39,9 +41,9 @@ KEEPALIVE_S = 15  # a broker gone quiet is noticed within about 1.5 times this
 
 OUTBOX = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS outbox (
-    id TEXT PRIMARY KEY, rev INTEGER NOT NULL, payload TEXT NOT NULL,
-    counted INTEGER NOT NULL DEFAULT 0
+CREATE TABLE IF NOT EXISTS revisions (
+    id TEXT NOT NULL, rev INTEGER NOT NULL, payload TEXT NOT NULL,
+    counted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (id, rev)
 );
 CREATE TABLE IF NOT EXISTS seated (
     game_id INTEGER PRIMARY KEY, night TEXT NOT NULL, round INTEGER NOT NULL
@@ -65,6 +67,11 @@ class Outbox:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(OUTBOX)
+        old = self._db.execute("SELECT name FROM sqlite_master WHERE name = 'outbox'").fetchall()
+        if old:  # the outbox of an earlier version kept one revision per result
+            self._db.executescript(
+                "BEGIN; INSERT OR IGNORE INTO revisions (id, rev, payload, counted) "
+                "SELECT id, rev, payload, counted FROM outbox; DROP TABLE outbox; COMMIT;")
 
     def close(self) -> None:
         with self._lock:
@@ -92,28 +99,41 @@ class Outbox:
         self._run("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def rows(self) -> dict[str, tuple[int, schema.GameResult, bool]]:
-        """Every result kept: id -> (rev, payload, counted)."""
+        """Every result kept at its newest revision: id -> (rev, payload, counted)."""
         return {r[0]: (r[1], schema.GameResult.model_validate_json(r[2]), bool(r[3]))
-                for r in self._run("SELECT id, rev, payload, counted FROM outbox")}
+                for r in self._run("SELECT id, rev, payload, counted FROM revisions r "
+                                   "WHERE rev = (SELECT MAX(rev) FROM revisions WHERE id = r.id)")}
 
     def put(self, result: schema.GameResult) -> None:
-        """Keep a result's newest revision, not yet counted."""
-        self._run("INSERT OR REPLACE INTO outbox (id, rev, payload, counted) "
+        """Keep a result's new revision, not yet counted."""
+        self._run("INSERT OR REPLACE INTO revisions (id, rev, payload, counted) "
                   "VALUES (?, ?, ?, 0)", (result.id, result.rev, result.model_dump_json()))
 
     def mark_counted(self, keys: set[str]) -> int:
-        """Mark the results whose "{id}@{rev}" is in `keys`; returns how many changed."""
+        """Mark counted the revisions named "{id}@{rev}" in `keys`, and the earlier ones of
+        the same result; returns how many changed."""
         changed = 0
-        for rid, (rev, _, counted) in self.rows().items():
-            if not counted and f"{rid}@{rev}" in keys:
-                self._run("UPDATE outbox SET counted = 1 WHERE id = ? AND rev = ?", (rid, rev))
+        waiting = self._run("SELECT id, rev FROM revisions WHERE counted = 0")
+        top: dict[str, int] = {}
+        for key in keys:
+            rid, _, rev = key.rpartition("@")
+            if rev.isdigit():
+                top[rid] = max(top.get(rid, -1), int(rev))
+        for rid, rev in waiting:
+            if rev <= top.get(rid, -1):
+                self._run("UPDATE revisions SET counted = 1 WHERE id = ? AND rev = ?",
+                          (rid, rev))
                 changed += 1
         return changed
 
     def waiting(self) -> list[schema.GameResult]:
-        """Results the director has not counted, oldest first."""
-        rows = self._run("SELECT payload FROM outbox WHERE counted = 0 ORDER BY rowid")
+        """Revisions the director has not counted, oldest first."""
+        rows = self._run("SELECT payload FROM revisions WHERE counted = 0 ORDER BY rowid")
         return [schema.GameResult.model_validate_json(r[0]) for r in rows]
+
+    def waiting_results(self) -> int:
+        """How many results have a revision the director has not counted."""
+        return int(self._run("SELECT COUNT(DISTINCT id) FROM revisions WHERE counted = 0")[0][0])
 
     def seat(self, game_id: int, night: str, round_: int) -> None:
         self._run("INSERT OR REPLACE INTO seated VALUES (?, ?, ?)", (game_id, night, round_))
@@ -168,7 +188,8 @@ class ClubLink:
         self.sync()
         s = self.settings
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                             client_id=f"crib-{s.club}-{s.table}", protocol=mqtt.MQTTv311)
+                             # the client id is the user's: the club's broker ties them
+                             client_id=s.table, protocol=mqtt.MQTTv311)
         client.username_pw_set(s.table, s.secret())
         if s.tls:
             client.tls_set(ca_certs=str(s.ca_file) if s.ca_file else None)
@@ -207,7 +228,7 @@ class ClubLink:
         if not self.enabled:
             return {"enabled": False, "connected": False, "waiting": 0, "line": "club: off",
                     "seating": None}
-        waiting = len(self.outbox.waiting())
+        waiting = self.outbox.waiting_results()
         return {"enabled": True, "connected": self.connected, "waiting": waiting,
                 "line": self.line(waiting),
                 "seating": self.seating.model_dump() if self.seating else None}
@@ -216,7 +237,7 @@ class ClubLink:
         """"club: offline, 2 results waiting" or "club: tuesday · table t1 · connected"."""
         if not self.enabled:
             return "club: off"
-        n = len(self.outbox.waiting()) if waiting is None else waiting
+        n = self.outbox.waiting_results() if waiting is None else waiting
         results = f"{n} result{'' if n == 1 else 's'} waiting"
         if not self.connected:
             return f"club: offline, {results}" if n else "club: offline"
@@ -253,7 +274,11 @@ class ClubLink:
             for row in self.store.results():
                 if row["finished_at"] < self._since:
                     continue
-                result = self._result(row)
+                try:
+                    result = self._result(row)
+                except ValueError as exc:  # pydantic's: a result the wire would refuse
+                    log.error("club: game %s's result cannot be sent: %s", row["game_id"], exc)
+                    continue
                 if result is None:
                     continue
                 seen.add(result.id)
@@ -276,16 +301,17 @@ class ClubLink:
             return None
         scores = res["scores"]
         try:
-            target = self.games.entry(row["game_id"]).keeper.target
-        except Exception:
-            target = max(scores)
+            rules = self.games.entry(row["game_id"]).game.rules
+            target, skunk = rules.target, rules.skunk.value
+        except Exception:  # a game the store no longer loads: what its result says
+            target, skunk = max(scores), "skunk"
         seated = self.outbox.seated(row["game_id"])
         return schema.GameResult(
             id=f"{self.settings.table}.{self._instance}.{row['game_id']}.{row['match_game']}",
             table=self.settings.table, night=seated[0] if seated else None,
             round=seated[1] if seated else None,
             sides=[schema.Side(names=sides[i], score=scores[i]) for i in sorted(sides)],
-            winner=res["winner"], kind=res["kind"], target=target,
+            winner=res["winner"], kind=res["kind"], target=target, skunk=skunk,
             variant=row.get("variant") or "six-card", finished_at=row["finished_at"])
 
     def send_waiting(self, *, older_than: float = 0.0) -> None:
@@ -347,7 +373,7 @@ class ClubLink:
         seated = self.outbox.seated(entry.id) if entry is not None else None
         game = None
         if entry is not None:
-            k = entry.keeper
+            k = entry.game
             pegs = k.pegs
             dealer = k.dealer
             game = schema.LiveGame(

@@ -1,9 +1,13 @@
 """The club's wire contract: MQTT topics and their JSON payloads, version 1.
 
 Every payload is one JSON object with `"v": 1`; a receiver refuses a payload that is too big,
-not JSON, of another version or not of its topic's shape (`PayloadError`, with a sentence),
-and carries on. Names are what a table's page accepts (1-40 visible characters); club and
-table names are lowercase slugs, because they are topic levels and broker user names.
+not JSON (NaN and Infinity included), nested too deep, of another version or not of its
+topic's shape (`PayloadError`, with a sentence), and carries on. Names are what a table's
+page accepts (1-40 characters, a visible one among them, no control, zero-width or
+direction character); club and table names are lowercase slugs, because they are topic
+levels and broker user names. A result agrees with itself by the engine's rules: its id
+starts with its table's name, exactly one side reached the target, and its winner and kind
+are what `cribbage.rules.result_of` says of its scores, target and skunk rule.
 
 Topics (`{club}` and `{table}` are slugs):
 
@@ -30,15 +34,30 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
-from cribbage.rules import ResultKind
+from cribbage.errors import InvalidOptionError
+from cribbage.rules import ResultKind, SkunkRule, result_of
+from firmware_host.logs import unsafe_chars
 
 VERSION = 1
 PREFIX = f"crib/v{VERSION}"
 MAX_PAYLOAD = 16 * 1024  # bytes: the biggest payload (standings of 64 players) is under 8 KiB
+MAX_DEPTH = 8  # the deepest real payload (standings: object, list, object) is 3 levels
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
 DIRECTOR_USER = "director"
+# Broker user names a table may not take: the director's, and names a reader would take
+# for the broker's or the director's own.
+RESERVED = frozenset({DIRECTOR_USER, "admin", "root", "mosquitto", "broker", "club",
+                      "standings", "all"})
+SKUNK_RULES = tuple(rule.value for rule in SkunkRule)
 # How a game was won: the engine's names, never listed again here.
 RESULT_KINDS = tuple(kind.value for kind in ResultKind)
 Kind = Literal[RESULT_KINDS]  # type: ignore[valid-type]
@@ -54,8 +73,9 @@ def check_slug(what: str, value: str) -> str:
     if not SLUG.match(value):
         raise ValueError(f"{what} {value!r}: use 1-32 lowercase letters, digits and '-', "
                          "starting with a letter or digit")
-    if value == DIRECTOR_USER and what == "table":
-        raise ValueError(f"table {value!r}: that name is the director's")
+    if value in RESERVED and what == "table":
+        raise ValueError(f"table {value!r}: that name is reserved (the director's or the "
+                         "broker's); name the table t1, t2, ... or after its place")
     return value
 
 
@@ -80,7 +100,18 @@ def parse_table_topic(club: str, topic: str) -> tuple[str, str] | None:
 
 
 # -- payloads -------------------------------------------------------------------------------
-Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*\S")]
+def _shown(name: str) -> str:
+    """`name` if it holds no control, zero-width or direction character; raises ValueError
+    naming them."""
+    bad = unsafe_chars(name)
+    if bad:
+        raise ValueError(f"the name holds {', '.join(bad)}: no control, zero-width or "
+                         "direction characters")
+    return name
+
+
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^\s*\S.*$"),
+                 AfterValidator(_shown)]
 Slug = Annotated[str, Field(pattern=SLUG.pattern)]
 Score = Annotated[int, Field(ge=0, le=1000)]
 
@@ -128,7 +159,29 @@ class TableState(_Payload):
     table: Slug
     game: LiveGame | None = None
     round: int | None = Field(None, ge=1, le=99)
-    at: float  # the table's clock, seconds since the epoch
+    at: float = Field(ge=0, allow_inf_nan=False)  # the table's clock, seconds since 1970
+
+
+def check_result(sides: list[tuple[int, ...]] | list[int], target: int, skunk: str,
+                 winner: int, kind: str) -> None:
+    """Raises ValueError unless the scores make `winner` win by `kind` in a game to `target`
+    with `skunk`'s lines (the engine's `result_of` decides; nothing here counts)."""
+    scores = [int(s) for s in sides]  # type: ignore[arg-type]
+    try:
+        result = result_of(scores, target, skunk)
+    except InvalidOptionError as exc:
+        raise ValueError(str(exc)) from None
+    if result is None:
+        raise ValueError(f"scores {'-'.join(map(str, scores))}: nobody reached {target}")
+    if max(scores) != target:
+        raise ValueError(f"scores {'-'.join(map(str, scores))}: the winner's peg stops at "
+                         f"{target}, the game hole")
+    if result.winner != winner:
+        raise ValueError(f"scores {'-'.join(map(str, scores))}: side {result.winner} won, "
+                         f"not side {winner}")
+    if result.kind.value != kind:
+        raise ValueError(f"scores {'-'.join(map(str, scores))} to {target} ({skunk} lines): "
+                         f"a {result.kind.value}, not a {kind}")
 
 
 class GameResult(_Payload):
@@ -143,9 +196,21 @@ class GameResult(_Payload):
     kind: Kind
     target: Score
     variant: str = Field(max_length=32)
-    finished_at: float
+    skunk: Literal[SKUNK_RULES] = "skunk"  # type: ignore[valid-type]  # the game's lines
+    finished_at: float = Field(ge=0, allow_inf_nan=False)
     rev: int = Field(0, ge=0, le=1000)
     void: bool = False  # the table took this game's win back
+
+    @model_validator(mode="after")
+    def _agrees(self) -> GameResult:
+        if not self.id.startswith(f"{self.table}."):
+            raise ValueError(f"id {self.id!r} is not table {self.table!r}'s (ids start "
+                             f"with '{self.table}.')")
+        if self.winner >= len(self.sides):
+            raise ValueError(f"winner {self.winner}: there are {len(self.sides)} sides")
+        check_result([s.score for s in self.sides], self.target, self.skunk, self.winner,
+                     self.kind)
+        return self
 
     def counted_key(self) -> str:
         """How the director's `counted` names this revision: "{id}@{rev}"."""
@@ -194,8 +259,8 @@ class Standings(_Payload):
 
     night: str = Field(max_length=40)
     round: int = Field(ge=0, le=99)
-    rows: list[StandingRow] = Field(max_length=200)
-    at: float
+    rows: list[StandingRow] = Field(max_length=1000)
+    at: float = Field(ge=0, allow_inf_nan=False)
 
 
 P = TypeVar("P", bound=_Payload)
@@ -210,15 +275,32 @@ def encode(payload: _Payload) -> bytes:
     return payload.model_dump_json().encode()
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in `value` (a scalar: 0)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
 def decode(kind: type[P], data: bytes) -> P:
     """A payload of class `kind` from its bytes; raises PayloadError saying what is wrong
     (too big, not JSON, another version, a field missing or of the wrong type)."""
     if len(data) > MAX_PAYLOAD:
         raise PayloadError(f"{kind.__name__}: {len(data)} bytes, over the {MAX_PAYLOAD} allowed")
     try:
-        raw: Any = json.loads(data)
+        raw: Any = json.loads(data, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise PayloadError(f"{kind.__name__}: not JSON ({exc})") from None
+    except RecursionError:
+        raise PayloadError(f"{kind.__name__}: nested deeper than JSON can be read") from None
+    if _depth(raw) > MAX_DEPTH:
+        raise PayloadError(f"{kind.__name__}: nested deeper than {MAX_DEPTH} levels")
     if not isinstance(raw, dict):
         raise PayloadError(f"{kind.__name__}: not a JSON object")
     if raw.get("v") != VERSION:
@@ -229,5 +311,6 @@ def decode(kind: type[P], data: bytes) -> P:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "payload"
-        raise PayloadError(f"{kind.__name__}: {where}: {first['msg']} "
+        msg = first["msg"].removeprefix("Value error, ")
+        raise PayloadError(f"{kind.__name__}: {where}: {msg} "
                            f"({exc.error_count()} problem(s))") from None

@@ -1,0 +1,570 @@
+"""The hands-free shuffler's order by construction: what a pass and a restack of the drop
+shaft do to the deck, the radix plan that reaches a secret target order exactly, and the
+checks that each pass and each restack happened as the plan needs.
+
+The mechanism (docs/hands-free.md): the deck lies face down in the tray and the roller feeds
+its bottom card first. Each card rises up the riser (turning over on the way) and the router
+sends it into the upper or the lower bay of the drop shaft, which stands over the tray; the
+card lands on top of that bay's pile. Fed from the bottom and landing on top, a bay holds its
+cards in the deck's own order: no reversal. After the pass the lower bay's doors open, then
+the upper bay's: the lower pile is the bottom of the new deck and the upper pile lands on it.
+So a pass is a stable two-pile split with the upper bay's cards on top, and least-significant
+digit first radix routing on the target position gives exactly the target deck.
+
+The machine cannot tell one card from another: it routes the i-th card it feeds by the card it
+believes is there, from its own commands. A restack in another order than the one planned
+makes that belief wrong, and the deck is then no longer uniform; so every restack is checked
+against what the door sensors and the tray's load cell read.
+
+Deck orders are tuples of card ids, index 0 the top card; card ids are the cards' positions
+at the start of the plan. Pure Python, no I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from hardware.errors import PlanError, ShufflerError
+from hardware.shuffler import design, physics
+from hardware.shuffler import math as smath
+from hardware.shuffler.audit import expected_adjacent, position_z
+from hardware.shuffler.physics import feed_order
+from hardware.shuffler.plan import Pile, check_deck_size, radix_key, secure_rng
+
+MAX_PASSES = 64
+# The most cards a bay takes in any plan of up to 104 cards in its minimum or face-down
+# passes (96 cards put 64 in one bay): the bays are drawn for this many of the thickest card.
+BAY_CAPACITY = 64
+
+
+class Bay(enum.StrEnum):
+    """The drop shaft's two bays: the upper one stands on the lower one's doors."""
+
+    UPPER = "upper"
+    LOWER = "lower"
+
+    @property
+    def other(self) -> Bay:
+        return Bay.LOWER if self is Bay.UPPER else Bay.UPPER
+
+
+# The router's two positions, as the controller names them: the flap's near branch turns a
+# card into the lower bay, the far one lets it rise on to the upper bay (as the Lotus-style
+# router's left branch is the near bay and its right branch the far one).
+ROUTER_PILE: dict[Bay, Pile] = {Bay.LOWER: Pile.LEFT, Bay.UPPER: Pile.RIGHT}
+BAY_OF_PILE: dict[Pile, Bay] = {pile: bay for bay, pile in ROUTER_PILE.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Restack:
+    """The order the bays' doors open in: the first bay's pile becomes the bottom of the deck
+    and the other's lands on it."""
+
+    first: Bay
+
+    @property
+    def second(self) -> Bay:
+        return self.first.other
+
+    @property
+    def top(self) -> Bay:
+        """The bay whose pile ends on top of the deck."""
+        return self.second
+
+
+# The only order the shaft makes by construction: the upper pile cannot pass the lower bay's
+# closed doors, so it lands on top whatever happens.
+SHAFT_RESTACK = Restack(Bay.LOWER)
+
+
+@dataclass(frozen=True, slots=True)
+class BayCounts:
+    """How many cards each bay holds (commanded, or counted by its beam).
+
+    Raises ShufflerError for a negative count.
+    """
+
+    upper: int
+    lower: int
+
+    def __post_init__(self) -> None:
+        if self.upper < 0 or self.lower < 0:
+            raise ShufflerError(
+                f"a bay cannot hold fewer than 0 cards, got upper {self.upper}, "
+                f"lower {self.lower}"
+            )
+
+    @classmethod
+    def of(cls, bays: Sequence[Bay]) -> BayCounts:
+        """The counts of a pass's per-card bay decisions."""
+        upper = sum(1 for b in bays if b is Bay.UPPER)
+        return cls(upper, len(bays) - upper)
+
+    def __getitem__(self, bay: Bay) -> int:
+        return self.upper if bay is Bay.UPPER else self.lower
+
+    @property
+    def total(self) -> int:
+        return self.upper + self.lower
+
+
+@dataclass(frozen=True, slots=True)
+class Piles:
+    """The bays' piles after a pass, each top to bottom."""
+
+    upper: tuple[int, ...]
+    lower: tuple[int, ...]
+
+    def __getitem__(self, bay: Bay) -> tuple[int, ...]:
+        return self.upper if bay is Bay.UPPER else self.lower
+
+    @property
+    def counts(self) -> BayCounts:
+        return BayCounts(len(self.upper), len(self.lower))
+
+
+def deal(deck: Sequence[int], bays: Sequence[Bay]) -> Piles:
+    """The piles after feeding `deck` (top first in the sequence) and sending the i-th card
+    fed into bays[i]: the Lotus build's bottom-fed pass (physics.deal), a bay for a pile.
+
+    Raises ShufflerError when there is not one bay per card, or a decision is not a Bay.
+    """
+    if len(bays) != len(deck):
+        raise ShufflerError(f"{len(bays)} bay decisions given for a deck of {len(deck)} cards")
+    for bay in bays:
+        if not isinstance(bay, Bay):
+            raise ShufflerError(f"a card's bay must be upper or lower, got {bay!r}")
+    piles = physics.deal(deck, [ROUTER_PILE[bay] for bay in bays])
+    return Piles(piles[ROUTER_PILE[Bay.UPPER]], piles[ROUTER_PILE[Bay.LOWER]])
+
+
+def restack(piles: Piles, order: Restack = SHAFT_RESTACK) -> tuple[int, ...]:
+    """The deck after the bays' doors open in `order`: the second pile on top of the first."""
+    return piles[order.second] + piles[order.first]
+
+
+def run_pass(deck: Sequence[int], bays: Sequence[Bay],
+             order: Restack = SHAFT_RESTACK) -> tuple[int, ...]:
+    """The deck after one pass (card i fed into bays[i]) and a restack made in `order`.
+
+    Raises ShufflerError as `deal`.
+    """
+    return restack(deal(deck, bays), order)
+
+
+def minimum_passes(deck_size: int) -> int:
+    """ceil(log2 n): the fewest two-pile passes that can reach every order of n cards.
+
+    Raises DeckSizeError for fewer than one card.
+    """
+    return smath.radix_passes(deck_size)
+
+
+def face_down_passes(deck_size: int) -> int:
+    """The passes the drop shaft makes: the minimum, made even, because the riser turns
+    every card over on every pass (6 for 52 cards, 8 for 104).
+
+    Raises DeckSizeError for fewer than one card.
+    """
+    k = minimum_passes(deck_size)
+    return k + (k % 2)
+
+
+def bay_counts(deck_size: int, passes: int) -> tuple[BayCounts, ...]:
+    """Each pass's bay counts, which depend only on the deck size and the passes (the keys
+    are always the same set), so a bay must hold the largest of them: 28 cards of 52 in 6
+    passes, 56 of 104 in 7 or 8, and `BAY_CAPACITY` at most for any deck of up to 104.
+
+    Raises PlanError as `plan_for_target`.
+    """
+    return tuple(pp.counts for pp in plan_for_target(range(deck_size), passes).passes)
+
+
+@dataclass(frozen=True, slots=True)
+class PassPlan:
+    """One pass: the bay of each card in feed order, and the counts its beams must see."""
+
+    number: int  # 1-based
+    bays: tuple[Bay, ...]
+    counts: BayCounts
+
+    @property
+    def router_moves(self) -> int:
+        """Times the router changes bay between one card and the next."""
+        return sum(1 for a, b in pairwise(self.bays) if a is not b)
+
+
+@dataclass(frozen=True)
+class HandsFreePlan:
+    """A whole hands-free shuffle: every pass's decisions, planned before the first card.
+
+    `target[c]` is the final position (0 = top) of the card now at position c; it is secret,
+    so it is kept out of repr.
+    """
+
+    deck_size: int
+    passes: tuple[PassPlan, ...]
+    target: tuple[int, ...] = field(repr=False)
+
+    @property
+    def face_up(self) -> bool:
+        """True when the deck comes back face up (an odd number of passes)."""
+        return len(self.passes) % 2 == 1
+
+    def final_order(self) -> tuple[int, ...]:
+        """The deck the plan ends in: final_order()[p] is the card with target position p."""
+        out = [0] * self.deck_size
+        for card, pos in enumerate(self.target):
+            out[pos] = card
+        return tuple(out)
+
+
+def _check_target(target: Sequence[int]) -> tuple[int, ...]:
+    t = tuple(target)
+    if not t:
+        raise PlanError("a plan needs at least one card")
+    if sorted(t) != list(range(len(t))):
+        raise PlanError(
+            f"a target order must give each of the {len(t)} cards its own position "
+            f"0..{len(t) - 1}"
+        )
+    return t
+
+
+def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFreePlan:
+    """The decisions of every pass that turn the deck as it lies into `target` exactly.
+
+    Pass j sends each card by bit j-1 of its key, a 0 to the upper bay (on top after the
+    restack), so after the last pass the deck is sorted by key; the keys spread the target
+    positions evenly over 0 .. 2^passes - 1 (order kept), so both bays get about half the
+    cards on every pass, even when there are more passes than the minimum. Raises PlanError
+    for a target that is not an order of the cards, or for too few or too many passes.
+    """
+    t = _check_target(target)
+    n = len(t)
+    need = minimum_passes(n)
+    k = need if passes is None else passes
+    if isinstance(k, bool) or not isinstance(k, int) or not need <= k <= MAX_PASSES:
+        raise PlanError(
+            f"a hands-free plan of {n} cards needs {need} to {MAX_PASSES} passes, got {k!r}"
+        )
+    # key(p) = floor(p 2^k / n) rises by at least 1 per position when 2^k >= n
+    keys = [radix_key(pos, n, k) for pos in t]
+    believed = tuple(range(n))
+    plans: list[PassPlan] = []
+    for j in range(k):
+        bays = tuple(Bay.LOWER if (keys[c] >> j) & 1 else Bay.UPPER
+                     for c in feed_order(believed))
+        plans.append(PassPlan(j + 1, bays, BayCounts.of(bays)))
+        believed = run_pass(believed, bays)
+    return HandsFreePlan(n, tuple(plans), t)
+
+
+def plan_random(deck_size: int, *, rng: random.Random | None = None,
+                passes: int | None = None) -> HandsFreePlan:
+    """A hands-free plan to a uniformly random secret target (Fisher-Yates on `rng`, the
+    operating system's secure source by default); passes default to `face_down_passes`.
+
+    Raises DeckSizeError for a size outside 2..104 and PlanError as `plan_for_target`.
+    """
+    n = check_deck_size(deck_size)
+    gen = rng if rng is not None else secure_rng()
+    target = list(range(n))
+    gen.shuffle(target)
+    return plan_for_target(target, face_down_passes(n) if passes is None else passes)
+
+
+# ----- what the machine senses, and the checks -----
+
+
+class Finding(enum.StrEnum):
+    """What a check found."""
+
+    OK = "ok"
+    MISCOUNT = "miscount"  # a bay's beam counted other than commanded
+    WRONG_ORDER = "wrong_order"  # the piles reached the tray in the other order
+    CARDS_LEFT = "cards_left"  # a bay still holds cards, or the tray is short
+    UNVERIFIED = "unverified"  # the sensors cannot tell the order apart
+
+
+class Recovery(enum.StrEnum):
+    """What the controller does about a finding."""
+
+    CONTINUE = "continue"  # go on with the next pass
+    REPLAN = "replan"  # every card is in the tray: a fresh plan from the deck as it lies
+    RETRY_DOORS = "retry_doors"  # close and open the doors again, then check again
+    PROMPT = "prompt"  # a player must look: the prompt says what to do
+
+
+@dataclass(frozen=True, slots=True)
+class DropStep:
+    """The sensors after one door command: the tray's count (its load cell's weight over a
+    card's weight) and whether each bay's door sensor still sees a card (None: no sensor)."""
+
+    opened: Bay  # the doors commanded open in this step
+    tray_cards: int
+    upper_holds: bool | None
+    lower_holds: bool | None
+
+    def holds(self, bay: Bay) -> bool | None:
+        return self.upper_holds if bay is Bay.UPPER else self.lower_holds
+
+
+@dataclass(frozen=True, slots=True)
+class RestackReading:
+    """The steps of one restack as sensed, in the order the doors were commanded."""
+
+    steps: tuple[DropStep, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A check's finding, what the controller does, and a sentence for the player."""
+
+    finding: Finding
+    recovery: Recovery
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.finding is Finding.OK
+
+
+_OK = Check(Finding.OK, Recovery.CONTINUE, "as planned")
+
+
+def verify_pass(commanded: BayCounts, sensed: BayCounts) -> Check:
+    """The pass against its plan: each bay's beam must have counted exactly the cards sent.
+
+    A miscount (a double feed, a misrouted card) leaves the deck in an order the plan does not
+    know; with every card in the tray the machine plans afresh from the deck as it lies.
+    """
+    if sensed == commanded:
+        return _OK
+    detail = (f"the upper bay counted {sensed.upper} cards and the lower {sensed.lower}, "
+              f"but {commanded.upper} and {commanded.lower} were sent")
+    return Check(Finding.MISCOUNT, Recovery.REPLAN, detail)
+
+
+def sense_restack(counts: BayCounts, made: Restack = SHAFT_RESTACK,
+                  plan: Restack = SHAFT_RESTACK, tray_before: int = 0,
+                  door_sensors: bool = True, caught: int = 0) -> RestackReading:
+    """What the sensors read when the doors are commanded in `plan`'s order but the piles
+    reach the tray in `made`'s order (a simulator's model of a right or a wrong restack);
+    `caught` cards of the first pile hang on its doors and stay in its bay.
+
+    Raises ShufflerError for more caught cards than the first pile holds.
+    """
+    if not 0 <= caught <= counts[made.first]:
+        raise ShufflerError(f"{caught} cards cannot hang from a pile of {counts[made.first]}")
+    left = {Bay.UPPER: counts.upper, Bay.LOWER: counts.lower}
+    tray = tray_before
+    steps = []
+    for step_bay, bay in zip((plan.first, plan.second), (made.first, made.second),
+                             strict=True):
+        hang = caught if bay is made.first else 0
+        tray += left[bay] - hang
+        left[bay] = hang
+        steps.append(DropStep(
+            step_bay, tray,
+            (left[Bay.UPPER] > 0) if door_sensors else None,
+            (left[Bay.LOWER] > 0) if door_sensors else None,
+        ))
+    return RestackReading(tuple(steps))
+
+
+def verify_restack(counts: BayCounts, reading: RestackReading,
+                   order: Restack = SHAFT_RESTACK, tray_before: int = 0) -> Check:
+    """The restack against the counts of the pass before it: after the first doors open
+    the tray holds that bay's pile and only the other bay still holds cards; after the second
+    the tray holds every card and no bay any.
+
+    A reading that could come from either order (equal piles, no door sensors) is never
+    trusted: it is UNVERIFIED, and the controller plans afresh. Raises ShufflerError for a
+    reading without its two steps or with doors other than `order`'s.
+    """
+    if len(reading.steps) != 2:
+        raise ShufflerError(f"a restack has two door steps, the reading has "
+                            f"{len(reading.steps)}")
+    first, second = reading.steps
+    if (first.opened, second.opened) != (order.first, order.second):
+        raise ShufflerError(
+            f"the doors were read as {first.opened}, {second.opened}; the restack opens "
+            f"{order.first}, then {order.second}"
+        )
+    a, b = order.first, order.second
+    n = tray_before + counts.total
+    expect_first = tray_before + counts[a]
+    # the other order's reading at the first step
+    wrong_first = tray_before + counts[b]
+    holds_b = first.holds(b)
+    holds_a = first.holds(a)
+    # with one bay empty either order makes the same deck: a door out of turn is then a
+    # door fault, not a wrong order
+    both = counts[a] > 0 and counts[b] > 0
+    if holds_a is not None and holds_b is not None:
+        if both and holds_a and not holds_b:
+            return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
+                         f"the {b} bay emptied before the {a} bay")
+    if first.tray_cards != expect_first:
+        if (first.tray_cards == wrong_first and counts[a] != counts[b] and both
+                and (holds_b is None or not holds_b)):
+            return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
+                         f"the tray took {first.tray_cards} cards first, the {b} bay's pile,"
+                         f" not the {a} bay's {counts[a]}")
+        if first.tray_cards < expect_first:
+            return Check(Finding.CARDS_LEFT, Recovery.RETRY_DOORS,
+                         f"the tray took {first.tray_cards - tray_before} of the {a} bay's "
+                         f"{counts[a]} cards: some are caught in the {a} bay")
+        return Check(Finding.MISCOUNT, Recovery.PROMPT,
+                     f"the tray holds {first.tray_cards} cards after the {a} bay's doors "
+                     f"opened, {expect_first} expected")
+    if holds_a and both:
+        # a full pile's count reached the tray while the first bay still holds cards: the
+        # other bay's pile came first (its own door sensor missing or failed)
+        return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
+                     f"the tray took {counts[a]} cards while the {a} bay still held its pile")
+    if holds_a:
+        return Check(Finding.CARDS_LEFT, Recovery.RETRY_DOORS,
+                     f"the {a} bay still holds a card after its doors opened")
+    if holds_b is not None and holds_b != (counts[b] > 0):
+        return Check(Finding.MISCOUNT, Recovery.PROMPT,
+                     f"the {b} bay's door sensor disagrees with its {counts[b]} cards")
+    if second.tray_cards != n or second.upper_holds or second.lower_holds:
+        where = [bay.value for bay in Bay if second.holds(bay)]
+        return Check(Finding.CARDS_LEFT, Recovery.RETRY_DOORS if where else Recovery.PROMPT,
+                     f"the tray holds {second.tray_cards} of {n} cards after both doors "
+                     f"opened" + (f"; cards left in the {', '.join(where)} bay" if where
+                                  else ""))
+    if holds_a is None and holds_b is None and counts[a] == counts[b] and counts[a] > 0:
+        return Check(Finding.UNVERIFIED, Recovery.REPLAN,
+                     f"both piles hold {counts[a]} cards and no door sensor saw which "
+                     "emptied first")
+    return _OK
+
+
+# ----- time -----
+
+
+@dataclass(frozen=True, slots=True)
+class RestackBuild:
+    """The drop shaft's restack, step by step (seconds): each bay's doors open, its pile falls
+    and settles, and the tray's load cell weighs it; the doors close while the last pile is
+    weighed. Raises ValueError for a negative time or height.
+    """
+
+    # An SG90 turning a door 90 degrees: its 20 ms frame, then 0.1 s per 60 degrees at 4.8 V
+    # (datasheet figure), as design.RouterBuild reckons the router's servo.
+    door_open_s: float = 0.020 + 90.0 / 60.0 * 0.1
+    # The lower doors 55 mm over the tray floor, the upper doors 90 mm, onto a lower pile
+    # about 10 mm high (docs/hands-free.md); a pile falls h in sqrt(2 h / g). The air under
+    # a pile in the close shaft slows it (to roughly 0.7-1 m/s, an estimate): the settle
+    # time below covers the difference until it is measured.
+    lower_drop_mm: float = 55.0
+    upper_drop_mm: float = 80.0
+    # A pile comes to rest between the shaft's walls: an estimate, to measure.
+    settle_s: float = 0.15
+    # An HX711 at 80 samples a second: 16 samples (0.2 s) average the noise to well under
+    # the 1.8 g of one card (an estimate from typical 1 kg bar cells: 0.1-0.2 g rms a sample).
+    weigh_s: float = 0.20
+
+    def __post_init__(self) -> None:
+        if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
+               self.weigh_s) < 0:
+            raise ValueError("restack times and drop heights must be 0 or more")
+
+    @staticmethod
+    def fall_s(height_mm: float) -> float:
+        """Seconds a pile takes to fall `height_mm` freely."""
+        return math.sqrt(2.0 * height_mm / 1000.0 / 9.81)
+
+    @property
+    def restack_s(self) -> float:
+        """From the last card seen at its beam to the deck weighed in the tray."""
+        per = self.door_open_s + self.settle_s + self.weigh_s
+        return 2 * per + self.fall_s(self.lower_drop_mm) + self.fall_s(self.upper_drop_mm)
+
+
+DEFAULT_RESTACK = RestackBuild()
+# The hands-free build routes with the solenoid: a change of bay costs no more than a card to
+# the same bay, which every radix pass makes for about half its cards (design.py).
+HANDSFREE_ROUTER = design.SOLENOID_ROUTER
+
+
+def pass_s(bays: Sequence[Bay], p: design.Pace) -> float:
+    """A pass's time on a build's pace, from its own decisions: each card's flight and filter,
+    and between cards the wait for the same bay or for the router (design.Pace).
+    """
+    if not bays:
+        return 0.0
+    moves = sum(1 for a, b in pairwise(bays) if a is not b)
+    same = len(bays) - 1 - moves
+    return (len(bays) * (p.flight_s + p.filter_s) + moves * p.other_wait_s
+            + same * p.same_wait_s + p.transit_s)
+
+
+def shuffle_s(plan: HandsFreePlan, p: design.Pace | None = None,
+              restack: RestackBuild = DEFAULT_RESTACK) -> float:
+    """A whole hands-free shuffle: every pass and every restack (the last puts the deck in
+    the tray), on the hands-free build's pace unless another is given."""
+    p = p or design.pace(router=HANDSFREE_ROUTER)
+    return sum(pass_s(pp.bays, p) + restack.restack_s for pp in plan.passes)
+
+
+# ----- uniformity -----
+
+
+@dataclass(frozen=True, slots=True)
+class Uniformity:
+    """How far a sample of decks is from uniform, two-sided, in standard errors: the
+    card-by-position chi-square (as z) and the mean of original neighbours still side by side
+    against a random deck's 2(n-1)/n."""
+
+    decks: int
+    position_z: float
+    adjacency_mean: float
+    adjacency_expected: float
+    adjacency_z: float
+
+    def ok(self, limit: float = 4.0) -> bool:
+        """True when both statistics lie within `limit` standard errors of uniform."""
+        return abs(self.position_z) < limit and abs(self.adjacency_z) < limit
+
+
+def uniformity(decks: Iterable[Sequence[int]]) -> Uniformity:
+    """The uniformity of decks of cards 0..n-1 (each a final order, top first).
+
+    Raises ShufflerError for fewer than 2 decks, or decks of different sizes or not orders
+    of 0..n-1.
+    """
+    positions: list[int] = []
+    adj_sum = adj_sq = 0
+    count = 0
+    n = 0
+    for deck in decks:
+        d = tuple(deck)
+        if count == 0:
+            n = len(d)
+            if n < 2:
+                raise ShufflerError("uniformity needs decks of at least 2 cards")
+            positions = [0] * (n * n)
+        if len(d) != n or sorted(d) != list(range(n)):
+            raise ShufflerError(f"deck {count + 1} is not an order of the cards 0..{n - 1}")
+        for pos, card in enumerate(d):
+            positions[card * n + pos] += 1
+        a = sum(1 for x, y in pairwise(d) if abs(x - y) == 1)
+        adj_sum += a
+        adj_sq += a * a
+        count += 1
+    if count < 2:
+        raise ShufflerError(f"uniformity needs at least 2 decks, got {count}")
+    mean = adj_sum / count
+    var = max(adj_sq / count - mean * mean, 1e-12) * count / (count - 1)
+    expected = float(expected_adjacent(n, None))
+    return Uniformity(count, position_z(positions, count, n), mean, expected,
+                      (mean - expected) / math.sqrt(var / count))
