@@ -28,7 +28,6 @@ from cribbage.ranks import rank_points
 
 JACK = 11
 FIVE = 5
-TEN_CARDS = (10, 11, 12, 13)
 
 CENSUS_GAMES = {"six-card": 4, "five-card": 3}
 """Hand sizes the census knows (three- and four-player hands are four cards, like six-card)."""

@@ -54,9 +54,5 @@ class ProtocolError(HardwareError, ValueError):
     """Bytes or a message that break the serial protocol (CRC, framing, version)."""
 
 
-class ProtocolVersionError(ProtocolError):
-    """The device speaks a protocol version this host does not."""
-
-
 class InputError(HardwareError, ValueError):
     """An input panel request or configuration that cannot work."""

@@ -21,7 +21,6 @@ PI_HEADER: dict[int, int] = {
 }
 PI_GROUND = (6, 9, 14, 20, 25, 30, 34, 39)
 PI_3V3 = (1, 17)
-PI_5V = (2, 4)
 
 # The Raspberry Pi Pico (RP2040) 40-pin board: GP number -> physical pin.
 PICO_PINOUT: dict[int, int] = {

@@ -4,6 +4,7 @@ the code's."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -25,7 +26,8 @@ SHUFFLING = (ROOT / "docs" / "shuffling.md").read_text()
 
 def _command_lines(text: str) -> list[str]:
     block = text.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
-    return [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    return [line for line in lines if line]  # a line of its own that is a comment heads a group
 
 
 @pytest.mark.parametrize("text", [README, CLI], ids=["README.md", "docs/cli.md"])
@@ -37,6 +39,16 @@ def test_every_command_the_readme_lists_exists(text: str) -> None:
         names = [" ".join(words[:i]) for i in range(len(words), 0, -1)]
         assert any(name in progs for name in names if name != "crib") or line.startswith(
             "crib --version"), line
+
+
+def test_every_command_the_parser_has_is_in_docs_cli() -> None:
+    leaves = {p.prog for p in parsers(build_parser()) if not any(
+        isinstance(a, argparse._SubParsersAction) for a in p._actions)}
+    assert {"crib score", "crib board walk", "crib club status"} <= leaves  # the whole parser
+    listed = _command_lines(CLI)
+    missing = sorted(prog for prog in leaves
+                     if not any(line == prog or line.startswith(prog + " ") for line in listed))
+    assert missing == [], f"docs/cli.md lists none of {missing}"
 
 
 def test_the_readme_says_where_crib_is() -> None:
@@ -119,7 +131,8 @@ def test_without_chromium_make_test_stops_with_the_install_command(
     env |= {"CRIB_SKIP_BROWSER": skip, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-c", _WITHOUT_CHROMIUM, str(tmp_path / "no-chromium"),
-         "tests/firmware_host/test_page.py", "tests/test_browser_policy.py"],
+         "tests/firmware_host/test_page.py",
+         "tests/test_browser_policy.py::test_skipping_needs_the_explicit_opt_out"],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
     )
     out = done.stdout + done.stderr
@@ -191,3 +204,24 @@ def test_one_copy_of_the_pi_install() -> None:
     systemd_readme = (ROOT / "systemd" / "README.md").read_text()
     assert "docs/install-pi.md" in systemd_readme and "docs/install-pi.md" in README
     assert "3. **Install**" not in README + systemd_readme
+
+
+def _apt_lines(text: str) -> list[list[str]]:
+    return [line.split("apt-get install", 1)[1].split() for line in text.splitlines()
+            if "apt-get install" in line]
+
+
+def test_the_readme_names_each_system_package_once_and_ci_installs_the_same() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    listed = re.search(r"^TEST_PACKAGES=\(([^)]*)\)", ci, re.MULTILINE)
+    assert listed is not None
+    ci_packages = listed.group(1).split()
+    readme = _apt_lines(README)
+    assert len(readme) == 1, readme  # one place names them
+    assert readme[0] == ci_packages and len(set(ci_packages)) == len(ci_packages)
+    # what the tests start from the system comes from those packages
+    for needed in ("chromium", "systemd", "nodejs", "npm", "mosquitto", "mosquitto-clients",
+                   "python3-venv", "make"):
+        assert needed in ci_packages, needed
+    # and .ci/run installs them, each only when its part is missing
+    assert '"${TEST_PACKAGES[@]}"' in ci and "present" in ci

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
-from types import ModuleType
+from collections.abc import Iterator, Sequence
+from types import FrameType, ModuleType
 from typing import Any, NoReturn
 
 # Each module adds its subcommands; order is the order of `crib --help`. A command line that
@@ -55,6 +57,32 @@ def fail(args: argparse.Namespace, message: object, code: int = 2) -> int:
     return the exit code `code`."""
     print(f"{args._parser.prog}: {message}", file=sys.stderr)
     return code
+
+
+@contextlib.contextmanager
+def until_stopped() -> Iterator[None]:
+    """Inside the block, Ctrl-C (SIGINT) and SIGTERM raise KeyboardInterrupt, whatever this
+    process inherited; on leaving it the inherited handlers are back.
+
+    A job a shell starts in the background (`make test > log &`) inherits SIGINT ignored, and
+    systemd and `kill` send SIGTERM: a command that runs until stopped must stop on both. Only
+    the first signal raises, so a second one cannot cut short the `finally` that turns a
+    motor off or closes a pseudo-terminal; put that clean-up inside the block.
+    """
+    raised = False
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        nonlocal raised
+        if not raised:
+            raised = True
+            raise KeyboardInterrupt
+
+    inherited = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in inherited.items():
+            signal.signal(sig, handler)
 
 
 def version() -> str:

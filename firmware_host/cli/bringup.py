@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.cli import until_stopped
 from firmware_host.errors import ConfigError
 from hardware.errors import HardwareError
 
@@ -126,26 +125,46 @@ def service_config(given: str | None, command: str) -> str | None:
     return str(path)
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The command's words after `crib`: "shuffler jog", "inputs watch"."""
+    return " ".join(w for w in (getattr(args, "command", None),
+                                getattr(args, "inputs_command", None),
+                                getattr(args, "shuffler_command", None)) if w) or "..."
+
+
 def _settings(args: argparse.Namespace) -> Settings:
     from firmware_host.config import load_settings
 
-    command = " ".join(w for w in (getattr(args, "command", None),
-                                   getattr(args, "inputs_command", None),
-                                   getattr(args, "shuffler_command", None)) if w)
-    return load_settings(service_config(args.config, command or "..."))
+    return load_settings(service_config(args.config, _command(args)))
 
 
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM (systemctl, kill) ends a command as Ctrl-C does: through every `finally`."""
-    def on_term(_signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt
+def _pin_factory(args: argparse.Namespace, nothing: str, command: str) -> Factory | None:
+    """MockFactory pins with --simulate; else None, once gpiozero has a factory for this
+    machine's pins (chosen quietly: its fallback warnings name libraries, not the problem).
 
-    old = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    Raises HardwareError, in one line naming `--simulate`, when this machine has no GPIO.
+    """
+    if args.simulate:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        return MockFactory(pin_class=MockPWMPin)
+    import warnings
+
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+
+    from firmware_host.config import pi_model
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            Device.ensure_pin_factory()
+        except BadPinFactory:
+            why = ("this machine is not a Raspberry Pi" if pi_model() is None else
+                   "no GPIO library loads here (crib doctor says which is missing)")
+            raise HardwareError(f"{nothing} here ({why}): `crib {command} --simulate` runs "
+                                "the simulated one") from None
+    return None
 
 
 def _fail(command: str, exc: Exception) -> int:
@@ -161,10 +180,8 @@ def _shuffler(args: argparse.Namespace, clock: Clock, factory: Factory | None = 
     s = _settings(args).shuffler
     pins = dict(s.pins)
     rig = None
-    if args.simulate and factory is None:
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-        factory = MockFactory(pin_class=MockPWMPin)
+    if factory is None:
+        factory = _pin_factory(args, "there is no shuffler", _command(args))
     sh = GpioShuffler(pins, clock, pin_factory=factory, timing=s.timing(),
                       sensor_filter_ms=s.sensor_filter_ms)
     sh.open()
@@ -192,11 +209,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
     try:
         settings = _settings(args)
         clock: Clock = FakeClock() if args.simulate else SystemClock()
-        factory = None
-        if args.simulate:
-            from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-            factory = MockFactory(pin_class=MockPWMPin)
+        factory = _pin_factory(args, "there are no table inputs", _command(args))
         panel = GpioInputPanel(settings.inputs.mapping(), clock, pin_factory=factory,
                                hold_s=settings.undo_hold_s, bounce_ms=settings.inputs.bounce_ms)
         panel.subscribe(lambda e: e.kind != "state" and out.line(
@@ -212,8 +225,8 @@ def _inputs_watch(args: argparse.Namespace) -> int:
         sensor=name, blocked=level)
     out.line(f"watching inputs ({panel.describe()['pin_factory']} pins); Ctrl-C ends",
              kind="ready")
-    try:
-        with _terminate_as_interrupt():
+    with until_stopped():
+        try:
             if args.simulate:
                 assert isinstance(clock, FakeClock) and factory is not None
                 _simulated_person(settings, factory, clock, sh)
@@ -222,11 +235,11 @@ def _inputs_watch(args: argparse.Namespace) -> int:
                 while (end is None or time.monotonic() < end) and not out.closed:
                     sh.mechanism.update(clock.monotonic())  # the sensors' filter
                     time.sleep(0.005)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        panel.stop()
-        sh.stop()
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            panel.stop()
+            sh.stop()
     return 0
 
 
@@ -288,8 +301,8 @@ def _shuffler_test(args: argparse.Namespace) -> int:
     edges: list[tuple[str, bool, float]] = []
     mech.on_sensor = lambda name, level, at: edges.append((name, level, at))
     ok = True
-    try:
-        with _terminate_as_interrupt():
+    with until_stopped():
+        try:
             if not _tray(mech, rig):
                 out.line("FAIL tray sensor: no cards seen in the tray; load a few cards",
                          kind="result", ok=False, step="tray")
@@ -297,10 +310,10 @@ def _shuffler_test(args: argparse.Namespace) -> int:
             out.line("tray sensor: cards seen", kind="tray", loaded=True)
             for pile in (Pile.LEFT, Pile.RIGHT):
                 ok &= _feed_one(pile, mech, rig, clock, timing, edges, out)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        sh.stop()  # motor off, pins released
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            sh.stop()  # motor off, pins released
     out.line("PASS: one card to each pile" if ok else "FAIL: see above", kind="result", ok=ok,
              glitches=mech.glitches)
     return 0 if ok else 1
@@ -387,8 +400,8 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
     mech = sh.mechanism
     motor_pin = factory.pin(sh.mechanism.pins["motor"]) if factory is not None else None
     code = 0
-    try:
-        with _terminate_as_interrupt():
+    with until_stopped():
+        try:
             if args.off:
                 mech.set_motor(False)  # claiming the pin drove it low already; say it again
             elif args.router:
@@ -399,14 +412,14 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
                 mech.set_motor(True)
                 out.line(f"motor on for {args.motor} s", kind="motor", on=True)
                 time.sleep(args.motor)
-    except KeyboardInterrupt:
-        code = 130
-    finally:
-        sh.stop()  # the motor off first, whatever ended the jog
-        out.line("motor off", kind="motor", on=False)
-        if motor_pin is not None:  # simulation: show what the pin did
-            history = [bool(s.state) for s in motor_pin.states]
-            out.line(f"motor pin: {json.dumps(history)}", kind="motor_pin", states=history)
+        except KeyboardInterrupt:
+            code = 130
+        finally:
+            sh.stop()  # the motor off first, whatever ended the jog
+            out.line("motor off", kind="motor", on=False)
+            if motor_pin is not None:  # simulation: show what the pin did
+                history = [bool(s.state) for s in motor_pin.states]
+                out.line(f"motor pin: {json.dumps(history)}", kind="motor_pin", states=history)
     return code
 
 
@@ -445,11 +458,8 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
         wide = Timing(card_timeout=CALIBRATE_WAIT_S, blocked_limit=CALIBRATE_WAIT_S,
                       router_settle=settle, router_move=settle, feed_speed_mm_s=50.0,
                       sensor_filter=CALIBRATE_FILTER_MS / 1000, double_block=CALIBRATE_WAIT_S / 2)
-        factory = rig = None
-        if args.simulate:
-            from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-            factory = MockFactory(pin_class=MockPWMPin)
+        rig = None
+        factory = _pin_factory(args, "there is no shuffler", _command(args))
         sh = GpioShuffler(pins, clock, pin_factory=factory, timing=wide)
         sh.open()
         if sh.state.value == "absent":
@@ -467,8 +477,8 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
             rig.sync()
     except (ConfigError, HardwareError, ValueError) as exc:
         return _fail("shuffler calibrate", exc)
-    try:
-        with _terminate_as_interrupt():
+    with until_stopped():
+        try:
             if not _tray(sh.mechanism, rig):
                 out.line(f"FAIL tray sensor: no cards seen in the tray; load {cards} cards",
                          kind="result", ok=False, step="tray")
@@ -476,13 +486,13 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
             times = measure_cards(sh.mechanism, clock, cards, router_move_s=settle,
                                   sync=None if rig is None else rig.sync,
                                   report=lambda c, i: _card_line(out, c, i))
-    except CalibrationError as exc:
-        out.line(f"FAIL {exc}", kind="result", ok=False)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        sh.stop()
+        except CalibrationError as exc:
+            out.line(f"FAIL {exc}", kind="result", ok=False)
+            return 1
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            sh.stop()
     return _write_calibration(times, path, settings, args.dry_run, out)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from firmware_host.cli import fail
+from firmware_host.cli import fail, until_stopped
 from firmware_host.errors import DaemonError
 
 if TYPE_CHECKING:
@@ -66,11 +66,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings is None:
         return 2
     settings = listen_address(settings)
-    try:
-        return serve(settings)
-    except DaemonError as exc:
-        fail(args, exc)
-        return 2
+    # Ctrl-C and SIGTERM stop a start-up too, whatever was inherited; once running, uvicorn
+    # installs its own handlers for both and puts these back when it ends.
+    with until_stopped():
+        try:
+            return serve(settings)
+        except DaemonError as exc:
+            fail(args, exc)
+            return 2
 
 
 def listen_address(settings: Settings, on_pi: bool | None = None) -> Settings:

@@ -117,9 +117,7 @@ def _register_board(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _board_sim(args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
+    from firmware_host.cli import until_stopped
     from hardware.board.layout import BoardLayout
     from hardware.board.simulator import BoardSimulator
     from hardware.clock import SystemClock
@@ -129,26 +127,25 @@ def _board_sim(args: argparse.Namespace) -> int:
     except HardwareError as exc:
         print(f"crib board-sim: {exc}", file=sys.stderr)
         return 2
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
     kind = "micropython" if args.firmware else "cpython"
-    try:
-        sim = BoardSimulator(layout, SystemClock(), firmware=kind)
-    except HardwareError as exc:
-        print(f"crib board-sim: {exc}", file=sys.stderr)
-        return 2
-    with sim:
-        path = sim.open_pty()
-        print(path, flush=True)
-        print(f"simulated board ({'MicroPython firmware' if args.firmware else 'firmware core'}"
-              f"): {layout.tracks} tracks of {layout.holes} holes, "
-              f"{layout.led_count} LEDs on {sim.pty_name}; Ctrl-C to stop",
-              file=sys.stderr, flush=True)
+    what = "MicroPython firmware" if args.firmware else "firmware core"
+    with until_stopped():  # Ctrl-C and SIGTERM end it: the pty and its link go with it
         try:
-            while not done.wait(0.5):
+            sim = BoardSimulator(layout, SystemClock(), firmware=kind)
+        except HardwareError as exc:
+            print(f"crib board-sim: {exc}", file=sys.stderr)
+            return 2
+        with sim:
+            try:
+                path = sim.open_pty()
+                print(path, flush=True)
+                print(f"simulated board ({what}): {layout.tracks} tracks of {layout.holes} holes, "
+                      f"{layout.led_count} LEDs on {sim.pty_name}; Ctrl-C to stop",
+                      file=sys.stderr, flush=True)
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
                 pass
-        except KeyboardInterrupt:
-            pass
     return 0
 
 
@@ -274,6 +271,10 @@ COLOUR_NAMES = {
 }
 
 
+# Long enough to see which LED lit and its colour before the next one does.
+WALK_DELAY_S = 0.5
+
+
 def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """`crib board walk` and `crib board flash`."""
     w = bsub.add_parser(
@@ -291,7 +292,9 @@ def _register_board_walk_flash(bsub: argparse._SubParsersAction) -> None:  # typ
                        help="a strip on this Pi's SPI (board.spi_device of the configuration)")
     where.add_argument("--simulate", action="store_true",
                        help="a simulated board on a pseudo-terminal (for a laptop)")
-    w.add_argument("--delay", type=float, default=0.5, help="seconds per hole (default 0.5)")
+    w.add_argument("--delay", type=float, default=None,
+                   help=f"seconds per hole (default {WALK_DELAY_S:g} on a real board, to watch "
+                   "it; 0 with --simulate, which has no LEDs to watch)")
     w.add_argument("--track", type=int, default=None,
                    help="walk only this track (1 to 3; default every track)")
     w.add_argument("--config", default=None, help="configuration file (for --spi; default: "
@@ -378,23 +381,35 @@ def _walk_board(args: argparse.Namespace) -> tuple[Any, Any, list[Callable[[], N
 
 
 def _board_walk(args: argparse.Namespace) -> int:
-    from hardware.board.layout import PALETTES, scale
-    from hardware.interfaces import BoardState, TrackPegs
+    from firmware_host.cli import until_stopped
 
-    if args.delay < 0:
+    if args.delay is not None and args.delay < 0:
         print("crib board walk: --delay must be 0 or more\nsee crib board walk --help",
               file=sys.stderr)
         return 2
-    try:
-        board, layout, closers = _walk_board(args)
-    except (HardwareError, ValueError, OSError) as exc:
-        print(f"crib board walk: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1 if isinstance(exc, OSError) else 2
+    if args.delay is None:  # a person watches a real strip; a simulated one has no LEDs
+        args.delay = 0.0 if args.simulate else WALK_DELAY_S
+    with until_stopped():  # Ctrl-C and SIGTERM end the walk with the board closed
+        try:
+            board, layout, closers = _walk_board(args)
+        except (HardwareError, ValueError, OSError) as exc:
+            print(f"crib board walk: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 1 if isinstance(exc, OSError) else 2
+        try:
+            return _walk_holes(board, layout, args)
+        finally:
+            for close in closers:
+                close()
+
+
+def _walk_holes(board: Any, layout: Any, args: argparse.Namespace) -> int:
+    """Light and read back each hole of the walked tracks; the exit status."""
+    from hardware.board.layout import PALETTES, scale
+    from hardware.interfaces import BoardState, TrackPegs
+
     tracks = range(layout.tracks)
     if args.track is not None:
         if not 1 <= args.track <= layout.tracks:
-            for close in closers:
-                close()
             print(f"crib board walk: --track {args.track} is not a track of this "
                   f"{layout.tracks}-track board\nsee crib board walk --help", file=sys.stderr)
             return 2
@@ -408,31 +423,27 @@ def _board_walk(args: argparse.Namespace) -> int:
           "hole 0 is the start hole, hole "
           f"{layout.holes + 1} the game hole; LEDs count from 0 at the data input", flush=True)
     wrong = 0
-    try:
-        for t in tracks:
-            rgb = colours[t % len(colours)]
-            name = COLOUR_NAMES.get(rgb, f"rgb{rgb}")
-            if t:
-                print(f"(tracks 1 to {t} wait in their start holes)", flush=True)
-            for hole in range(layout.holes + 2):
-                score = target if hole == layout.holes + 1 else hole
-                pegs = (TrackPegs(0, 0),) * t + (TrackPegs(score, score),)
-                board.show(BoardState(tracks=pegs, target=target, brightness=brightness,
-                                      palette=palette))
-                index = layout.index(t, hole)
-                line = f"track {t + 1} hole {hole} (LED {index}): {name}"
-                expect = scale(rgb, brightness)
-                held = _held(board, index, expect, args.timeout)
-                if held != expect:
-                    wrong += 1
-                    line += f" - but the board's controller holds {held} there"
-                print(line, flush=True)
-                if args.delay:
-                    time.sleep(args.delay)
-        board.show(BoardState(target=target, brightness=brightness))
-    finally:
-        for close in closers:
-            close()
+    for t in tracks:
+        rgb = colours[t % len(colours)]
+        name = COLOUR_NAMES.get(rgb, f"rgb{rgb}")
+        if t:
+            print(f"(tracks 1 to {t} wait in their start holes)", flush=True)
+        for hole in range(layout.holes + 2):
+            score = target if hole == layout.holes + 1 else hole
+            pegs = (TrackPegs(0, 0),) * t + (TrackPegs(score, score),)
+            board.show(BoardState(tracks=pegs, target=target, brightness=brightness,
+                                  palette=palette))
+            index = layout.index(t, hole)
+            line = f"track {t + 1} hole {hole} (LED {index}): {name}"
+            expect = scale(rgb, brightness)
+            held = _held(board, index, expect, args.timeout)
+            if held != expect:
+                wrong += 1
+                line += f" - but the board's controller holds {held} there"
+            print(line, flush=True)
+            if args.delay:
+                time.sleep(args.delay)
+    board.show(BoardState(target=target, brightness=brightness))
     if wrong:
         print(f"crib board walk: {wrong} steps were not held by the board's controller",
               file=sys.stderr)

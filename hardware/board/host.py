@@ -62,7 +62,6 @@ class SerialPegBoard(WorkerDevice):
         self.backoff = backoff or Backoff()
         self.link = HostLink(expect_leds=layout.led_count)
         super().__init__("board", "peg-board", threading.RLock())
-        self._shown: BoardState | None = None
         self._ever_connected = False
         self._reconnects = 0
         self._rb_cond = threading.Condition(self._lock)
@@ -130,7 +129,6 @@ class SerialPegBoard(WorkerDevice):
                 self.link.show(board)
             except ProtocolError as exc:
                 raise BoardError(str(exc)) from exc
-            self._shown = board
         self._kick()
 
     def read_back(self, timeout: float = 1.0) -> BoardReadback | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hardware.board import protocol as wire
@@ -317,9 +318,6 @@ class _Pending:
 class LinkStats:
     """Counters for `describe()` and the benchmark."""
 
-    frames_in: int = 0
-    frames_out: int = 0
-    bytes_out: int = 0
     retransmits: int = 0
     stale: int = 0
     resets: int = 0  # fresh hellos after a one-way link
@@ -459,7 +457,6 @@ class HostLink:
                 self.stats.garbled[item.reason] += 1
                 events.append(item)
                 continue
-            self.stats.frames_in += 1
             try:
                 self._handle(item, now, events)
             except ProtocolError as exc:
@@ -473,31 +470,9 @@ class HostLink:
         events: list[HostEvent] = []
         if self.state in (LinkState.STOPPED, LinkState.REFUSED):
             return events
-        if now - self._last_rx > HEARTBEAT_S * MISSES_FOR_LOST and not self.lost:
-            was = self.connected
-            self._to(LinkState.LOST)
-            self._inflight = None
-            self._rb_info = None
-            if was or self.device is not None:
-                events.append(Lost(f"no answer for {now - self._last_rx:.1f} s "
-                                   f"({MISSES_FOR_LOST} heartbeats missed)"))
+        self._check_lost(now, events)
+        self._check_one_way(now, events)
         p = self._inflight
-        if (p is not None and now >= p.sent + self.rto and p.tries >= DEGRADED_TRIES
-                and not self.lost and self._last_rx > p.first_sent):
-            # Heartbeats arrive (not lost) but this went unanswered DEGRADED_TRIES times:
-            # the way to the board is broken. Say so, and start over with a fresh hello.
-            self.stats.resets += 1
-            self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
-            self._inflight = None
-            self._rb_info = None
-            self._shown_version = -1 if self._desired is not None else 0
-            if not self.degraded:
-                self._to(LinkState.DEGRADED)
-                events.append(Degraded(
-                    f"the board's heartbeats arrive but {p.type.name} went unanswered "
-                    f"{p.tries} times: bytes to the board are being lost; starting over "
-                    "with a hello"))
-            p = None
         if p is not None and now >= p.sent + self.rto:
             self.stats.retransmits += 1
             p.tries += 1
@@ -508,12 +483,41 @@ class HostLink:
             self._send_next(now)
         return events
 
+    def _check_lost(self, now: float, events: list[HostEvent]) -> None:
+        """MISSES_FOR_LOST heartbeats without a byte from the board: lost, hello again."""
+        if now - self._last_rx <= HEARTBEAT_S * MISSES_FOR_LOST or self.lost:
+            return
+        was = self.connected
+        self._to(LinkState.LOST)
+        self._inflight = None
+        self._rb_info = None
+        if was or self.device is not None:
+            events.append(Lost(f"no answer for {now - self._last_rx:.1f} s "
+                               f"({MISSES_FOR_LOST} heartbeats missed)"))
+
+    def _check_one_way(self, now: float, events: list[HostEvent]) -> None:
+        """A message unanswered DEGRADED_TRIES times while the board's heartbeats arrive: the
+        way to the board is broken. Say so, and start over with a fresh hello."""
+        p = self._inflight
+        if (p is None or now < p.sent + self.rto or p.tries < DEGRADED_TRIES or self.lost
+                or self._last_rx <= p.first_sent):
+            return
+        self.stats.resets += 1
+        self.rto = RTO_INITIAL  # the hello starts quick again; the cap still holds
+        self._inflight = None
+        self._rb_info = None
+        self._shown_version = -1 if self._desired is not None else 0
+        if not self.degraded:
+            self._to(LinkState.DEGRADED)
+            events.append(Degraded(
+                f"the board's heartbeats arrive but {p.type.name} went unanswered "
+                f"{p.tries} times: bytes to the board are being lost; starting over "
+                "with a hello"))
+
     # internals -------------------------------------------------------------------------
 
     def _write(self, frame: bytes) -> None:
         self._out += frame
-        self.stats.frames_out += 1
-        self.stats.bytes_out += len(frame)
 
     def _send(self, mtype: Msg, payload: bytes, now: float, tag: int = 0) -> None:
         self._seq = (self._seq + 1) & 0xFF
@@ -563,109 +567,162 @@ class HostLink:
         return True
 
     def _handle(self, f: Frame, now: float, events: list[HostEvent]) -> None:
-        f = Frame(Msg(f.type), f.seq, f.payload)
-        if f.type < 0x80:
-            raise ProtocolError(f"host-bound stream carries host message {Msg(f.type).name}")
+        """One frame from the board: what it does is RECEIVE's, by (the link's state, the
+        frame's type). Raises ProtocolError for a host message or a payload that is wrong."""
+        mtype = Msg(f.type)
+        if mtype < 0x80:
+            raise ProtocolError(f"host-bound stream carries host message {mtype.name}")
         self._last_rx = now
-        if f.type is Msg.DEV_HELLO:
-            self._on_hello(f, now, events)
-        elif f.type is Msg.DEV_HEARTBEAT:
-            if len(f.payload) != 5:
-                raise ProtocolError(f"heartbeat of {len(f.payload)} bytes, not 5")
-            boot = int.from_bytes(f.payload[:4], "big")
-            if self.connected and self.device and boot != self.device.boot_id:
-                self._to(LinkState.HELLO)  # rebooted and its hello was lost: hello again
-                self._inflight = None
-        elif f.type is Msg.DEV_EVENT:
-            if len(f.payload) != 2:
-                raise ProtocolError(f"event of {len(f.payload)} bytes, not 2")
-            self._out += encode_frame(Msg.EVENT_ACK, 0, bytes((f.seq,)))
-            if seq_newer(f.seq, self._last_event):
-                self._last_event = f.seq
-                kind = EVENT_KINDS.get(f.payload[0], f"kind{f.payload[0]}")
-                events.append(DeviceInput(f.seq, kind, f.payload[1]))
-            else:
-                self.stats.stale += 1
-        elif not self.connected:
-            self.stats.stale += 1  # answers from before the hello
-        elif f.type is Msg.DEV_ACK:
-            if not self._matches(f, Msg.DEV_ACK):
-                return
-            p, rtt = self._complete(now)
-            if f.payload[:1] not in (b"", b"\x00"):
-                reason = f.payload[1:].decode("utf-8", "replace") or "refused"
-                if p.type is Msg.STATE:
-                    self._shown_version = p.tag  # resending the same state would fail again
-                events.append(CommandFailed(p.type, reason))
-            elif p.type is Msg.STATE:
-                self._shown_version = max(self._shown_version, p.tag)
-                events.append(StateShown(p.tag, rtt))
-            else:
-                events.append(Acked(p.type, rtt))
-        elif f.type is Msg.DEV_INFO:
-            if self._matches(f, Msg.DEV_INFO):
-                self._complete(now)
-                self._rb_info = ReadInfo.decode(f.payload)
-                self._rb_leds = []
-        elif f.type is Msg.DEV_LEDS:
-            if not self._matches(f, Msg.DEV_LEDS):
-                return
-            p, _ = self._complete(now)
-            off, rgb = int.from_bytes(f.payload[:2], "big"), f.payload[2:]
-            if off != p.tag or len(rgb) % 3 or self._rb_info is None:
-                raise ProtocolError(f"LED chunk at {off} with {len(rgb)} bytes, asked {p.tag}")
-            self._rb_leds += [tuple(rgb[i : i + 3]) for i in range(0, len(rgb), 3)]  # type: ignore[misc]
-            if len(self._rb_leds) >= self._rb_info.led_count:
-                info, leds = self._rb_info, tuple(self._rb_leds)
-                self._rb_info = None
-                flat = bytes(c for rgb3 in leds for c in rgb3)
-                ok = frame_crc(flat) == info.frame_crc
-                if not ok and self._rb_tries < 3:  # the frame changed mid-read: read again
-                    self._rb_tries += 1
-                    self._rb_wanted = True
-                else:
-                    events.append(Readback(info, leds, ok))
+        handler = RECEIVE.get((self.state, mtype))
+        if handler is None:
+            raise ProtocolError(f"unexpected {mtype.name}")
+        handler(self, Frame(mtype, f.seq, f.payload), now, events)
+
+    # what a frame does (RECEIVE, below the class, says in which state) -------------------
+
+    def _stale(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """An answer from before the hello, or a duplicate: already handled."""
+        self.stats.stale += 1
+
+    def _on_heartbeat(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """The board is there (the time of it is all that counts before the hello)."""
+        self._heartbeat_boot(f)
+
+    def _on_heartbeat_connected(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """A heartbeat of another boot: it restarted and its hello was lost, so hello again."""
+        assert self.device is not None
+        if self._heartbeat_boot(f) != self.device.boot_id:
+            self._to(LinkState.HELLO)
+            self._inflight = None
+
+    @staticmethod
+    def _heartbeat_boot(f: Frame) -> int:
+        """The boot id a heartbeat carries. Raises ProtocolError for a wrong size."""
+        if len(f.payload) != 5:
+            raise ProtocolError(f"heartbeat of {len(f.payload)} bytes, not 5")
+        return int.from_bytes(f.payload[:4], "big")
+
+    def _on_event(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """A button: acknowledged always, reported once, in order."""
+        if len(f.payload) != 2:
+            raise ProtocolError(f"event of {len(f.payload)} bytes, not 2")
+        self._out += encode_frame(Msg.EVENT_ACK, 0, bytes((f.seq,)))
+        if not seq_newer(f.seq, self._last_event):
+            self.stats.stale += 1
+            return
+        self._last_event = f.seq
+        kind = EVENT_KINDS.get(f.payload[0], f"kind{f.payload[0]}")
+        events.append(DeviceInput(f.seq, kind, f.payload[1]))
+
+    def _on_ack(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """The answer to a STATE, PING, TEST or MAINTENANCE: done, or refused with a reason."""
+        if not self._matches(f, Msg.DEV_ACK):
+            return
+        p, rtt = self._complete(now)
+        if f.payload[:1] not in (b"", b"\x00"):
+            reason = f.payload[1:].decode("utf-8", "replace") or "refused"
+            if p.type is Msg.STATE:
+                self._shown_version = p.tag  # resending the same state would fail again
+            events.append(CommandFailed(p.type, reason))
+        elif p.type is Msg.STATE:
+            self._shown_version = max(self._shown_version, p.tag)
+            events.append(StateShown(p.tag, rtt))
         else:
-            raise ProtocolError(f"unexpected {Msg(f.type).name}")
+            events.append(Acked(p.type, rtt))
+
+    def _on_info(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """The first answer of a read-back: the LED chunks follow."""
+        if self._matches(f, Msg.DEV_INFO):
+            self._complete(now)
+            self._rb_info = ReadInfo.decode(f.payload)
+            self._rb_leds = []
+
+    def _on_leds(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """A chunk of the read-back; the last one checked against the board's checksum.
+
+        Raises ProtocolError for a chunk that is not the one asked for."""
+        if not self._matches(f, Msg.DEV_LEDS):
+            return
+        p, _ = self._complete(now)
+        off, rgb = int.from_bytes(f.payload[:2], "big"), f.payload[2:]
+        if off != p.tag or len(rgb) % 3 or self._rb_info is None:
+            raise ProtocolError(f"LED chunk at {off} with {len(rgb)} bytes, asked {p.tag}")
+        self._rb_leds += [tuple(rgb[i : i + 3]) for i in range(0, len(rgb), 3)]  # type: ignore[misc]
+        if len(self._rb_leds) < self._rb_info.led_count:
+            return
+        info, leds = self._rb_info, tuple(self._rb_leds)
+        self._rb_info = None
+        ok = frame_crc(bytes(c for rgb3 in leds for c in rgb3)) == info.frame_crc
+        if not ok and self._rb_tries < 3:  # the frame changed mid-read: read again
+            self._rb_tries += 1
+            self._rb_wanted = True
+        else:
+            events.append(Readback(info, leds, ok))
 
     def _on_hello(self, f: Frame, now: float, events: list[HostEvent]) -> None:
+        """The board's hello: connected (again, or after a restart), or refused with the fix."""
         info = DeviceInfo.decode(f.payload)
-        self.refused = None  # judged afresh: the board may have been flashed since
         if self._inflight is not None and self._inflight.type is Msg.HELLO:
             if f.seq == self._inflight.seq:
                 self._complete(now)
-        if info.protocol != PROTOCOL_VERSION:
-            self.refused = version_sentence(info.protocol)
-        elif info.fault:
-            self.refused = (f"the board's config.py is wrong: {info.fault}; fix it "
-                            "(hardware/board/firmware/config.py), then run `crib board flash`")
-        elif info.wire_hash != wire.wire_hash():
-            from hardware.board.firmware.core import FIRMWARE_BUILD
-
-            self.refused = wire.wire_sentence(info.wire_hash, wire.wire_hash(), info.build,
-                                              FIRMWARE_BUILD)
-        elif self.expect_leds is not None and info.led_count != self.expect_leds:
-            self.refused = (
-                f"the board has {info.led_count} LEDs ({info.tracks} tracks of {info.holes} "
-                f"holes) but the layout needs {self.expect_leds}: set the board's tracks and "
-                "holes in the configuration to match it"
-            )
+        # judged afresh: the board may have been flashed since
+        self.refused = refusal(info, self.expect_leds)
         if self.refused:
             self._inflight = None
             self._to(LinkState.REFUSED)
             events.append(Refused(self.refused))
             return
         new_boot = self.device is not None and info.boot_id != self.device.boot_id
-        if new_boot or not self.connected:
+        fresh = new_boot or not self.connected
+        if fresh:
             self._last_event = None if new_boot else self._last_event
             self._shown_version = -1 if self._desired is not None else 0  # send it all again
             if self._inflight is not None and self._inflight.type is not Msg.HELLO:
                 self._inflight = None
         if new_boot:
             self._rb_info = None
-        fresh = new_boot or not self.connected
         self.device = info
         self._to(LinkState.CONNECTED)
         self._last_ping = now
         if fresh:
             events.append(Connected(info, new_boot))
+
+
+Receiver = Callable[[HostLink, Frame, float, list[HostEvent]], None]
+# What a frame from the board does, by (the link's state, the frame's type), as h11 keys its
+# transitions: a hello, a heartbeat and a button count in every state; an answer counts only
+# once connected (before, it answers a message of an earlier hello). A (state, type) that is
+# not here is a protocol error.
+_ANY_STATE: dict[Msg, Receiver] = {
+    Msg.DEV_HELLO: HostLink._on_hello,
+    Msg.DEV_HEARTBEAT: HostLink._on_heartbeat,
+    Msg.DEV_EVENT: HostLink._on_event,
+    Msg.DEV_ACK: HostLink._stale,
+    Msg.DEV_INFO: HostLink._stale,
+    Msg.DEV_LEDS: HostLink._stale,
+}
+RECEIVE: dict[tuple[LinkState, Msg], Receiver] = {
+    **{(state, mtype): handler for state in LinkState for mtype, handler in _ANY_STATE.items()},
+    (S.CONNECTED, Msg.DEV_HEARTBEAT): HostLink._on_heartbeat_connected,
+    (S.CONNECTED, Msg.DEV_ACK): HostLink._on_ack,
+    (S.CONNECTED, Msg.DEV_INFO): HostLink._on_info,
+    (S.CONNECTED, Msg.DEV_LEDS): HostLink._on_leds,
+}
+
+
+def refusal(info: DeviceInfo, expect_leds: int | None) -> str | None:
+    """Why a board that says `info` in its hello cannot be used, with the fix; else None."""
+    if info.protocol != PROTOCOL_VERSION:
+        return version_sentence(info.protocol)
+    if info.fault:
+        return (f"the board's config.py is wrong: {info.fault}; fix it "
+                "(hardware/board/firmware/config.py), then run `crib board flash`")
+    if info.wire_hash != wire.wire_hash():
+        from hardware.board.firmware.core import FIRMWARE_BUILD
+
+        return wire.wire_sentence(info.wire_hash, wire.wire_hash(), info.build, FIRMWARE_BUILD)
+    if expect_leds is not None and info.led_count != expect_leds:
+        return (f"the board has {info.led_count} LEDs ({info.tracks} tracks of {info.holes} "
+                f"holes) but the layout needs {expect_leds}: set the board's tracks and "
+                "holes in the configuration to match it")
+    return None

@@ -83,7 +83,6 @@ class BoardSimulator:
         self._corrupt = {TO_BOARD: 0, TO_HOST: 0}
         self.muted = False
         self.rendered_at: float | None = None  # perf_counter() of the last applied state
-        self.bytes_in = 0
         # A Pico with bare MicroPython answers as its REPL, not as our firmware. Ours goes
         # there after a MAINTENANCE message (as main.py does at the next boot).
         self.repl = self._bare = repl
@@ -344,7 +343,6 @@ class BoardSimulator:
                 self._step(master, data)
 
     def _step(self, master: int, data: bytes) -> None:
-        self.bytes_in += len(data)
         data = self._mangle(data, TO_BOARD)
         if self.muted:
             return

@@ -180,7 +180,6 @@ class SpiPegBoard(WorkerDevice):
         self._written: tuple[BoardState, bytes] | None = None  # state and RGB frame on the wire
         self._written_test: tuple[int, int, int] | None = None
         self.frames_written = 0
-        self.last_write_s: float | None = None
 
     # Device ----------------------------------------------------------------------------
 
@@ -339,7 +338,6 @@ class SpiPegBoard(WorkerDevice):
                     self._written = (state, bytes(frame))
                     self._written_test = test
                     self.frames_written += 1
-                    self.last_write_s = self.clock.monotonic()
                     self._wrote.notify_all()
             except OSError as exc:
                 self._status.set(DeviceState.FAULT, f"writing to {self.device} failed: {exc}")

@@ -16,13 +16,19 @@ import argparse
 import statistics
 import sys
 import time
+from pathlib import Path
 
-from hardware.board.firmware.core import BoardCore
-from hardware.board.layout import BoardLayout
-from hardware.board.link import Msg, encode_state
-from hardware.board.protocol import PROTOCOL_VERSION, encode_frame
-from hardware.board.wasm import WasmBoard, new_session
-from hardware.interfaces import BoardState, TrackPegs
+# Run as a script, its folder is first on the path: the checkout's root goes before it, so
+# `hardware` and `tests` are this checkout's without PYTHONPATH.
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from hardware.board.firmware.core import BoardCore  # noqa: E402
+from hardware.board.layout import BoardLayout  # noqa: E402
+from hardware.board.link import Msg, encode_state  # noqa: E402
+from hardware.board.protocol import PROTOCOL_VERSION, encode_frame  # noqa: E402
+from hardware.board.wasm import WasmBoard, new_session  # noqa: E402
+from hardware.interfaces import BoardState, TrackPegs  # noqa: E402
 
 
 def frames(n: int) -> list[bytes]:
@@ -87,7 +93,6 @@ def boot_ms(compiled: bool) -> tuple[float, str]:
     `crib board flash` leaves it (compiled) or with every module as source."""
     import subprocess
     import tempfile
-    from pathlib import Path
 
     from hardware.board.firmware import manifest
     from hardware.board.wasm import NodeSession
@@ -112,8 +117,6 @@ def walk_seconds() -> tuple[float, int]:
     """A full `crib board walk --delay 0` of two tracks against `crib board-sim --firmware`."""
     import signal
     import subprocess
-    from pathlib import Path
-
     crib = str(Path(sys.executable).with_name("crib"))
     sim = subprocess.Popen([crib, "board-sim", "--firmware"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)

@@ -15,6 +15,7 @@ from hardware.board.layout import BoardLayout
 from hardware.board.protocol import PROTOCOL_VERSION
 from hardware.board.simulator import BoardSimulator
 from hardware.clock import SystemClock
+from tests.processes import crib
 
 CRIB = Path(sys.executable).with_name("crib")
 
@@ -77,10 +78,8 @@ def test_board_usage_errors_are_one_line_and_where_the_help_is():
 
 
 def test_board_sim_prints_a_path_that_board_test_can_open():
-    proc = subprocess.Popen([str(CRIB), "board-sim", "--holes", "60"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        path = proc.stdout.readline().strip()
+    with crib("board-sim", "--holes", "60") as proc:  # SIGINT inherited ignored
+        path = proc.stdout.readline().strip()  # type: ignore[union-attr]
         assert os.path.exists(path)
         test = subprocess.run([str(CRIB), "board", "test", "--port", path, "--pings", "3"],
                               capture_output=True, text=True, timeout=60)
@@ -88,7 +87,6 @@ def test_board_sim_prints_a_path_that_board_test_can_open():
         assert "124 LEDs" in test.stdout
         # Honest: the read-back is the controller's buffer, not light from the LEDs.
         assert "the board's controller holds the same" in test.stdout
-    finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     assert not os.path.exists(path)  # the pty and its link are gone

@@ -12,33 +12,30 @@ import os
 import re
 import signal
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-CRIB = Path(sys.executable).with_name("crib")
+from tests.processes import CRIB, crib
+
 STEP = re.compile(r"^track (\d) hole (\d+) \(LED (\d+)\): (\w+)(.*)$")
 
 
 @pytest.fixture
 def firmware_board():
-    """The path of a `crib board-sim --firmware` board (two tracks of 120 holes)."""
-    proc = subprocess.Popen([str(CRIB), "board-sim", "--firmware"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        path = proc.stdout.readline().strip()
+    """The path of a `crib board-sim --firmware` board (two tracks of 120 holes); it and its
+    Node are killed afterwards, whatever the test did."""
+    with crib("board-sim", "--firmware") as proc:  # SIGINT inherited ignored
+        path = proc.stdout.readline().strip()  # type: ignore[union-attr]
         assert os.path.exists(path), proc.stderr.read() if proc.poll() is not None else path
         yield path
-    finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
-        err = proc.stderr.read()
+        err = proc.stderr.read()  # type: ignore[union-attr]
         assert "restarts" not in err, err  # the VM never fell over (no simulated reboot)
 
 
 def walk(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(CRIB), "board", "walk", "--delay", "0", *args],
+    return subprocess.run([CRIB, "board", "walk", "--delay", "0", *args],
                           capture_output=True, text=True, timeout=600)
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from firmware_host.cli import main
+from firmware_host.config import on_raspberry_pi
+from tests.processes import running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,63 +93,100 @@ def test_jog_router_and_motor_in_process(capsys):
     assert main(["shuffler", "jog", "--motor", "600", "--simulate"]) == 2
 
 
-def _crib(*args: str) -> subprocess.Popen[str]:
+def _crib(*args: str, **kw):
+    """`crib` in a process group of its own (killed afterwards), SIGINT inherited ignored."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "firmware_host", *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return running([sys.executable, "-m", "firmware_host", *args], cwd=ROOT, env=env, **kw)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_jog_motor_is_off_after_ctrl_c_or_sigterm(sig):
-    proc = _crib("shuffler", "jog", "--motor", "30", "--simulate", "--json")
-    try:
-        first = proc.stdout.readline()  # type: ignore[union-attr]
-        assert json.loads(first)["kind"] == "motor" and json.loads(first)["on"] is True
+@pytest.mark.parametrize("inherited", [signal.SIG_IGN, signal.SIG_DFL], ids=["ignored", "default"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_jog_motor_stops_at_once_on_ctrl_c_or_sigterm(sig, inherited):
+    # Started from a script (`make test > log &`), SIGINT comes in ignored: the motor must
+    # still stop at the signal, not run out its 30 s.
+    with _crib("shuffler", "jog", "--motor", "30", "--simulate", "--json",
+               sigint=inherited) as proc:
+        first = json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+        assert first["kind"] == "motor" and first["on"] is True
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, err  # interrupted: a jog that ran its 30 s ends with 0
     lines = _json_lines(out)
     assert [d["kind"] for d in lines] == ["motor", "motor_pin"]
     assert lines[0]["on"] is False
-    assert lines[1]["states"] == [False, True, False] and len(lines[1]["states"]) == 3
+    assert lines[1]["states"] == [False, True, False]  # off, on for the jog, off at the signal
 
 
 def test_shuffler_test_runs_as_a_command():
-    proc = _crib("shuffler", "test", "--simulate")
-    out, err = proc.communicate(timeout=60)
+    with _crib("shuffler", "test", "--simulate") as proc:
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.count("ok ") == 2 and "PASS: one card to each pile" in out
 
 
 def test_inputs_watch_runs_as_a_command_and_a_reader_that_leaves_ends_it_quietly():
-    proc = _crib("inputs", "watch", "--simulate", "--json")
-    out, err = proc.communicate(timeout=60)
+    with _crib("inputs", "watch", "--simulate", "--json") as proc:
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert [d["kind"] for d in _json_lines(out)][:3] == ["ready", "encoder", "button"]
     # `crib inputs watch | head -1`: the pipe closes after one line; no traceback per event
-    proc = _crib("inputs", "watch", "--simulate", "--json")
-    assert json.loads(proc.stdout.readline())["kind"] == "ready"  # type: ignore[union-attr]
-    proc.stdout.close()  # type: ignore[union-attr]
-    err = proc.stderr.read()  # type: ignore[union-attr]
-    assert proc.wait(timeout=60) == 0
+    with _crib("inputs", "watch", "--simulate", "--json") as proc:
+        assert json.loads(proc.stdout.readline())["kind"] == "ready"  # type: ignore[union-attr]
+        proc.stdout.close()  # type: ignore[union-attr]
+        err = proc.stderr.read()  # type: ignore[union-attr]
+        assert proc.wait(timeout=60) == 0
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
 
 
 def test_board_walk_runs_as_a_command_and_ctrl_c_ends_it():
-    proc = _crib("board", "walk", "--simulate", "--delay", "0", "--track", "2")
-    out, err = proc.communicate(timeout=60)
+    with _crib("board", "walk", "--simulate", "--track", "2") as proc:
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     steps = [ln for ln in out.splitlines() if ln.startswith("track 2 hole ")]
     assert len(steps) == 122 and steps[0].startswith("track 2 hole 0 (LED 243): ")
-    proc = _crib("board", "walk", "--simulate", "--delay", "0.2")
-    try:
+    with _crib("board", "walk", "--simulate", "--delay", "0.2") as proc:
         assert proc.stdout.readline().startswith("walking 2 tracks")  # type: ignore[union-attr]
         proc.stdout.readline()  # type: ignore[union-attr]  # the first hole is lit
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
     assert proc.returncode == 130, err
     assert "track 2 hole" not in out  # it stopped on track 1
+
+
+@pytest.mark.parametrize(("command", "nothing"), [
+    (("shuffler", "test"), "there is no shuffler"),
+    (("shuffler", "jog", "--motor", "1"), "there is no shuffler"),
+    (("shuffler", "calibrate"), "there is no shuffler"),
+    (("inputs", "watch"), "there are no table inputs")])
+def test_off_a_pi_a_bring_up_command_says_in_one_line_to_simulate(command, nothing, crib):
+    if on_raspberry_pi():
+        pytest.skip("checks a machine with no GPIO")
+    done = crib(*command, env={"PYTHONWARNINGS": "default"})  # gpiozero's warnings would show
+    words = " ".join(command[:2])
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"crib {words}: {nothing} here (this machine is not a Raspberry Pi): "
+        f"`crib {words} --simulate` runs the simulated one"]
+
+
+@pytest.mark.parametrize(("given", "pauses"), [((), []), (("--delay", "0.2"), [0.2] * 122)])
+def test_a_simulated_walk_pauses_on_a_hole_only_when_told(given, pauses, monkeypatch, capsys):
+    # A simulated board has no LEDs to watch: by default its walk does not wait on each hole
+    # (a real board's waits 0.5 s, to watch it).
+    from firmware_host.cli import hardware
+
+    slept: list[float] = []
+
+    class Time:
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            if seconds >= 0.1:  # the read-back's own polls are shorter
+                slept.append(seconds)
+            time.sleep(min(seconds, 0.01))
+
+    monkeypatch.setattr(hardware, "time", Time)
+    assert main(["board", "walk", "--simulate", "--track", "2", *given]) == 0
+    assert capsys.readouterr().out.count("track 2 hole ") == 122
+    assert slept == pauses

@@ -101,3 +101,38 @@ def test_an_installed_configuration_is_the_one_checked(
     monkeypatch.delenv("CRIB_CONFIG", raising=False)
     assert main(["doctor"]) == 1
     assert f"FAIL  config: {config} is not valid: " in capsys.readouterr().out
+
+
+def test_a_state_directory_crib_serve_cannot_make_fails(tmp_path: Path) -> None:
+    # A file where a parent folder should be: `crib serve` cannot make the folder (root
+    # neither), so doctor must not say OK for it.
+    (tmp_path / "blocker").write_text("")
+    state = tmp_path / "blocker" / "state"
+    config = tmp_path / "config.toml"
+    config.write_text(f'state_dir = "{state}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    env |= {"HOME": str(tmp_path)}
+    serve = subprocess.run([str(CRIB), "serve", "--simulate", "--config", str(config)],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert serve.returncode == 2 and f"the state directory {state} can't be made" in serve.stderr
+    done = subprocess.run([str(CRIB), "doctor", "--config", str(config)], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stdout
+    line = next(x for x in done.stdout.splitlines() if x.startswith(("OK    state:",
+                                                                     "FAIL  state:")))
+    assert line == (f"FAIL  state: state directory {state} cannot be made: {tmp_path / 'blocker'}"
+                    " is not a directory -> fix: set state_dir (or CRIB_STATE_DIR) to a folder "
+                    "this user may write")
+
+
+def test_a_state_directory_crib_serve_can_make_is_ok(tmp_path: Path) -> None:
+    state = tmp_path / "not" / "yet" / "state"
+    config = tmp_path / "config.toml"
+    config.write_text(f'state_dir = "{state}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    done = subprocess.run([str(CRIB), "doctor", "--config", str(config)], capture_output=True,
+                          text=True, env=env | {"HOME": str(tmp_path)}, timeout=120)
+    assert done.returncode == 0, done.stdout
+    assert f"OK    state: state directory {state} is made by the first crib serve" in (
+        done.stdout.splitlines())
+    assert not state.exists() and not (tmp_path / "not").exists()  # doctor made nothing

@@ -15,6 +15,7 @@ import pytest
 from firmware_host.cli.daemon import listen_address
 from firmware_host.config import load_settings, on_raspberry_pi
 from tests.conftest import CRIB
+from tests.processes import running
 
 pytestmark = pytest.mark.skipif(on_raspberry_pi(), reason="checks the laptop default")
 
@@ -49,24 +50,18 @@ def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None,
     base |= {"HOME": str(home), "CRIB_STATE_DIR": str(home / "state"),
              "CRIB_SHUFFLER__SPEED": "1000"}
     flag = ["--simulate"] if simulate else []
-    proc = subprocess.Popen([str(CRIB), "serve", *flag, "--port", str(port), *args],
-                            env=base | (env or {}), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
+    with running([str(CRIB), "serve", *flag, "--port", str(port), *args],
+                 env=base | (env or {}), stdout=subprocess.DEVNULL) as proc:
         deadline = time.monotonic() + 30
         assert proc.stderr is not None
         for line in proc.stderr:
             if "ready on http://" in line:
-                return line.split("ready on ")[1].split()[0], _listening(port)
+                found = line.split("ready on ")[1].split()[0], _listening(port)
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=15)
+                return found
             assert time.monotonic() < deadline, "no ready line"
         raise AssertionError(f"crib serve ended: {proc.wait()}")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_make_run_on_a_laptop_listens_on_loopback_only(tmp_path: Path) -> None:
@@ -119,3 +114,15 @@ def test_a_bare_crib_serve_on_a_laptop_listens_on_loopback_only(tmp_path: Path) 
     url, addresses = _serve(tmp_path, simulate=False)
     assert url.startswith("http://127.0.0.1:")
     assert addresses == {"0100007F"}
+
+
+def test_ctrl_c_stops_the_daemon_started_as_a_background_job(tmp_path: Path) -> None:
+    # `crib serve &` from a script inherits SIGINT ignored: Ctrl-C must still stop it.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
+    env |= {"HOME": str(tmp_path), "CRIB_STATE_DIR": str(tmp_path / "state")}
+    with running([str(CRIB), "serve", "--simulate", "--port", str(_free_port())], env=env,
+                 stdout=subprocess.DEVNULL) as proc:
+        assert proc.stderr is not None
+        assert any("ready on http://" in line for line in proc.stderr)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0

@@ -2,7 +2,8 @@
 the network layer publishes to the store and imports no screen or action, each screen shows
 only `mount` and `render`, and index.html preloads the whole graph (one round trip deep).
 
-A narrow cycle finder for the page alone; the house's structure test covers Python too.
+The circles are found by the house's one finder (tests/imports.py), which also checks the
+page's graph beside the Python modules' in tests/test_imports.py.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from firmware_host.api.routes.page import _IMPORT, ENTRY, STATIC_DIR, module_graph
 from tests.firmware_host.conftest import Client
+from tests.imports import import_circles
 
 # The pairing screen is another piece of work's (pairing by presence); its helpers are still
 # exported, and it is held to the rest of the rules here.
@@ -29,50 +31,14 @@ def imports() -> dict[str, list[str]]:
     return graph
 
 
-def circles(graph: dict[str, list[str]]) -> list[list[str]]:
-    """Every strongly connected group of two or more modules (or a module importing itself):
-    Tarjan's algorithm."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, []):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                group.append(w)
-                if w == v:
-                    break
-            if len(group) > 1 or v in graph.get(v, []):
-                out.append(sorted(group))
-
-    for v in graph:
-        if v not in index:
-            visit(v)
-    return out
-
-
 def test_the_finder_finds_a_circle_and_a_self_import() -> None:
-    assert circles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
-    assert circles({"a": ["a"]}) == [["a"]]
-    assert circles({"a": ["b"], "b": []}) == []
+    assert import_circles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
+    assert import_circles({"a": ["a"]}) == [["a"]]
+    assert import_circles({"a": ["b"], "b": []}) == []
 
 
 def test_the_page_has_no_import_circle() -> None:
-    assert circles(imports()) == []
+    assert import_circles(imports()) == []
 
 
 def test_the_network_imports_no_screen_and_no_action() -> None:

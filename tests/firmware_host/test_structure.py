@@ -1,5 +1,6 @@
-"""The daemon's structure (issue 14): short functions, nothing built at import, one router
-per area, and the engine's variants and skunk rules named, never listed again."""
+"""The daemon's structure: short functions, nothing built at import, one router per area, and
+the engine's variants and skunk rules named, never listed again (no import circle in the
+house: tests/test_imports.py)."""
 
 from __future__ import annotations
 
@@ -98,85 +99,3 @@ def test_the_api_and_the_configuration_take_exactly_the_engines_variants() -> No
         assert all(name in str(exc) for name in RULES), exc
     else:
         raise AssertionError("seven-card was taken")
-
-
-def _module(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _type_checking(node: ast.AST) -> bool:
-    test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(test or node)
-
-
-def _imports(tree: ast.Module, names: set[str]) -> set[str]:
-    """The daemon's modules a module imports, at its top or late in a function (imports
-    only for the type checker are left out: they never run)."""
-    out: set[str] = set()
-    todo: list[ast.AST] = [tree]
-    while todo:
-        node = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
-                continue
-            todo.append(child)
-            if isinstance(child, ast.Import):
-                out |= {a.name for a in child.names}
-            elif isinstance(child, ast.ImportFrom) and child.module:
-                out.add(child.module)
-                out |= {f"{child.module}.{a.name}" for a in child.names}
-    return out & names
-
-
-def import_circles(sources: list[Path], root: Path = DAEMON) -> list[list[str]]:
-    """The import circles among the modules of package `root` (Tarjan's strongly connected
-    components)."""
-    trees = {_module(p, root): ast.parse(p.read_text(), str(p)) for p in sources}
-    graph = {m: _imports(t, set(trees)) - {m} for m, t in trees.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    circles: list[list[str]] = []
-
-    def visit(m: str) -> None:
-        index[m] = low[m] = len(index)
-        stack.append(m)
-        for n in graph[m]:
-            if n not in index:
-                visit(n)
-                low[m] = min(low[m], low[n])
-            elif n in stack:
-                low[m] = min(low[m], index[n])
-        if low[m] == index[m]:
-            part = []
-            while True:
-                n = stack.pop()
-                part.append(n)
-                if n == m:
-                    break
-            if len(part) > 1:
-                circles.append(sorted(part))
-
-    for m in sorted(graph):
-        if m not in index:
-            visit(m)
-    return circles
-
-
-def test_no_import_circle_in_the_daemon() -> None:
-    assert import_circles(SOURCES) == []
-
-
-def test_the_circle_finder_sees_a_late_import_circle(tmp_path: Path) -> None:
-    # Run on a made-up package: a late import back, as api/app.py and its settings router
-    # once had, is a circle; an import only for the type checker is not.
-    pkg = tmp_path / "firmware_host"
-    pkg.mkdir()
-    (pkg / "a.py").write_text("from firmware_host.b import x\n")
-    (pkg / "b.py").write_text("def x():\n    from firmware_host.a import y\n")
-    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                              "    from firmware_host.d import z\n")
-    (pkg / "d.py").write_text("from firmware_host.c import w\n")
-    assert import_circles(sorted(pkg.glob("*.py")), pkg) == [["firmware_host.a",
-                                                              "firmware_host.b"]]

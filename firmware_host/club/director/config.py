@@ -6,11 +6,12 @@ from __future__ import annotations
 import datetime
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cribbage import tournament
+from cribbage.rules import SkunkRule
 from firmware_host.clubwire import check_slug
 
 DEFAULT_CONFIG = Path("/etc/cribbage-table/club.toml")
@@ -40,7 +41,7 @@ class DirectorConfig(BaseModel):
     state_dir: Path = Path("/var/lib/cribbage-club")
     night: str = Field("", max_length=40)
     target: int = Field(121, ge=31, le=1000)
-    skunk: Literal["skunk", "lurch", "none"] = "skunk"  # the lines of tonight's games
+    skunk: str = "skunk"  # the lines of tonight's games: a SkunkRule's value
     rounds: int = Field(9, ge=1, le=40)  # the evening's planned rounds (picks the rotation)
     bye_points: int = Field(2, ge=0, le=3)
     tiebreaks: list[str] = Field(default_factory=lambda: ["game_points", "won", "spread"],
@@ -54,6 +55,14 @@ class DirectorConfig(BaseModel):
     @classmethod
     def _club(cls, value: str) -> str:
         return check_slug("club", value)
+
+    @field_validator("skunk")
+    @classmethod
+    def _skunk(cls, value: str) -> str:
+        rules = [rule.value for rule in SkunkRule]  # the engine's, never listed again
+        if value not in rules:
+            raise ValueError(f"{value!r} is not a skunk rule: use one of {', '.join(rules)}")
+        return value
 
     @field_validator("tiebreaks")
     @classmethod

@@ -81,7 +81,6 @@ class BoardCore:
         self.reader = FrameReader()
         self.garbled = {}
         self.states_applied = 0
-        self.events_dropped = 0
         self.waiting = False  # showing "waiting for the Pi"
         self.host_protocol = None
         self.host_hash = None  # the host's wire hash from its hello (None: it sent none)
@@ -118,7 +117,6 @@ class BoardCore:
         self._event_seq = (self._event_seq + 1) & 0xFF
         if len(self._events) >= EVENT_BUFFER:
             self._events.pop(0)
-            self.events_dropped += 1
         self._events.append((self._event_seq, kind & 0xFF, button & 0xFF))
         self._send_event(now_ms, len(self._events) == 1)
         return self._event_seq

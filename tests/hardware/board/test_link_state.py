@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.board.link import TRANSITIONS, DeviceInfo, HostLink, LinkState, Msg
+from hardware.board.link import (
+    RECEIVE,
+    TRANSITIONS,
+    Acked,
+    DeviceInfo,
+    HostLink,
+    LinkState,
+    Msg,
+)
 from hardware.board.protocol import PROTOCOL_VERSION, encode_frame
 
 
@@ -43,3 +51,39 @@ def test_a_change_outside_the_table_is_refused():
     with pytest.raises(RuntimeError, match="from refused to lost"):
         link._to(LinkState.LOST)
     assert set(TRANSITIONS) == set(LinkState)
+
+
+def test_every_state_says_what_each_board_message_does():
+    board_messages = {m for m in Msg if m >= 0x80}
+    assert set(RECEIVE) == {(s, m) for s in LinkState for m in board_messages}
+
+
+@pytest.mark.parametrize("state", [s for s in LinkState if s is not LinkState.CONNECTED])
+def test_an_answer_before_the_hello_is_stale_in_every_state_but_connected(state):
+    link = HostLink()
+    link.connection_made(0.0)
+    link.poll(0.0)
+    hello(link, 0.01)
+    link.request_ping()
+    link.poll(2.0)  # a ping in flight
+    seq = link._seq
+    link.state = state
+    events = link.receive_data(encode_frame(Msg.DEV_ACK, seq, b""), 2.01)
+    assert not any(isinstance(e, Acked) for e in events) and link.stats.stale == 1
+    link.state = LinkState.CONNECTED
+    events = link.receive_data(encode_frame(Msg.DEV_ACK, seq, b""), 2.02)
+    assert any(isinstance(e, Acked) and e.type is Msg.PING for e in events)
+
+
+def test_a_heartbeat_of_another_boot_says_hello_again_only_when_connected():
+    link = HostLink()
+    link.connection_made(0.0)
+    link.poll(0.0)
+    hello(link, 0.01, boot=1)
+    beat = (7).to_bytes(4, "big") + b"\x00"  # boot 7: it restarted, its hello was lost
+    link.state = LinkState.DEGRADED
+    link.receive_data(encode_frame(Msg.DEV_HEARTBEAT, 0, beat), 0.02)
+    assert link.state is LinkState.DEGRADED
+    link.state = LinkState.CONNECTED
+    link.receive_data(encode_frame(Msg.DEV_HEARTBEAT, 0, beat), 0.03)
+    assert link.state is LinkState.HELLO
