@@ -87,10 +87,31 @@ class ActionRequest(NamedTuple):
 _ENVELOPE = ("version", "op_id", "action")
 
 
+def _problem(kind: str, loc: tuple[str, ...], msg: str, value: Any) -> dict[str, Any]:
+    """One problem of a body, as FastAPI's own validation words it."""
+    return {"type": kind, "loc": ("body", *loc), "msg": msg, "input": value}
+
+
 def _refused(kind: str, loc: tuple[str, ...], msg: str, value: Any) -> RequestValidationError:
     """A 422 as FastAPI's own validation answers it."""
-    return RequestValidationError([{"type": kind, "loc": ("body", *loc), "msg": msg,
-                                    "input": value}])
+    return RequestValidationError([_problem(kind, loc, msg, value)])
+
+
+def _envelope_problems(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every problem of an action request's envelope ({version, op_id, action}), all at
+    once, as FastAPI's validation lists them; the action itself is the engine's to read."""
+    problems = [_problem("missing", (name,), "Field required", data)
+                for name in _ENVELOPE if name not in data]
+    problems += [_problem("extra_forbidden", (k,), "Extra inputs are not permitted", data[k])
+                 for k in data if k not in _ENVELOPE]
+    version, op_id = data.get("version", 0), data.get("op_id", "-")
+    if type(version) is not int or not 0 <= version <= VERSION_MAX:
+        problems.append(_problem("int_type", ("version",), "version must be a whole number "
+                                 f"from 0 to {VERSION_MAX}", version))
+    if type(op_id) is not str or not 1 <= len(op_id) <= OP_ID_MAX:
+        problems.append(_problem("string_type", ("op_id",), f"op_id must be text of 1 to "
+                                 f"{OP_ID_MAX} characters", op_id))
+    return problems
 
 
 async def _body_json(request: Request) -> Any:
@@ -114,31 +135,27 @@ async def action_request(request: Request, services: Services, game_id: int) -> 
     {version, op_id, action}; the engine's InvalidActionError, with the game, for an action
     `parse_action` refuses (422 with the engine's sentence for the table).
     """
-    from cribbage.actions import parse_action
+    from cribbage.actions import ACTION_TYPES, parse_action
     from cribbage.errors import CribbageError
 
     data = await _body_json(request)
     if not isinstance(data, dict):
         raise _refused("model_attributes_type", (), "the body must be an object with "
                        "version, op_id and action", data)
-    for name in _ENVELOPE:
-        if name not in data:
-            raise _refused("missing", (name,), "Field required", data)
-    extra = next((k for k in data if k not in _ENVELOPE), None)
-    if extra is not None:
-        raise _refused("extra_forbidden", (extra,), "Extra inputs are not permitted",
-                       data[extra])
-    version, op_id = data["version"], data["op_id"]
-    if type(version) is not int or not 0 <= version <= VERSION_MAX:
-        raise _refused("int_type", ("version",), "version must be a whole number from 0 to "
-                       f"{VERSION_MAX}", version)
-    if type(op_id) is not str or not 1 <= len(op_id) <= OP_ID_MAX:
-        raise _refused("string_type", ("op_id",), f"op_id must be text of 1 to {OP_ID_MAX} "
-                       "characters", op_id)
+    problems = _envelope_problems(data)
     try:
-        return ActionRequest(version, op_id, parse_action(data["action"]))
+        action = parse_action(data.get("action"))
     except CribbageError as exc:
-        raise services.games.refusal(game_id, exc) from None
+        if not problems:
+            raise services.games.refusal(game_id, exc) from None
+        # a body wrong in several places is told every one of them at once
+        raw = data.get("action")
+        loc = ("action", "type") if isinstance(raw, dict) and raw.get("type") not in (
+            ACTION_TYPES) else ("action",)
+        problems.append(_problem("action", loc, str(exc), raw))
+    if problems:
+        raise RequestValidationError(problems)
+    return ActionRequest(data["version"], data["op_id"], action)
 
 
 async def act(game_id: int, body: ActionIn, request: Request) -> Response:
