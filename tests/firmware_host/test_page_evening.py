@@ -57,6 +57,14 @@ def said(phone: Phone) -> list[str]:
     return list(phone.page.evaluate("window.__said"))
 
 
+def spoken(phone: Phone, start: str) -> str:
+    """The first thing said that starts with `start`, once it is said (a step is spoken when
+    the stream brings it, a moment after the tap's answer)."""
+    phone.page.wait_for_function("(start) => window.__said.some((s) => s.startsWith(start))",
+                                 arg=start)
+    return next(s for s in said(phone) if s.startswith(start))
+
+
 def overlaps(page: Any, a: str, b: str) -> bool:
     return bool(page.evaluate(
         """([a, b]) => { const x = document.querySelector(a).getBoundingClientRect();
@@ -120,13 +128,13 @@ def test_1_the_spoken_count_at_31_and_at_the_last_card_is_the_count_reached(
     try:
         for card in ("KH", "5S", "QD", "6C"):  # Bob, Ann, Bob, Ann: thirty-one
             tap_and_wait(cy, f'#play-picker button[data-card="{card}"]')
-        thirty_one = said(cy)[-1]
+        thirty_one = spoken(cy, "six of clubs")
         assert thirty_one.startswith("six of clubs, 31. Ann pegs 2"), said(cy)
         # The next series, to the last card: 9 + 8 + 7 (a run for Bob) + 4 = 28, one for last.
         for card in ("9C", "8D", "7S", "4H"):
             tap_and_wait(cy, f'#play-picker button[data-card="{card}"]')
         # (the hands, known from the play, are counted after it and said after it)
-        last = next((s for s in said(cy) if s.startswith("four of hearts")), "")
+        last = spoken(cy, "four of hearts")
         assert last.startswith("four of hearts, 28. Ann pegs 1: "), said(cy)
         assert "for last" in last
         assert not any(", 0." in s or s.endswith(", 0") for s in said(cy)), said(cy)
