@@ -229,11 +229,11 @@ class ShufflerSettings(_Section):
     @property
     def card_speed_mm_s(self) -> float:
         """The configured card speed, or the default build's."""
-        from hardware.shuffler.design import DEFAULT_DRIVE
+        from hardware.shuffler import pace
 
         if self.feed_speed_mm_s is not None:
             return self.feed_speed_mm_s
-        return DEFAULT_DRIVE.surface_speed_mm_s
+        return pace.default_card_speed_mm_s()
 
     @field_validator("pins")
     @classmethod
@@ -278,12 +278,12 @@ class ShufflerSettings(_Section):
 
 
 def shuffler_pace(shuffler: ShufflerSettings) -> Any:
-    """The pace (hardware.shuffler.design.Pace) of the configured machine: its card speed,
+    """The pace (hardware.shuffler.pace.Pace) of the configured machine: its card speed,
     its router's settle and its sensors' filter, as the controller will time them."""
-    from hardware.shuffler import design
+    from hardware.shuffler import pace
 
     timing = shuffler.timing()
-    return design.pace(feed_speed_mm_s=timing.feed_speed_mm_s,
+    return pace.pace(feed_speed_mm_s=timing.feed_speed_mm_s,
                        router_settle_s=timing.router_move, filter_s=timing.sensor_filter)
 
 

@@ -545,7 +545,7 @@ def write_shuffler_settings(path: Any, values: dict[str, float]) -> None:
 
 def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run: bool,
                        out: _Out) -> int:
-    from hardware.shuffler import design
+    from hardware.shuffler import pace
     from hardware.shuffler.calibrate import CalibrationError, calibration
     from hardware.shuffler.plan import make_plan
 
@@ -566,10 +566,10 @@ def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run:
              f"{sp['right'][0]:.0f} mm/s (each card is judged against its own)", kind="spread",
              first_last_block_ms=ends, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
     speed = cal["values"]["feed_speed_mm_s"]
-    p = design.pace(feed_speed_mm_s=speed)
+    p = pace.pace(feed_speed_mm_s=speed)
     passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes
     out.line(f"slowest card {speed / 1000:.2f} m/s: "
-             + design.pace_line(settings.shuffle.deck, settings.shuffle.plan, passes, p),
+             + pace.pace_line(settings.shuffle.deck, settings.shuffle.plan, passes, p),
              kind="speed", feed_speed_mm_s=speed, pass_s=round(p.pass_s(52), 2))
     shown = ", ".join(f"{k} = {v}" for k, v in cal["values"].items())
     if dry_run:

@@ -49,7 +49,7 @@ def _register_shuffler(sub: argparse._SubParsersAction) -> None:  # type: ignore
 
 
 def _shuffle_audit(args: argparse.Namespace) -> int:
-    from hardware.shuffler import design
+    from hardware.shuffler import design, pace
     from hardware.shuffler.audit import AuditConfig, format_report, simulate
     from hardware.shuffler.physics import MachineModel
 
@@ -62,15 +62,15 @@ def _shuffle_audit(args: argparse.Namespace) -> int:
     except (HardwareError, ValueError) as exc:
         print(f"crib shuffle-audit: {exc}", file=sys.stderr)
         return 2
-    pace = design.pace()  # the default build (a calibrated machine: the page and calibrate)
-    time_line = "on the default build: " + design.pace_line(
+    build = pace.pace()  # the default build (a calibrated machine: the page and calibrate)
+    time_line = "on the default build: " + pace.pace_line(
         args.deck, args.routing if args.routing == "light" else
-        {"coin": "random", "radix": "exact"}[args.routing], report.passes, pace)
+        {"coin": "random", "radix": "exact"}[args.routing], report.passes, build)
     if args.json:
         print(json.dumps({**report.to_json(), "machine_time": {
-            "feed_speed_mm_s": round(pace.feed_speed_mm_s, 1),
-            "pass_s": round(pace.pass_s(args.deck), 2),
-            "shuffle_s": round(pace.shuffle_s(args.deck, report.passes), 1),
+            "feed_speed_mm_s": round(build.feed_speed_mm_s, 1),
+            "pass_s": round(build.pass_s(args.deck), 2),
+            "shuffle_s": round(build.shuffle_s(args.deck, report.passes), 1),
             "restack_s": design.RESTACK_S, "line": time_line}}, indent=2))
     else:
         text = format_report(report).splitlines()

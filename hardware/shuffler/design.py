@@ -118,15 +118,6 @@ class DriveBuild:
         stall = self.stall_force_n(supply_v, torque_scale)
         return max(0.0, self.free_speed_mm_s(supply_v, speed_scale) * (1.0 - load_n / stall))
 
-    @property
-    def surface_speed_mm_s(self) -> float:
-        """The default card speed: a card's speed off the roller at the middle of a 52-card
-        deck at nominal friction (hardware.shuffler.physics), the one figure the pace table
-        and an uncalibrated machine's timing start from."""
-        from hardware.shuffler.physics import nominal_card_speed_mm_s
-
-        return nominal_card_speed_mm_s(self, 52)
-
 
 @dataclass(frozen=True, slots=True)
 class RouterBuild:
@@ -264,84 +255,3 @@ def sensor_filter_s(feed_speed_mm_s: float) -> float:
     and its edge's chatter never is), at most 15 ms (an optical sensor chatters for 1-5 ms;
     LeShuffler's firmware filters 15 ms), in whole tenths of a ms."""
     return round(min(card_transit_s(feed_speed_mm_s) / 6.0, 0.015), 4)
-
-
-@dataclass(frozen=True, slots=True)
-class Pace:
-    """One card's cycle and a pass's time on a build, from its numbers (seconds)."""
-
-    feed_speed_mm_s: float
-    transit_s: float  # the card past the beam: length / speed
-    flight_s: float  # motor on to the beam (motor start + nip-to-beam / speed)
-    filter_s: float  # the sensors' filter delays seeing the beam change
-    same_wait_s: float  # after a card is seen, before the next to the same pile is fed:
-    # the card clears its beam (its transit; the clear is seen a filter late, as the arrival)
-    other_wait_s: float  # ... before the next to the other pile is fed (the router moves)
-    router_moves: float  # share of cards for which the router moves (coin routing: 1/2)
-
-    @property
-    def gap_s(self) -> float:
-        """From one card seen at its beam to the next card's feed, on average."""
-        return (self.router_moves * self.other_wait_s
-                + (1.0 - self.router_moves) * self.same_wait_s)
-
-    @property
-    def card_s(self) -> float:
-        """One card's whole cycle, from one card seen at its beam to the next: the wait, then
-        the next card's flight, seen a filter late."""
-        return self.gap_s + self.flight_s + self.filter_s
-
-    def pass_s(self, cards: int) -> float:
-        """A pass of `cards` cards: each card's cycle, but the last waits for no next card:
-        it clears its beam (its transit)."""
-        if cards <= 0:
-            return 0.0
-        return cards * self.card_s - self.gap_s + self.transit_s
-
-    def shuffle_s(self, cards: int, passes: int, restack_s: float = RESTACK_S) -> float:
-        """A whole shuffle: every pass, and the player's restack between passes and after
-        the last (the piles are stacked into one deck)."""
-        return passes * (self.pass_s(cards) + restack_s)
-
-
-def pace(drive: DriveBuild = DEFAULT_DRIVE, router: RouterBuild = DEFAULT_ROUTER,
-         feed_speed_mm_s: float | None = None, router_settle_s: float | None = None,
-         filter_s: float | None = None) -> Pace:
-    """The pace of a build (or of a machine whose card speed was measured, with its router's
-    settle time and its sensors' filter, when they are set)."""
-    v = drive.surface_speed_mm_s if feed_speed_mm_s is None else feed_speed_mm_s
-    settle = router.settle_s if router_settle_s is None else router_settle_s
-    filt = sensor_filter_s(v) if filter_s is None else filter_s
-    return Pace(
-        feed_speed_mm_s=v,
-        transit_s=card_transit_s(v),
-        flight_s=flight_s(v, drive.motor_start_s),
-        filter_s=filt,
-        same_wait_s=card_transit_s(v),
-        other_wait_s=other_pile_wait_s(v, settle, drive.motor_start_s, filt),
-        router_moves=0.5,
-    )
-
-
-def plan_passes(cards: int) -> dict[str, int]:
-    """Passes of each plan for a deck, as the planner makes them (default target)."""
-    from hardware.shuffler.plan import make_plan
-
-    return {name: make_plan(cards, name).passes for name in ("exact", "random", "light")}
-
-
-def pace_line(cards: int, plan: str, passes: int, p: Pace | None = None,
-              restack_s: float = RESTACK_S) -> str:
-    """One line for a player: what a pass and the whole shuffle of a plan take."""
-    p = p or pace()
-    whole = p.shuffle_s(cards, passes, restack_s)
-    word = "pass" if passes == 1 else "passes"
-    return (f"{plan}: {passes} {word} of {cards} cards, about {p.pass_s(cards):.0f} s a pass, "
-            f"{_minutes(whole)} in all with {restack_s:.0f} s to restack each pass "
-            f"(cards at {p.feed_speed_mm_s / 1000:.2f} m/s)")
-
-
-def _minutes(seconds: float) -> str:
-    if seconds < 90:
-        return f"about {seconds:.0f} s"
-    return f"about {seconds / 60:.1f} min"

@@ -47,7 +47,7 @@ from typing import Any
 from hardware.errors import ConfigurationError
 from hardware.inputs import BOUNCE_MS, Debouncer
 from hardware.interfaces import Clock
-from hardware.shuffler import design
+from hardware.shuffler import design, pace
 from hardware.shuffler.controller import ShufflerController, Timing
 from hardware.shuffler.plan import Pile
 
@@ -440,7 +440,7 @@ class GpioShuffler(ShufflerController):
         touch_plan: str = "random",
     ) -> None:
         if timing is None:  # the default build's card speed, this router's settle
-            timing = Timing.for_speed(design.DEFAULT_DRIVE.surface_speed_mm_s,
+            timing = Timing.for_speed(pace.default_card_speed_mm_s(),
                                       router_settle_s(check_pins(pins)))
         if sensor_filter_ms is None:
             sensor_filter_ms = timing.sensor_filter * 1000.0

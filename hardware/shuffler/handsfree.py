@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from hardware.errors import PlanError, ShufflerError
-from hardware.shuffler import design, physics
+from hardware.shuffler import design, pace, physics
 from hardware.shuffler import math as smath
 from hardware.shuffler.audit import expected_adjacent, position_z
 from hardware.shuffler.physics import feed_order
@@ -496,9 +496,9 @@ DEFAULT_RESTACK = RestackBuild()
 HANDSFREE_ROUTER = design.SOLENOID_ROUTER
 
 
-def pass_s(bays: Sequence[Bay], p: design.Pace) -> float:
+def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
     """A pass's time on a build's pace, from its own decisions: each card's flight and filter,
-    and between cards the wait for the same bay or for the router (design.Pace).
+    and between cards the wait for the same bay or for the router (pace.Pace).
     """
     if not bays:
         return 0.0
@@ -508,11 +508,11 @@ def pass_s(bays: Sequence[Bay], p: design.Pace) -> float:
             + same * p.same_wait_s + p.transit_s)
 
 
-def shuffle_s(plan: HandsFreePlan, p: design.Pace | None = None,
+def shuffle_s(plan: HandsFreePlan, p: pace.Pace | None = None,
               restack: RestackBuild = DEFAULT_RESTACK) -> float:
     """A whole hands-free shuffle: every pass and every restack (the last puts the deck in
     the tray), on the hands-free build's pace unless another is given."""
-    p = p or design.pace(router=HANDSFREE_ROUTER)
+    p = p or pace.pace(router=HANDSFREE_ROUTER)
     return sum(pass_s(pp.bays, p) + restack.restack_s for pp in plan.passes)
 
 

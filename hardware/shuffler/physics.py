@@ -12,7 +12,6 @@ stable two-pile split.
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 from collections.abc import Sequence
@@ -234,14 +233,6 @@ def stand_up_speed_mm_s(card_length_mm: float = CARD_LENGTH_MM,
     return math.sqrt(2.0 * G * rise / share) * 1000.0
 
 
-def nominal_card_speed_mm_s(drive: design.DriveBuild, cards: int = 52) -> float:
-    """The card speed past the beams at the middle of a deck of `cards`, at the middle of
-    every range (hardware.shuffler.ranges.NOMINAL) on the default geometry: the simulated
-    machine measured as `crib shuffler calibrate` measures one, both piles averaged over
-    time (a harmonic mean: a slow pile's cards take longer)."""
-    return _nominal_speed(drive, cards)
-
-
 def nominal_roller_speed_mm_s(drive: design.DriveBuild, cards: int = 52) -> float:
     """The tyre's speed under the middle card of a deck of `cards` at the middle of every
     range, on the default geometry (the arithmetic alone, no path)."""
@@ -249,17 +240,6 @@ def nominal_roller_speed_mm_s(drive: design.DriveBuild, cards: int = 52) -> floa
     from hardware.shuffler.ranges import NOMINAL
 
     return roller_speed_mm_s(NOMINAL, cards // 2, drive, tyre_share(Geometry()))
-
-
-@functools.lru_cache(maxsize=16)
-def _nominal_speed(drive: design.DriveBuild, cards: int) -> float:
-    from hardware.shuffler.plan import Pile
-    from hardware.shuffler.simulator import ShufflerTable, measured_timing
-
-    timing = measured_timing(ShufflerTable(drive=drive), design.DEFAULT_ROUTER.settle_s, cards)
-    mid = (cards + 1) // 2
-    left, right = timing.card_speed(Pile.LEFT, mid), timing.card_speed(Pile.RIGHT, mid)
-    return 2.0 / (1.0 / left + 1.0 / right)
 
 
 def reaches_bay(geometry: Any, pile: str, exit_mm_s: float, mu_petg: float,

@@ -30,7 +30,7 @@ from collections import Counter
 
 from hardware.clock import FakeClock
 from hardware.interfaces import DeviceState
-from hardware.shuffler import design
+from hardware.shuffler import design, pace
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.ranges import NOMINAL, RANGES, Params, corners
 from hardware.shuffler.simulator import SimulatedShuffler
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     wall = time.perf_counter() - started
     print(f"\n{len(chosen) * args.passes} passes in {wall:.0f} s")
     # the whole shuffle per plan, from each corner's mean pass time
-    passes_by = {52: design.plan_passes(52), 104: design.plan_passes(104)}
+    passes_by = {52: pace.plan_passes(52), 104: pace.plan_passes(104)}
     print(f"\nwhole shuffle ({design.RESTACK_S:.0f} s to restack each pass), per plan:")
     print(f"{'corner':58} {'exact':>8} {'random':>8} {'light':>8}")
     for params, r in results.items():

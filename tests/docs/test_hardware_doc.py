@@ -269,11 +269,11 @@ def test_the_bom_carries_the_shufflers_hardware_list_once():
 
 
 def test_the_pace_table_is_the_design_arithmetic():
-    from hardware.shuffler.design import DEFAULT_DRIVE, pace, plan_passes
+    from hardware.shuffler.pace import default_card_speed_mm_s, pace, plan_passes
 
     text = DOC.read_text().split("### The pace: what a pass takes", 1)[1].split("\n## ", 1)[0]
     p = pace()
-    assert f"{DEFAULT_DRIVE.surface_speed_mm_s:.0f} mm/s" in text
+    assert f"{default_card_speed_mm_s():.0f} mm/s" in text
     assert f"{p.transit_s * 1000:.1f} ms" in text and f"{p.card_s * 1000:.1f} ms" in text
     assert f"**{p.pass_s(52):.1f} s / {p.pass_s(104):.1f} s**" in text
     for cards in (52, 104):
@@ -297,7 +297,8 @@ def _solenoid_line(text: str) -> str:
 
 
 def test_both_docs_quote_the_default_servo_and_the_solenoid_option_from_the_design():
-    from hardware.shuffler.design import SERVO_ROUTER, SOLENOID_ROUTER, pace, plan_passes
+    from hardware.shuffler.design import SERVO_ROUTER, SOLENOID_ROUTER
+    from hardware.shuffler.pace import pace, plan_passes
 
     servo, solenoid = pace(router=SERVO_ROUTER), pace(router=SOLENOID_ROUTER)
     hardware = DOC.read_text()

@@ -31,9 +31,9 @@ def test_plans_give_passes_distance_and_a_sentence_for_each_deck(client: Client)
                                              auth=False).json()["plans"]}
     assert two["random"]["passes"] == 11 and two["exact"]["passes"] == 7
     # what a pass and the whole shuffle take on the machine as configured, as one line
-    from hardware.shuffler import design
+    from hardware.shuffler import pace
 
-    pace = design.pace()
+    pace = pace.pace()
     assert plans["exact"]["pass_s"] == round(pace.pass_s(52), 1)
     assert plans["exact"]["shuffle_s"] == round(pace.shuffle_s(52, 6), 1)
     assert plans["random"]["time"].startswith(

@@ -24,9 +24,9 @@ def test_inputs_and_shuffler_get_their_settings(tmp_path):
     timing = shuffler._timing  # type: ignore[attr-defined]
     assert (timing.router_move, timing.card_timeout) == (0.2, 2.0)
     # the card's flight from the nip to the flap hides part of the router's settle
-    from hardware.shuffler import design
+    from hardware.shuffler import design, pace
 
-    hidden = design.NIP_TO_FLAP_MM / design.DEFAULT_DRIVE.surface_speed_mm_s
+    hidden = design.NIP_TO_FLAP_MM / pace.default_card_speed_mm_s()
     assert timing.router_settle == pytest.approx(0.2 - hidden, abs=1e-4)
     assert shuffler.mechanism.sensor_filter_s == 0.008  # type: ignore[attr-defined]
     assert shuffler._touch_plan == "exact"  # type: ignore[attr-defined]

@@ -33,7 +33,7 @@ def _load(tmp_path, text: str):
 
 
 def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
-    from hardware.shuffler import design
+    from hardware.shuffler import design, pace
     from hardware.shuffler.controller import Timing
 
     settings = load_settings(SYSTEMD / "config.example.toml")
@@ -43,7 +43,7 @@ def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
     # every budget is the derivation from the card speed, not a guess
     assert settings.shuffler.feed_speed_mm_s is None and settings.shuffler.sensor_filter_ms is None
     timing = settings.shuffler.timing()
-    speed = design.DEFAULT_DRIVE.surface_speed_mm_s
+    speed = pace.default_card_speed_mm_s()
     assert timing == Timing.for_speed(speed, design.DEFAULT_ROUTER.settle_s)
     # the example's router is the default build's SG90, and its comments say so
     from hardware.shuffler.gpio import router_settle_s
@@ -55,7 +55,7 @@ def test_example_sets_the_inputs_and_shuffler_settings_a_maker_needs() -> None:
     shown = re.search(r"^#\s+router_settle_ms = (\d+)", text, re.M)
     assert shown and int(shown[1]) == round(design.SERVO_ROUTER.settle_s * 1000)
     assert timing.sensor_filter == design.sensor_filter_s(speed)
-    assert timing.pass_budget(52) > 1.5 * design.pace().pass_s(52)  # room for the pace
+    assert timing.pass_budget(52) > 1.5 * pace.pace().pass_s(52)  # room for the pace
 
 
 def test_touch_has_one_place_and_its_polarity_is_a_setting(tmp_path) -> None:

@@ -18,7 +18,7 @@ def plans(services: Svc,
           deck: Annotated[int | None, Query(ge=2, le=104)] = None) -> dict[str, Any]:
     """Every plan for a deck: passes, distance to a random deck and a plain sentence."""
     from firmware_host.config import shuffler_pace
-    from hardware.shuffler.design import pace_line
+    from hardware.shuffler.pace import pace_line
     from hardware.shuffler.plan import PLAN_ROUTING, make_plan
 
     settings = services.settings

@@ -37,7 +37,7 @@ def test_random_plan_runs_nine_passes_with_prompts(harness: Harness) -> None:
     assert [e.data["state"] for e in harness.events if e.kind == "state"][:3] == [
         "idle", "busy", "waiting"]
     # the default build's pace a pass (hardware.shuffler.design), router moves included
-    from hardware.shuffler.design import pace
+    from hardware.shuffler.pace import pace
 
     expected = 9 * pace().pass_s(52)
     assert 0.9 * expected < harness.clock.monotonic() < 1.1 * expected

@@ -12,7 +12,7 @@ import pytest
 from firmware_host.config import ShufflerSettings
 from hardware.clock import FakeClock
 from hardware.errors import ShufflerError
-from hardware.shuffler import design
+from hardware.shuffler import design, pace
 from hardware.shuffler.controller import Timing
 from hardware.shuffler.simulator import SimulatedShuffler
 
@@ -28,8 +28,8 @@ def test_the_default_builds_arithmetic():
     half = drive.stall_force_n() / 2
     assert drive.speed_under_mm_s(half) == pytest.approx(drive.free_speed_mm_s() / 2)
     assert drive.speed_under_mm_s(2 * half) == 0.0
-    p = design.pace()
-    v = drive.surface_speed_mm_s
+    p = pace.pace()
+    v = pace.default_card_speed_mm_s(drive)
     assert 0.4 * drive.free_speed_mm_s() < v < 1.5 * drive.free_speed_mm_s()
     assert p.transit_s == pytest.approx(88.9 / v)
     # a card to the same pile waits for the last to clear its beam; to the other pile, for
@@ -50,7 +50,7 @@ def test_the_default_builds_arithmetic():
                                      + p.filter_s + (p.same_wait_s + p.other_wait_s) / 2)
     assert p.pass_s(104) == pytest.approx(2 * p.pass_s(52) + p.gap_s - p.transit_s)
     assert design.DEFAULT_ROUTER is design.SERVO_ROUTER
-    assert design.pace(router=design.SOLENOID_ROUTER).pass_s(52) < p.pass_s(52)
+    assert pace.pace(router=design.SOLENOID_ROUTER).pass_s(52) < p.pass_s(52)
     # the nip-to-beam path is longer than a card: the card has left the roller when seen
     assert design.NIP_TO_BEAM_MM > design.CARD_LENGTH_MM
     # the card starts against the front wall, within what the timing allows for
@@ -117,7 +117,7 @@ def test_the_simulators_pass_time_is_the_arithmetics_within_10_percent(cards):
     sh.run_until_settled(max_seconds=600)
     assert sh.status().cards_this_pass == cards and sh.fault is None
     took = clock.monotonic() - start
-    expected = design.pace().pass_s(cards)
+    expected = pace.pace().pass_s(cards)
     assert abs(took - expected) / expected < 0.10, (took, expected)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from hardware.errors import DeckSizeError, PlanError, ShufflerError
-from hardware.shuffler import design
+from hardware.shuffler import design, pace
 from hardware.shuffler.handsfree import (
     BAY_CAPACITY,
     SHAFT_RESTACK,
@@ -305,23 +305,23 @@ def test_a_machine_that_never_shuffles_fails_uniformity() -> None:
 
 
 def test_a_pass_takes_design_pys_pace_for_its_own_router_moves() -> None:
-    p = design.pace(router=design.SOLENOID_ROUTER)
+    p = pace.pace(router=design.SOLENOID_ROUTER)
     n = 52
     same = (U,) * n
     alternate = tuple(U if i % 2 else L for i in range(n))
     for bays, moves in ((same, 0.0), (alternate, 1.0)):
-        pace = design.Pace(p.feed_speed_mm_s, p.transit_s, p.flight_s, p.filter_s,
-                           p.same_wait_s, p.other_wait_s, moves)
-        assert pass_s(bays, p) == pytest.approx(pace.pass_s(n))
+        expected = pace.Pace(p.feed_speed_mm_s, p.transit_s, p.flight_s, p.filter_s,
+                             p.same_wait_s, p.other_wait_s, moves)
+        assert pass_s(bays, p) == pytest.approx(expected.pass_s(n))
     assert pass_s((), p) == 0.0
 
 
 def test_a_shuffle_is_its_passes_and_a_restack_after_each() -> None:
     plan = plan_random(52, rng=random.Random(1))
-    p = design.pace(router=design.SOLENOID_ROUTER)
+    p = pace.pace(router=design.SOLENOID_ROUTER)
     passes = sum(pass_s(pp.bays, p) for pp in plan.passes)
     whole = shuffle_s(plan, p)
     restack_s = (whole - passes) / 6
     # two doors, two falls (45 and 90 mm), two settles and two weighings
     assert 0.9 < restack_s < 2.0
-    assert shuffle_s(plan, design.pace(router=design.SERVO_ROUTER)) > whole
+    assert shuffle_s(plan, pace.pace(router=design.SERVO_ROUTER)) > whole

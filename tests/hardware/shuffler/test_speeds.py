@@ -132,9 +132,9 @@ def test_the_default_configuration_is_the_default_builds_speed_and_a_dry_run_wri
         tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_text("[shuffler]\n")
-    from hardware.shuffler import design
+    from hardware.shuffler import pace
 
-    speed = design.DEFAULT_DRIVE.surface_speed_mm_s
+    speed = pace.default_card_speed_mm_s()
     assert load_settings(cfg).shuffler.timing().feed_speed_mm_s == speed
     assert main(["shuffler", "calibrate", "--simulate", "--dry-run", "--config", str(cfg),
                  "--json"]) == 0
