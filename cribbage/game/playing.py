@@ -16,13 +16,13 @@ def peg(table: Table, c: Core, act: Peg) -> Stepped:
     """Points pegged in the play (keeper mode)."""
     if not c.play_started:
         c = replace(c, play_started=True)
-    return _pegged(table, c, act, "pegging", f"{table.pegs(act.side)} {act.points}")
+    return _pegged(table, c, act, "pegging", f"{table.side_pegs[act.side]} {act.points}")
 
 
 def late_peg(table: Table, c: Core, act: LatePeg) -> Stepped:
     """A peg of the play forgotten until the show: recorded as "late", the show goes on."""
     return _pegged(table, c, act, "late",
-                   f"{table.pegs(act.side)} {act.points} late, from the play")
+                   f"{table.side_pegs[act.side]} {act.points} late, from the play")
 
 
 def _pegged(table: Table, c: Core, act: Peg | LatePeg, kind: str, say: str) -> Stepped:

@@ -166,7 +166,7 @@ def muggins(table: Table, c: Core, act: Muggins) -> Stepped:
     out: list[Event] = [MugginsClaimed(act.side, points, lc.label, f"Muggins! {name} takes "
                                        f"{points} missed in {lc.label}.")]
     c = score(table, c, act.side, points, "muggins", table.player_of[act.side], out,
-              (("muggins", points),), f"{table.pegs(act.side)} {points} for muggins")
+              (("muggins", points),), f"{table.side_pegs[act.side]} {points} for muggins")
     return c, tuple(out)
 
 

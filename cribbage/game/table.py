@@ -121,6 +121,7 @@ class Table:
     side_of: tuple[int, ...] = field(init=False)  # each player's side
     side_names: tuple[str, ...] = field(init=False)  # "Ann", or "Ann & Cy" for partners
     player_of: tuple[int | None, ...] = field(init=False)  # a side's one player (None: two)
+    side_pegs: tuple[str, ...] = field(init=False)  # "Ann pegs", "Ann & Cy peg" (plural)
     skunk_lines: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -130,16 +131,13 @@ class Table:
                 ("side_of", tuple(self.rules.side_of(p) for p in range(self.rules.players))),
                 ("side_names", tuple(" & ".join(names[p] for p in s) for s in sides)),
                 ("player_of", tuple(s[0] if len(s) == 1 else None for s in sides)),
+                ("side_pegs", tuple(" & ".join(names[p] for p in s)
+                                    + (" pegs" if len(s) == 1 else " peg") for s in sides)),
                 ("skunk_lines", self.rules.skunk_lines)):
             object.__setattr__(self, name, value)
 
     def side_name(self, side: int) -> str:
         return self.side_names[side]
-
-    def pegs(self, side: int) -> str:
-        """The side and its verb: "Ann pegs", "Ann & Cy peg" (a side of two, plural)."""
-        verb = "pegs" if self.player_of[side] is not None else "peg"
-        return f"{self.side_names[side]} {verb}"
 
     def label(self, kind: str, player: int) -> str:
         """ "Ann's hand", "Bob's crib". """
