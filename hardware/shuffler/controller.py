@@ -319,7 +319,7 @@ class _Round:
 class Recovery(enum.StrEnum):
     """What `resume()` does after a fault."""
 
-    RETRY_CARD = "retry_card"  # the jammed card is back on top of the tray: feed it again
+    RETRY_CARD = "retry_card"  # the jammed card is back under the deck: feed it again
     CONTINUE = "continue"  # nothing to undo: feed the next card
     REDO_PASS = "redo_pass"  # the deck is gathered into the tray: run this pass again
     RESTART_PLAN = "restart_plan"  # radix: a fresh exact plan from the current deck
@@ -973,7 +973,7 @@ class ShufflerController:
             f"({sensed} of {n} cards counted).",
         }[kind]
         todo = {
-            Recovery.RETRY_CARD: "Take the stuck card out, put it back on top of the cards in "
+            Recovery.RETRY_CARD: "Take the stuck card out, slide it back under the cards in "
             "the tray and touch the shuffler to go on.",
             Recovery.CONTINUE: (
                 f"Push it down onto the {stuck} pile and touch the shuffler to go on."

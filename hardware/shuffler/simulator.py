@@ -642,14 +642,15 @@ class ShufflerTable:
         self.piles = {Pile.LEFT: [], Pile.RIGHT: []}
 
     def return_jammed(self) -> None:
-        """Take the jammed card out and put it back on top of the tray."""
+        """Take the jammed card out and slide it back under the deck in the tray (the tray
+        feeds its bottom card: it is fed again next)."""
         self._cached = None
         self._bring_all()
         unit = self._feeding
         if unit is not None and not unit.moves:
             self._units.remove(unit)
             self._feeding = None
-            self.tray[0:0] = list(unit.cards)
+            self.tray.extend(unit.cards)
             self.fed -= len(unit.cards)
 
     def push_stuck(self) -> None:
@@ -674,7 +675,7 @@ class ShufflerTable:
         for unit in list(self._units):
             if unit.under:
                 self._cover(unit, False, self._t, [])
-            self.tray[0:0] = list(unit.cards)
+            self.tray.extend(unit.cards)
         self._units.clear()
         self._feeding = None
         self.stack(top)

@@ -301,7 +301,7 @@ def test_shuffle_follows_the_prompts_through_an_injected_jam(
         if state == "idle":
             break
         if state == "fault":
-            assert "the feed is jammed" in text and "put it back on top" in text, text
+            assert "the feed is jammed" in text and "slide it back under the cards" in text, text
             assert page.locator("#shuffle-continue").text_content() == "Done, go on"
             if not seen_jam:
                 shot(ann, "shuffle-jam")

@@ -91,7 +91,7 @@ def test_feed_jam_stops_the_motor_and_resumes_the_pass(kind: str) -> None:
     assert st.state is DeviceState.FAULT and not h.motor_on()
     assert st.fault is not None
     assert st.fault.startswith("Card 20 of 52 did not come through on pass 3 of 9")
-    assert "put it back on top of the cards in the tray" in st.fault
+    assert "slide it back under the cards in the tray" in st.fault
     assert st.passes_done == 2 and st.cards_this_pass == 19
     h.resume()
     h.finish()
