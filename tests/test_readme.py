@@ -191,6 +191,12 @@ def test_the_readme_opens_like_the_projects_people_like() -> None:
     assert re.search(r"!\[[^]]+\]\(docs/[^)]+\.(svg|png)\)", README)
     assert "## What it costs to build" in README and "$" in README.split(
         "## What it costs to build", 1)[1].split("##", 1)[0]
+    # the costs are the bill of materials' totals, rounded
+    bom = (ROOT / "docs" / "hardware.md").read_text()
+    for build, row in (("Pico", "Pico driving the LED strip"), ("direct SPI", "over SPI")):
+        money = r"\$([0-9]+(?:\.[0-9]+)?)"
+        total = float(re.search(rf"Total, Pi \+ {build} build: about {money}", bom)[1])
+        assert re.search(rf"{row} \| \${round(total)} \|", README), (build, total)
     assert len(lines) <= 120, len(lines)
     for link in re.findall(r"\]\(((?:docs/|LICENSE)[^)#]*)\)", README):
         assert (ROOT / link).exists(), link
