@@ -317,8 +317,10 @@ class Night:
         self.broker.__exit__()
 
 
-def open_night(root: Path, tables: int, players: int, seed: int = 23) -> Night:
-    """Start the broker, `tables` tables and the director; register `players` players."""
+def open_club(root: Path, tables: int, together: bool = False
+              ) -> tuple[Broker, list[Table], Director]:
+    """Start the broker, `tables` tables (one after another, or `together` and then waited
+    for) and the director; all stopped again if any fails to start."""
     names = [f"t{i + 1}" for i in range(tables)]
     broker = Broker(root / "broker", CLUB, passwords_for(names))
     broker.start()
@@ -328,7 +330,11 @@ def open_night(root: Path, tables: int, players: int, seed: int = 23) -> Night:
         for name in names:
             t = Table(root / name, name, broker)
             opened.append(t)
-            t.start()
+            t.daemon.start(wait=not together)
+        for t in opened if together else ():
+            wait_for(f"table {t.name} answering",
+                     lambda t=t: t.client.req("GET", "/api/health", auth=False)
+                     .status_code == 200, 90, 0.2)
         director.start()
     except BaseException:
         for t in opened:
@@ -336,6 +342,12 @@ def open_night(root: Path, tables: int, players: int, seed: int = 23) -> Night:
         director.close()
         broker.__exit__()
         raise
+    return broker, opened, director
+
+
+def open_night(root: Path, tables: int, players: int, seed: int = 23) -> Night:
+    """Start the broker, `tables` tables and the director; register `players` players."""
+    broker, opened, director = open_club(root, tables)
     people = [f"Player {chr(ord('A') + i)}" for i in range(players)]
     night = Night(root, broker, opened, director, people, random.Random(seed))
     director.post("/api/players", {"names": people})

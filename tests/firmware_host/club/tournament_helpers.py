@@ -17,12 +17,11 @@ from cribbage.tournament import GameRecord
 from tests.cribbage.tournament_reference import independent_bracket, independent_standings
 from tests.firmware_host.club.broker_helpers import Broker
 from tests.firmware_host.club.night_helpers import (
-    CLUB,
     Director,
     Plan,
     Table,
     finish,
-    passwords_for,
+    open_club,
     wait_for,
 )
 
@@ -91,27 +90,7 @@ class Day:
 def open_day(root: Path, tables: int, players: int, seed: int = 29, first: str = "") -> Day:
     """Start the broker, `tables` tables (started together, then waited for) and the
     director; register `players` players (the first named `first` when given)."""
-    names = [f"t{i + 1}" for i in range(tables)]
-    broker = Broker(root / "broker", CLUB, passwords_for(names))
-    broker.start()
-    opened: list[Table] = []
-    director = Director(root / "director", broker, names)
-    try:
-        for name in names:
-            t = Table(root / name, name, broker)
-            opened.append(t)
-            t.daemon.start(wait=False)
-        for t in opened:
-            wait_for(f"table {t.name} answering",
-                     lambda t=t: t.client.req("GET", "/api/health", auth=False)
-                     .status_code == 200, 90, 0.2)
-        director.start()
-    except BaseException:
-        for t in opened:
-            t.close()
-        director.close()
-        broker.__exit__()
-        raise
+    broker, opened, director = open_club(root, tables, together=True)
     field_ = [f"Player {i + 1:02}" for i in range(players)]
     field_[0] = first or field_[0]
     director.post("/api/players", {"names": field_})
