@@ -234,7 +234,8 @@ def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed
               "stick_at": ([("stuck", at)],), "jam_at": ([("jam", at)],)}[next(iter(fault))]
     for seed in range(3):
         clock = FakeClock()
-        sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(seed), **fault)
+        sh = SimulatedShuffler(clock, feed_speed_mm_s=speed, rng=random.Random(seed),
+                               machine_rng=random.Random(seed), **fault)
         sh.open()
         sh.shuffle(52, "light")
         faults = []
