@@ -126,13 +126,14 @@ class Table:
 
     def __post_init__(self) -> None:
         sides, names = self.rules.sides, self.config.names
+        side_names = tuple(" & ".join(names[p] for p in s) for s in sides)
         for name, value in (
                 ("names", names), ("sides", sides), ("players", self.rules.players),
                 ("side_of", tuple(self.rules.side_of(p) for p in range(self.rules.players))),
-                ("side_names", tuple(" & ".join(names[p] for p in s) for s in sides)),
+                ("side_names", side_names),
                 ("player_of", tuple(s[0] if len(s) == 1 else None for s in sides)),
-                ("side_pegs", tuple(" & ".join(names[p] for p in s)
-                                    + (" pegs" if len(s) == 1 else " peg") for s in sides)),
+                ("side_pegs", tuple(f"{n} {'pegs' if len(s) == 1 else 'peg'}"
+                                    for n, s in zip(side_names, sides, strict=True))),
                 ("skunk_lines", self.rules.skunk_lines)):
             object.__setattr__(self, name, value)
 
