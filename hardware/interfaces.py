@@ -169,6 +169,11 @@ class ShufflerStatus:
     quality: str | None = None  # the plan's mix quality in a plain sentence
     prompt: str | None = None  # what the player must do now, in words
     fault: str | None = None  # what went wrong, in words, with what to do
+    # The hands-free build (docs/hands-free.md): the machine restacks itself.
+    hands_free: bool = False
+    phase: str | None = None  # "pass", "restack", "paused" (lid open) or None
+    restacks_done: int = 0
+    seconds_left: float | None = None  # the machine's estimate to the deck being ready
 
 
 @runtime_checkable

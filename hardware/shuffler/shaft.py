@@ -1,0 +1,90 @@
+"""The hands-free build's drop shaft: its dimensions along the card's path and over the tray,
+and the parts the controller drives beyond the Lotus-style build's feed, router and beams.
+
+One source for the CAD (hardware/shuffler/cad), the simulator and the controller; the design
+and its reasons are in docs/hands-free.md ("The drop shaft, specified"). Pure data, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from hardware.shuffler import design
+from hardware.shuffler.handsfree import Bay
+
+
+@dataclass(frozen=True, slots=True)
+class ShaftGeometry:
+    """Where things are, in mm: along the card's path from the feed roller's nip, and up from
+    the tray floor's top (docs/hands-free.md, "The card path" and "The shaft and the bays").
+    Raises ValueError when the path's stations are out of order.
+    """
+
+    gate_mm: float = 7.0  # the gate blade
+    t1_mm: float = 25.0  # the take-away pair: holds each card before its tail leaves the nip
+    curl_radius_mm: float = 40.0  # on the card's centre line: the tightest bend
+    flap_mm: float = design.NIP_TO_FLAP_MM  # the fork and the router's flap
+    beam_mm: float = design.NIP_TO_BEAM_MM  # each bay's beam, on its branch
+    t2_mm: float = 105.0  # T2L / T2U, one pair on each branch
+    lower_slot_mm: float = 141.0  # the card enters the lower bay, over its fullest pile
+    upper_slot_mm: float = 165.0
+    lower_doors_z_mm: float = 55.0
+    upper_doors_z_mm: float = 90.0
+    skew_beam_z_mm: float = 40.0
+    inside_length_mm: float = 92.0  # the shaft inside, along the card
+    inside_width_mm: float = 66.5
+    riser_overdrive: float = 0.03  # the riser's rollers turn this much over the feed's
+
+    def __post_init__(self) -> None:
+        stations = (0.0, self.gate_mm, self.t1_mm, self.flap_mm, self.beam_mm, self.t2_mm,
+                    self.lower_slot_mm)
+        if any(b <= a for a, b in zip(stations, stations[1:], strict=False)):
+            raise ValueError(f"the shaft's path stations must rise from the nip: {stations}")
+        if self.upper_slot_mm <= self.lower_slot_mm:
+            raise ValueError("the upper bay's slot must lie beyond the lower bay's")
+        if self.t2_mm - self.t1_mm >= design.CARD_LENGTH_MM:
+            raise ValueError("T1 to T2 must be shorter than a card, so a nip always holds it")
+
+    def slot_mm(self, bay: Bay) -> float:
+        """The path length from the nip to `bay`'s slot."""
+        return self.upper_slot_mm if bay is Bay.UPPER else self.lower_slot_mm
+
+    def doors_z_mm(self, bay: Bay) -> float:
+        """The height of `bay`'s doors over the tray floor."""
+        return self.upper_doors_z_mm if bay is Bay.UPPER else self.lower_doors_z_mm
+
+
+DEFAULT_SHAFT = ShaftGeometry()
+
+
+class Shaft(Protocol):
+    """The hands-free build's parts beyond the feed, the router and the bay beams (which are
+    the Lotus build's pile beams: the lower bay is `Pile.LEFT`, the upper `Pile.RIGHT`,
+    `handsfree.ROUTER_PILE`). Implemented by the GPIO driver and the simulator alike.
+    """
+
+    def set_riser(self, on: bool) -> None:
+        """Run or stop the riser's rollers (T1, T2L, T2U on one belt)."""
+        ...
+
+    def set_doors(self, bay: Bay, opened: bool) -> None:
+        """Command `bay`'s door servo open or closed (the servo takes its time to get there)."""
+        ...
+
+    def doors_hold(self, bay: Bay) -> bool:
+        """True when `bay`'s door sensor sees a card lying on its doors."""
+        ...
+
+    def tray_cards(self) -> float | None:
+        """The tray's load cell as a count of cards (weight less tare over one card's
+        weight), or None before a reading has settled."""
+        ...
+
+    def skewed(self) -> bool:
+        """True when the skew beam is broken: something stands above a flat deck."""
+        ...
+
+    def lid_closed(self) -> bool:
+        """True when the lid switch is closed (and the actuators have power)."""
+        ...
