@@ -254,3 +254,37 @@ def test_after_each_fault_of_an_overlapped_feed_the_pass_counts_every_card(speed
         piles = sh.table.piles
         assert sorted(piles["left"] + piles["right"]) == list(range(52))
         assert st.pile_counts == (len(piles["left"]), len(piles["right"]))
+
+
+def test_a_card_that_reached_its_beam_during_a_stuck_fault_is_counted_not_driven_on():
+    """The card in flight when a stuck beam stops the motor may already have left the
+    roller (it reaches its beam within the beams' filter): after the player's touch it is
+    counted where it lies and the motor stays off, so the roller does not feed the next card
+    under the count (that machine once counted 51 of 52 and called the pass short)."""
+    from hardware.interfaces import DeviceState
+
+    seed = 109  # this machine's card 31 reaches its beam inside the filter window
+    clock = FakeClock()
+    sh = SimulatedShuffler(clock, feed_speed_mm_s=500, rng=random.Random(seed % 3),
+                           machine_rng=random.Random(seed), stick_at=30)
+    sh.open()
+    sh.shuffle(52, "light")
+    sh.run_until_settled(max_seconds=600)
+    assert (sh.fault.kind, sh.fault.card) == ("stuck", 30)
+    in_flight = sh.table._feeding  # the next card, drawn onto the roller: not yet fed
+    sh.resume()
+    assert not sh.table.motor, "the roller was driven for a card that had left it"
+    assert sh.table._feeding is in_flight
+    for _ in range(5):
+        sh.run_until_settled(max_seconds=600)
+        if sh.state is not DeviceState.FAULT:
+            break
+        sh.resume()
+    st = sh.status()
+    clock.advance(2.0)
+    sh.table.update(clock.monotonic())
+    assert st.state is DeviceState.WAITING and st.fault is None
+    assert st.cards_this_pass == 52
+    piles = sh.table.piles
+    assert st.pile_counts == (len(piles["left"]), len(piles["right"]))
+    assert sorted(piles["left"] + piles["right"]) == list(range(52))
