@@ -494,6 +494,17 @@ DEFAULT_RESTACK = RestackBuild()
 # The hands-free build routes with the solenoid: a change of bay costs no more than a card to
 # the same bay, which every radix pass makes for about half its cards (design.py).
 HANDSFREE_ROUTER = design.SOLENOID_ROUTER
+# Its feed: the 25D gearmotor on 6 V under a 28 mm roller (design.HANDSFREE_DRIVE).
+HANDSFREE_DRIVE = design.HANDSFREE_DRIVE
+
+
+def handsfree_pace(cards: int = 52, params: object = None,
+                   drive: design.DriveBuild = HANDSFREE_DRIVE) -> pace.Pace:
+    """The hands-free build's pace for a deck of `cards` at a corner of the ranges (`params`,
+    hardware.shuffler.ranges; None: the middle of every range): the card speed its simulated
+    feed is calibrated to (a card at the middle of the deck), with the solenoid router."""
+    v = pace.measured_card_speed_mm_s(drive, params, cards, HANDSFREE_ROUTER.settle_s)
+    return pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
 
 
 def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
@@ -511,8 +522,9 @@ def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
 def shuffle_s(plan: HandsFreePlan, p: pace.Pace | None = None,
               restack: RestackBuild = DEFAULT_RESTACK) -> float:
     """A whole hands-free shuffle: every pass and every restack (the last puts the deck in
-    the tray), on the hands-free build's pace unless another is given."""
-    p = p or pace.pace(router=HANDSFREE_ROUTER)
+    the tray), on the hands-free build's nominal pace for the plan's deck unless another is
+    given."""
+    p = p or handsfree_pace(plan.deck_size)
     return sum(pass_s(pp.bays, p) + restack.restack_s for pp in plan.passes)
 
 
