@@ -391,3 +391,31 @@ def test_a_faster_drive_draws_the_next_card_under_the_flap():
     sh.shuffle(52, "light")
     sh.run_until_settled(max_seconds=600)
     assert table.flap_hits > 0
+
+
+@pytest.mark.parametrize("cards", [52, 104])
+def test_a_hands_free_shuffle_is_its_passes_on_the_decks_own_pace_and_its_restacks(cards):
+    """shuffle_s takes the hands-free drive's pace calibrated on the plan's own deck (a card
+    of 104 is slower than one of 52), every pass's own router moves, and a restack each."""
+    from hardware.shuffler import handsfree
+
+    plan = handsfree.plan_random(cards, rng=random.Random(4))
+    p = handsfree.handsfree_pace(cards)
+    assert p.feed_speed_mm_s == pytest.approx(pace.measured_card_speed_mm_s(
+        design.HANDSFREE_DRIVE, None, cards, design.SOLENOID_ROUTER.settle_s))
+    assert p.other_wait_s == pytest.approx(design.other_pile_wait_s(
+        p.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s, design.HANDSFREE_DRIVE.motor_start_s,
+        p.filter_s))
+    passes = [handsfree.pass_s(pp.bays, p) for pp in plan.passes]
+    assert len(passes) == handsfree.face_down_passes(cards)
+    whole = handsfree.shuffle_s(plan)
+    assert whole == pytest.approx(sum(passes) + len(passes)
+                                  * handsfree.DEFAULT_RESTACK.restack_s)
+    # the Lotus drive's pace is slower, and a corner of the ranges changes the card speed
+    assert handsfree.shuffle_s(plan, handsfree.handsfree_pace(cards, None,
+                                                              design.DEFAULT_DRIVE)) > whole
+    from hardware.shuffler.ranges import NOMINAL
+
+    heavy = NOMINAL.with_(mu_card_card=0.5, mu_card_petg=0.4, card_thickness_mm=0.32,
+                          motor_speed=0.85, motor_torque=0.85, supply_v=4.75)
+    assert handsfree.handsfree_pace(cards, heavy).feed_speed_mm_s < p.feed_speed_mm_s
