@@ -28,6 +28,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from hardware.errors import PlanError, ShufflerError
 from hardware.shuffler import design, pace, physics
@@ -35,6 +36,9 @@ from hardware.shuffler import math as smath
 from hardware.shuffler.audit import expected_adjacent, position_z
 from hardware.shuffler.physics import feed_order
 from hardware.shuffler.plan import Pile, check_deck_size, radix_key, secure_rng
+
+if TYPE_CHECKING:
+    from hardware.shuffler.ranges import Params
 
 MAX_PASSES = 64
 # The most cards a bay takes in any plan of up to 104 cards in its minimum or face-down
@@ -498,7 +502,7 @@ HANDSFREE_ROUTER = design.SOLENOID_ROUTER
 HANDSFREE_DRIVE = design.HANDSFREE_DRIVE
 
 
-def handsfree_pace(cards: int = 52, params: object = None,
+def handsfree_pace(cards: int = 52, params: Params | None = None,
                    drive: design.DriveBuild = HANDSFREE_DRIVE) -> pace.Pace:
     """The hands-free build's pace for a deck of `cards` at a corner of the ranges (`params`,
     hardware.shuffler.ranges; None: the middle of every range): the card speed its simulated

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hardware.shuffler import design
+
+if TYPE_CHECKING:
+    from hardware.shuffler.ranges import Params
 
 
 def default_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
@@ -25,7 +29,7 @@ def default_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
 
 
 def measured_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
-                             params: object = None, cards: int = 52,
+                             params: Params | None = None, cards: int = 52,
                              router_settle_s: float = design.DEFAULT_ROUTER.settle_s) -> float:
     """A card's speed past the beams at the middle of a deck of `cards`, as `crib shuffler
     calibrate` measures the simulated machine of `drive` at `params` (a corner of
@@ -35,13 +39,14 @@ def measured_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
 
 
 @functools.lru_cache(maxsize=1024)
-def _measured(drive: design.DriveBuild, params: object, cards: int, settle_s: float) -> float:
+def _measured(drive: design.DriveBuild, params: Params | None, cards: int,
+              settle_s: float) -> float:
     from hardware.shuffler.cad.params import Geometry
     from hardware.shuffler.plan import Pile
-    from hardware.shuffler.ranges import NOMINAL, Params
+    from hardware.shuffler.ranges import NOMINAL
     from hardware.shuffler.simulator import ShufflerTable, measured_timing
 
-    p = params if isinstance(params, Params) else NOMINAL
+    p = NOMINAL if params is None else params
     geometry = Geometry()
     if geometry.roller_diameter != drive.roller_diameter_mm:
         geometry = geometry.with_(roller_diameter=drive.roller_diameter_mm)
