@@ -528,25 +528,47 @@ class ShufflerController:
                     # RETRY: the jammed card is back on the tray, to be fed again
                     if fault.recovery is Recovery.RETRY_CARD:
                         self._inflight = None
-                    elif self._inflight is not None:
-                        # the card may still be on the roller, stopped with the motor: the
+                    elif self._inflight is not None and not self._landed_in_fault():
+                        # the card is still on the roller, stopped with the motor: the
                         # motor runs again until it is seen at its beam
                         self._mech.set_motor(True)
                         self._card_deadline = self._clock.monotonic() + self._timing.card_timeout
-                    # a sensor's filter takes a moment to see the card pushed down: the
-                    # blocked-time limit starts again from the touch, and a stuck card's long
-                    # block is not a double feed
-                    self._clear_from = self._clock.monotonic()
-                    if fault.kind == "stuck" and self._stuck_pile is not None:
-                        self._ignore_blocks.add(self._stuck_pile)
-                    self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
-                        self._plan.deck_size if self._plan else 0
-                    )
-                    self._mech.set_led(True)
-                    self._set_state(DeviceState.BUSY)
+                    if self._fault is None:  # (the card that came may raise one itself)
+                        self._go_on(fault)
         self._kick()
         self._flush()
         return self.status()
+
+    def _go_on(self, fault: Fault) -> None:
+        """Back to the pass after a fault the player cleared (lock held)."""
+        # a sensor's filter takes a moment to see the card pushed down: the blocked-time
+        # limit starts again from the touch, and a stuck card's long block is not a double
+        # feed
+        self._clear_from = self._clock.monotonic()
+        if fault.kind == "stuck" and self._stuck_pile is not None:
+            self._ignore_blocks.add(self._stuck_pile)
+        self._pass_deadline = self._clock.monotonic() + self._timing.pass_budget(
+            self._plan.deck_size if self._plan else 0
+        )
+        self._mech.set_led(True)
+        self._set_state(DeviceState.BUSY)
+
+    def _landed_in_fault(self) -> bool:
+        """Whether the card in flight at a fault reached its beam meanwhile: its tail had
+        left the roller when the motor stopped (it is at its beam a few mm later, within the
+        beams' filter). Then it is taken as arrived and the motor stays off: run on, the
+        roller would feed the next card under the count. Seen by its arrival, or, when the
+        fault came between the beam's edge and its filtered arrival, by a beam blocked with
+        no card passing it."""
+        now = self._clock.monotonic()
+        arrivals = self._mech.take_arrivals()
+        if not arrivals:
+            arrivals = [pile for pile in Pile if pile not in self._passing
+                        and self._mech.blocked_since(pile) is not None][:1]
+        if not arrivals:
+            return False
+        self._on_arrival(_Round(now, None, None, arrivals))
+        return True
 
     def touch(self) -> ShufflerStatus | None:
         """The player touched the sensor, as on a Lotus: idle, it starts a shuffle of the

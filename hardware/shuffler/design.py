@@ -79,6 +79,8 @@ class DriveBuild:
     # deck's own weight puts only about half of itself on the tyre, too little traction
     # against card-on-card friction (docs/hardware.md, "Feed torque").
     press_n: float = 2.5
+    # Pololu's stall current at the rated voltage (item 2213: 1.6 A at 6 V)
+    stall_a: float = 1.6
     # The motor's mechanical time constant: estimate for an N20 (rotor inertia x winding
     # resistance / k^2 is a few ms; the gear train's inertia adds to it). It sets the
     # start-up and a braked stop (the shorted winding brakes with the same constant).
@@ -111,6 +113,11 @@ class DriveBuild:
         """The force at the tyre's surface that stalls the motor at a supply."""
         v = self.supply_v if supply_v is None else supply_v
         return self.stall_n_m * v / self.rated_v * scale / self.roller_radius_m
+
+    def stall_current_a(self, supply_v: float | None = None) -> float:
+        """The current a start or a stall draws at a supply (the driver must give it)."""
+        v = self.supply_v if supply_v is None else supply_v
+        return self.stall_a * v / self.rated_v
 
     def speed_under_mm_s(self, load_n: float, supply_v: float | None = None,
                          speed_scale: float = 1.0, torque_scale: float = 1.0) -> float:
@@ -150,7 +157,24 @@ class RouterBuild:
         return self.pull_in_s + self.ring_s
 
 
+# The Lotus-style build's drive, its default: the 50:1 N20 on the 5 V supply under a 24 mm
+# roller (docs/hardware.md, "Feed torque": 2.17 x the worst deck's load). It may take
+# HANDSFREE_DRIVE instead (the motor's mount and the roller's bore change with it).
 DEFAULT_DRIVE = DriveBuild()
+# The hands-free build's drive (docs/hardware.md, "The hands-free drive"): Pololu's 9.7:1
+# Metal Gearmotor 25D mm HP 6V, 990 rpm no-load and 39 oz-in (0.275 N m) stall at 6 V,
+# 6.5 A stall (Pololu's 25D comparison table as robotgear.com.au quotes it; the family's
+# 4.4:1, item 4801, is 2200 rpm and 1.2 kg cm at 6 V on pololu.com), 25 mm can, 4 mm D
+# shaft, on the same 5 V supply, 24 mm roller and 2.5 N press. The fastest drive that keeps
+# the router's gap: with a faster one the braked roller draws the next card past the flap
+# before the router may move (docs/hardware.md). Its time constant, estimate: rotor inertia
+# about 5 g cm^2 (a 24 mm can motor) x its winding's 0.92 ohm (6 V / 6.5 A) / k^2 (5.4 mN m/A:
+# the 1:1 motor's 5 oz-in at 6.5 A) is about 16 ms; its run-down coasting, about 0.1 s.
+HANDSFREE_DRIVE = DriveBuild(no_load_rpm=990.0, stall_n_m=0.275, stall_a=6.5,
+                             motor_start_s=0.015, run_down_s=0.10)
+# The torque rule every drive keeps: the motor's stall at the worst corner (the weakest
+# motor, the lowest supply) at least this many times the worst deck's load at the roller.
+TORQUE_MARGIN = 2.0
 # A stop brakes the motor (both driver inputs high) this long, five of its time constants,
 # then lets both inputs low: the roller has stopped, and the driver idles with no current.
 BRAKE_HOLD_S = 0.05

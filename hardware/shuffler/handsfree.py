@@ -28,6 +28,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from hardware.errors import PlanError, ShufflerError
 from hardware.shuffler import design, pace, physics
@@ -35,6 +36,9 @@ from hardware.shuffler import math as smath
 from hardware.shuffler.audit import expected_adjacent, position_z
 from hardware.shuffler.physics import feed_order
 from hardware.shuffler.plan import Pile, check_deck_size, radix_key, secure_rng
+
+if TYPE_CHECKING:
+    from hardware.shuffler.ranges import Params
 
 MAX_PASSES = 64
 # The most cards a bay takes in any plan of up to 104 cards in its minimum or face-down
@@ -494,6 +498,17 @@ DEFAULT_RESTACK = RestackBuild()
 # The hands-free build routes with the solenoid: a change of bay costs no more than a card to
 # the same bay, which every radix pass makes for about half its cards (design.py).
 HANDSFREE_ROUTER = design.SOLENOID_ROUTER
+# Its feed: the 25D gearmotor on 6 V under a 28 mm roller (design.HANDSFREE_DRIVE).
+HANDSFREE_DRIVE = design.HANDSFREE_DRIVE
+
+
+def handsfree_pace(cards: int = 52, params: Params | None = None,
+                   drive: design.DriveBuild = HANDSFREE_DRIVE) -> pace.Pace:
+    """The hands-free build's pace for a deck of `cards` at a corner of the ranges (`params`,
+    hardware.shuffler.ranges; None: the middle of every range): the card speed its simulated
+    feed is calibrated to (a card at the middle of the deck), with the solenoid router."""
+    v = pace.measured_card_speed_mm_s(drive, params, cards, HANDSFREE_ROUTER.settle_s)
+    return pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
 
 
 def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
@@ -511,8 +526,9 @@ def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
 def shuffle_s(plan: HandsFreePlan, p: pace.Pace | None = None,
               restack: RestackBuild = DEFAULT_RESTACK) -> float:
     """A whole hands-free shuffle: every pass and every restack (the last puts the deck in
-    the tray), on the hands-free build's pace unless another is given."""
-    p = p or pace.pace(router=HANDSFREE_ROUTER)
+    the tray), on the hands-free build's nominal pace for the plan's deck unless another is
+    given."""
+    p = p or handsfree_pace(plan.deck_size)
     return sum(pass_s(pp.bays, p) + restack.restack_s for pp in plan.passes)
 
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hardware.shuffler import design
+
+if TYPE_CHECKING:
+    from hardware.shuffler.ranges import Params
 
 
 def default_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
@@ -21,15 +25,33 @@ def default_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
     geometry, as `crib shuffler calibrate` measures the simulated machine (both piles
     averaged over time: a harmonic mean, a slow pile's cards take longer). The one figure the
     pace table and an uncalibrated machine's timing start from."""
-    return _measured(drive, cards)
+    return measured_card_speed_mm_s(drive, cards=cards)
 
 
-@functools.lru_cache(maxsize=16)
-def _measured(drive: design.DriveBuild, cards: int) -> float:
+def measured_card_speed_mm_s(drive: design.DriveBuild = design.DEFAULT_DRIVE,
+                             params: Params | None = None, cards: int = 52,
+                             router_settle_s: float = design.DEFAULT_ROUTER.settle_s) -> float:
+    """A card's speed past the beams at the middle of a deck of `cards`, as `crib shuffler
+    calibrate` measures the simulated machine of `drive` at `params` (a corner of
+    hardware.shuffler.ranges; None: the middle of every range) on the default geometry with
+    the drive's own roller (harmonic mean of both piles)."""
+    return _measured(drive, params, cards, round(router_settle_s, 9))
+
+
+@functools.lru_cache(maxsize=1024)
+def _measured(drive: design.DriveBuild, params: Params | None, cards: int,
+              settle_s: float) -> float:
+    from hardware.shuffler.cad.params import Geometry
     from hardware.shuffler.plan import Pile
+    from hardware.shuffler.ranges import NOMINAL
     from hardware.shuffler.simulator import ShufflerTable, measured_timing
 
-    timing = measured_timing(ShufflerTable(drive=drive), design.DEFAULT_ROUTER.settle_s, cards)
+    p = NOMINAL if params is None else params
+    geometry = Geometry()
+    if geometry.roller_diameter != drive.roller_diameter_mm:
+        geometry = geometry.with_(roller_diameter=drive.roller_diameter_mm)
+    table = ShufflerTable(drive=drive, params=p.with_(cards=cards), geometry=geometry)
+    timing = measured_timing(table, settle_s, cards)
     mid = (cards + 1) // 2
     left, right = timing.card_speed(Pile.LEFT, mid), timing.card_speed(Pile.RIGHT, mid)
     return 2.0 / (1.0 / left + 1.0 / right)

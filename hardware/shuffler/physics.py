@@ -275,3 +275,33 @@ def slowest_card_speed_mm_s(geometry: Any, mu_petg: float) -> float:
         else:
             lo = mid
     return hi
+
+
+@dataclass(frozen=True, slots=True)
+class FeedMargins:
+    """How a drive stands against the worst deck over every corner of the ranges: the
+    motor's stall force over the load (torque) and the tyre's grip over the load (grip),
+    each the least over every corner and deck, for the first card (the whole deck over it)
+    and the last; and the corner where the torque is least."""
+
+    torque: float
+    grip: float
+    worst: Any
+
+
+def feed_margins(drive: design.DriveBuild, share: float | None = None) -> FeedMargins:
+    """The drive's least torque and grip margins over hardware.shuffler.ranges.corners()
+    (both decks), on the default geometry's tyre share unless given."""
+    from hardware.shuffler.cad.params import Geometry
+    from hardware.shuffler.ranges import corners
+
+    share = tyre_share(Geometry()) if share is None else share
+    torque, grip, worst = float("inf"), float("inf"), None
+    for p in corners():
+        stall = drive.stall_force_n(p.supply_v, p.motor_torque)
+        for above in (0, p.cards - 1):
+            f = feed_load(p, above, drive, share)
+            if stall / f.load_n < torque:
+                torque, worst = stall / f.load_n, p
+            grip = min(grip, f.traction_n / f.load_n)
+    return FeedMargins(torque, grip, worst)
