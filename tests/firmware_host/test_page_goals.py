@@ -34,10 +34,13 @@ PAD = (1, 2, 3, 4, 5, 6)  # the pegging pad's one-tap values; 12 is behind More
 
 def script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
     """A whole game as the engine plays it: per hand, the pegs ("peg", side, points) in order
-    and the counts ("count", side, points) in show order."""
+    and the counts ("count", side, points) in show order. A card's points are pegged in one
+    tap, the go it then earns with them (laid for a pair, pegged "two and one for the go"):
+    no other side scores in between, so the board is the same at every other peg."""
     rng = random.Random(seed)
     game = Game.new(variant=variant, names=names, dealer=0, mode="dealt")
     hands: list[dict[str, Any]] = []
+    last_scored: tuple[str, int] | None = None  # the action and side of the last peg
     while game.view()["result"] is None:
         view = game.view()
         action = random_action(game, rng)
@@ -50,9 +53,16 @@ def script(variant: str, names: list[str], seed: int) -> list[dict[str, Any]]:
         if action["type"] == "count":
             steps.append(("count", after["last_count"]["side"], after["last_count"]["points"]))
         else:
+            if action["type"] == "play":
+                last_scored = None  # a card laid since: a go's point is that card's
             for side, (was, now) in enumerate(zip(view["sides"], after["sides"], strict=True)):
                 if now["front"] > was["front"]:
-                    steps.append(("peg", side, now["front"] - was["front"]))
+                    points = now["front"] - was["front"]
+                    if action["type"] == "go" and last_scored == ("play", side):
+                        steps[-1] = ("peg", side, steps[-1][2] + points)
+                    else:
+                        steps.append(("peg", side, points))
+                    last_scored = (action["type"], side)
     return hands
 
 
