@@ -94,6 +94,8 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
     page.evaluate("window.scrollTo(0, 0)")
     side_names = [s["name"] for s in game["sides"]]
     per_hand: list[int] = []
+    idle: list[int] = []  # per hand, the taps that scored nothing (More, a zero hand's tap)
+    idle_now = 0
     off_screen: list[str] = []
     wrong_words: list[tuple[str, list[str]]] = []
     taps = 0
@@ -119,7 +121,9 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
     try:
         for hand in plan:
             start = taps
-            for kind, side, points in hand["steps"]:
+            steps = hand["steps"]
+            nothing = False  # the count due was nothing: said by the next count's tap
+            for i, (kind, side, points) in enumerate(steps):
                 if current(daemon)["result"] is not None:
                     break
                 if kind == "peg":
@@ -127,13 +131,30 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
                         if p == 12:
                             page.click(f'.side[data-side="{side}"] button.more')
                             taps += 1
+                            idle_now += 1
                         tap(f'.side[data-side="{side}"] .pad button[aria-label="Peg {p} for '
                             f'{side_names[side]}"]', f"{side_names[side]} peg")
+                    continue
+                label = current(daemon)["next_count"]["label"]
+                later = i + 1 < len(steps) and steps[i + 1][0] == "count"
+                if nothing:  # the count due was nothing, this one is on the pad after it
+                    if points == 0 and later:  # nothing twice: the first has its own tap
+                        tap('#count-pad button[data-points="0"]', f"{label}: nineteen, nothing")
+                        idle_now += 1
+                    else:
+                        tap(f'#count-after-pad button[data-points="{points}"]',
+                            f"{label}: nineteen, nothing")
+                        idle_now += points == 0
+                        nothing = False
+                elif points == 0 and later and page.locator("#count-after-pad").is_visible():
+                    nothing = True  # (in the play three pads leave the show no room for it)
                 else:
-                    label = current(daemon)["next_count"]["label"]
                     words = "nineteen, nothing" if points == 0 else str(points)
                     tap(f'#count-pad button[data-points="{points}"]', f"{label}: {words}")
+                    idle_now += points == 0
             per_hand.append(taps - start)
+            idle.append(idle_now)
+            idle_now = 0
         result = current(daemon)["result"]
         assert result is not None and max(s["front"] for s in current(daemon)["sides"]) >= 121
         assert re.search(r"wins? 121 to", page.evaluate("window.__said.at(-1)"))
@@ -142,13 +163,13 @@ def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
         phone.close()
     full = per_hand[:-1]  # the last hand ends when a side reaches the target
     return {"per_hand": per_hand, "median": statistics.median(full), "off_screen": off_screen,
-            "wrong_words": wrong_words, "taps": taps}
+            "wrong_words": wrong_words, "taps": taps, "idle": idle}
 
 
 def report(what: str, m: dict[str, Any]) -> None:
     print(f"\n{what}: {len(m['per_hand'])} hands, taps per hand {m['per_hand']}, "
           f"median {m['median']} (the last hand left out), {m['taps']} taps in all, "
-          f"off screen {len(m['off_screen'])}")
+          f"scoring nothing {m['idle']}, off screen {len(m['off_screen'])}")
 
 
 def test_a_whole_two_player_keeper_game_six_taps_a_hand_no_scroll_every_word_right(
