@@ -202,6 +202,68 @@ def test_a_whole_four_partner_keeper_game_nine_taps_a_hand(browser: Any, daemon:
                      f"{sum(m['idle'])} of {m['taps']} taps scored nothing)")
 
 
+def test_a_zero_hand_takes_no_tap_of_its_own_and_one_undo_takes_back_both(
+    browser: Any, daemon: Any
+) -> None:
+    """The pad of the count after the one due: one tap counts it and the one due as nothing
+    (both recorded, both said); one Undo takes back both. Not with muggins on, not past the
+    crib, and in the play only where three pads leave it room."""
+    phone = Phone(browser, daemon.client.base)
+    phone.page.add_init_script(
+        f"localStorage.setItem('crib.token', {daemon.token!r});"
+        "localStorage.setItem('crib.speak', '1');")
+    phone.page.add_init_script(SPEECH_STUB)
+    phone.open()
+    page = phone.page
+    after = "#count-after-pad"
+
+    def start(**body: Any) -> dict[str, Any]:
+        game = daemon.client.new_game(dealer=0, **body)
+        page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
+                               f"{game['id']}")
+        page.wait_for_selector("#count-pad button")
+        return game
+
+    def tap(selector: str) -> list[str]:
+        before, heard = phone.state()["game"]["version"], len(page.evaluate("window.__said"))
+        page.click(selector)
+        page.wait_for_function(f"() => window.cribState.game.version > {before}")
+        page.wait_for_function(f"() => window.__said.length > {heard}")
+        return list(page.evaluate(f"window.__said.slice({heard})"))
+
+    try:
+        start(variant="three-player", names=["Ann", "Bob", "Cy"])
+        assert page.locator(after).is_hidden()  # the play: three pads fill the screen
+        tap('#count-pad button[data-points="6"]')  # Bob's hand: the show begins
+        page.wait_for_selector(f"{after} button")
+        assert page.locator("#count-after-label").text_content() == (
+            "Cy's hand nothing? Count Ann's hand:")
+        assert in_view(page, f'{after} button[data-points="29"]')
+        phone.check_axe("score, keeper mode, the show, the pad after the count due")
+        said = tap(f'{after} button[data-points="8"]')
+        assert len(said) == 1 and said[0].startswith("Cy's hand: nineteen, nothing. "
+                                                     "Ann's hand: 8"), said
+        game = current(daemon)
+        assert [s["front"] for s in game["sides"]] == [8, 6, 0]
+        assert game["next_count"]["label"] == "Ann's crib"
+        assert page.locator(after).is_hidden()  # nothing comes after the crib
+        page.click("#undo-btn")
+        wait_until(lambda: current(daemon)["next_count"]["label"] == "Cy's hand", 5,
+                   "one undo takes back Ann's hand and Cy's nothing")
+        assert [s["front"] for s in current(daemon)["sides"]] == [0, 6, 0]
+
+        start(names=["Ann", "Bob"])  # two panels: room for it in the play
+        page.wait_for_selector(f"{after} button")
+        assert in_view(page, f'{after} button[data-points="29"]')
+
+        start(names=["Ann", "Bob"], muggins=True)  # each count in turn: a nothing is called
+        tap('#count-pad button[data-points="4"]')
+        assert page.locator(after).is_hidden()
+        assert phone.errors == [] and phone.off_origin() == [] and phone.violations == []
+    finally:
+        phone.close()
+
+
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 RANK_WORDS = ["ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
               "jack", "queen", "king"]
