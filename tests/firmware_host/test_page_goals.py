@@ -77,16 +77,21 @@ def peg_taps(points: int) -> list[int]:
     return out + ([points] if points else [])
 
 
-def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
-                seed: int) -> dict[str, Any]:
-    """Play the scripted game on the page in keeper mode; what was measured."""
-    plan = script(variant, names, seed)
+def speaking(browser: Any, daemon: Any) -> Phone:
+    """A paired phone that speaks every count, its speech recorded (`window.__said`)."""
     phone = Phone(browser, daemon.client.base)
     phone.page.add_init_script(
         f"localStorage.setItem('crib.token', {daemon.token!r});"
         "localStorage.setItem('crib.speak', '1');")
     phone.page.add_init_script(SPEECH_STUB)
-    phone.open()
+    return phone.open()
+
+
+def keeper_game(browser: Any, daemon: Any, variant: str, names: list[str],
+                seed: int) -> dict[str, Any]:
+    """Play the scripted game on the page in keeper mode; what was measured."""
+    plan = script(variant, names, seed)
+    phone = speaking(browser, daemon)
     page = phone.page
     game = daemon.client.new_game(variant=variant, names=names, dealer=0)
     page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
@@ -208,12 +213,7 @@ def test_a_zero_hand_takes_no_tap_of_its_own_and_one_undo_takes_back_both(
     """The pad of the count after the one due: one tap counts it and the one due as nothing
     (both recorded, both said); one Undo takes back both. Not with muggins on, not past the
     crib, and in the play only where three pads leave it room."""
-    phone = Phone(browser, daemon.client.base)
-    phone.page.add_init_script(
-        f"localStorage.setItem('crib.token', {daemon.token!r});"
-        "localStorage.setItem('crib.speak', '1');")
-    phone.page.add_init_script(SPEECH_STUB)
-    phone.open()
+    phone = speaking(browser, daemon)
     page = phone.page
     after = "#count-after-pad"
 
@@ -315,12 +315,7 @@ def cards_game(browser: Any, daemon: Any, variant: str, names: list[str], seed: 
     """Play the scripted game on the page in cards mode (no muggins): per hand the taps and
     the scrolls (a tap on a card or button not wholly in sight), and the words spoken wrong."""
     plan = cards_script(variant, names, seed)
-    phone = Phone(browser, daemon.client.base)
-    phone.page.add_init_script(
-        f"localStorage.setItem('crib.token', {daemon.token!r});"
-        "localStorage.setItem('crib.speak', '1');")
-    phone.page.add_init_script(SPEECH_STUB)
-    phone.open()
+    phone = speaking(browser, daemon)
     page = phone.page
     game = daemon.client.new_game(variant=variant, names=names, dealer=0, mode="cards")
     page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
