@@ -177,6 +177,10 @@ def test_a_count_takes_the_nothings_due_before_it_each_recorded_and_said() -> No
         (None, "pegging", 2), (1, "hand", 0), (2, "hand", 0), (3, "hand", 6)]
     assert game.view()["next_count"]["label"] == "Ann's hand"
     assert roundtrip(game).view() == game.view()
+    back, undone = game.step(parse_action({"type": "undo"}))  # one undo takes back all three
+    assert back.view()["next_count"]["label"] == "Bob's hand" and fronts(back) == [0, 2]
+    assert undone[0].say == ("Undone: Bob's hand: 19 (nothing), Cy's hand: 19 (nothing), "
+                             "Di's hand: 6 (Bob & Di 8 → 2).")
     # Every count but the crib may be nothing: the crib is then the count, the hand is over.
     over = act(game, {"type": "count", "points": 4, "nineteens": 1})
     assert over.view()["hand_number"] == 2 and fronts(over) == [4, 8]

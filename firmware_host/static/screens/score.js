@@ -179,10 +179,10 @@ function renderCountPad(game, next) {
   fillCountPad($("#count-pad"), game, next, (n) => `${n} for ${next.label}`, (n) => sendCount(n));
   // A zero hand is said by the next count: the pad of the count after the one due takes it
   // ("nothing for Bob, 6 for Cy": one tap, the engine's nineteens). With muggins on each
-  // count is entered in turn, so a nothing can be called. In the play three pads leave no
-  // room for it below the fold's edge: there it waits for the show (the pad on top).
+  // count is entered in turn, so a nothing can be called. In the play the pegging pads leave
+  // it no room above the fold: it comes with the show, when the count pads are on top.
   const order = (game.show_order || []).filter((x) => !x.done);
-  const room = game.phase === "show" || game.sides.length < 3;
+  const room = game.phase === "show";
   const after = next && !game.muggins && room && order.length > 1 ? order[1] : null;
   const label = $("#count-after-label");
   label.hidden = !after;
