@@ -165,11 +165,13 @@ class Go(_Action):
 
 @dataclass(frozen=True, slots=True)
 class Count(_Action):
-    """The next count in show order: its points (keeper), or its cards and a claim."""
+    """The next count in show order: its points (keeper), or its cards and a claim; in keeper
+    mode `nineteens` counts due before it were nothing ("nineteen"), taken with it."""
 
     type: ClassVar[str] = "count"
     points: int | None = None
     cards: Cards | None = None
+    nineteens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +215,8 @@ ACTION_TYPES: tuple[str, ...] = tuple(ACTION_CLASSES)
 
 # How each field is read: an index, points, a flag, a card, a list of cards, a list of lists.
 _KINDS = {
-    "player": "index", "side": "index", "points": "points", "card": "card",
-    "cards": "cards", "crib": "cards", "hands": "hands",
+    "player": "index", "side": "index", "points": "points", "nineteens": "points",
+    "card": "card", "cards": "cards", "crib": "cards", "hands": "hands",
 }
 
 

@@ -245,8 +245,10 @@ def moved_pegs(before: tuple[int, ...], after: tuple[int, ...]) -> tuple[Moved, 
 
 def say_moved(what: str, action: str, done: tuple[Event, ...], moved: tuple[Moved, ...],
               side_name: Callable[[int], str]) -> str:
-    """ "Undone: Bob pegs 3 (Bob 3 → 0)." """
-    said = done[0].say.rstrip(".") if done else action
+    """ "Undone: Bob pegs 3 (Bob 3 → 0)." (a count that took nothings before it names each
+    count: "Undone: Cy's hand: 19 (nothing), Ann's hand: 8 (Ann 8 → 0).")"""
+    shows = [e.say.rstrip(".") for e in done if e.kind == "show"]
+    said = ", ".join(shows) if len(shows) > 1 else done[0].say.rstrip(".") if done else action
     pegs = ", ".join(f"{side_name(m.side)} {m.before} → {m.after}" for m in moved)
     return f"{what}: {said}" + (f" ({pegs})." if pegs else ".")
 

@@ -53,6 +53,7 @@ class KeeperMode(Mode):
     """Points entered: the play is pegged by hand and each count is its points."""
 
     name = "keeper"
+    takes_nineteens = True
 
     def refusal(self, table: Table, c: Core, kind: str, act: Action | None,
                 explain: bool = True) -> Refusal | None:

@@ -11,6 +11,7 @@ it once and the handlers trust what passed. `kind_refusal` answers for a type al
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from cribbage.actions import (
@@ -289,7 +290,34 @@ def _starter(table: Table, c: Core, act: Starter) -> Refusal | None:
 
 
 def _count(table: Table, c: Core, act: Count) -> Refusal | None:
-    return table.strategy.count_refusal(table, c, act, table.count_due(c))
+    if act.nineteens is None:
+        return table.strategy.count_refusal(table, c, act, table.count_due(c))
+    found = _nineteens(table, c, act.nineteens)
+    if found is not None:
+        return found
+    return table.strategy.count_refusal(table, c, act, table.count_due(
+        replace(c, show_index=c.show_index + act.nineteens)))
+
+
+def _nineteens(table: Table, c: Core, n: int) -> Refusal | None:
+    """Why the `n` counts due before this one cannot be taken as nothing, or None."""
+    if not table.strategy.takes_nineteens:
+        return Refusal("only a game kept by points takes the counts before this one as "
+                       "nothing (enter each count)", "Enter each count in turn.")
+    if table.config.muggins:
+        return Refusal("with muggins on each count is entered in turn (a nothing can be "
+                       "called)", "Enter each count in turn: muggins is on.")
+    if n < 1:
+        return Refusal(f"nineteens is 1 or more, not {n}",
+                       "Say how many counts were nothing.", InvalidActionError)
+    left = table.players - c.show_index  # the counts after the one due, the crib last
+    if n > left:
+        label = table.count_due(c)["label"]
+        return Refusal(f"{left} count{'s' if left != 1 else ''} follow {label}, so "
+                       f"{n} cannot be nothing before this one",
+                       f"Only {left} count{'s' if left != 1 else ''} come after {label}."
+                       if left else f"{label} is the last count.")
+    return None
 
 
 def _muggins(table: Table, c: Core, act: Muggins) -> Refusal | None:

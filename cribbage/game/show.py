@@ -18,17 +18,26 @@ from cribbage.game.table import Refusal, Stepped, Table
 
 
 def count(table: Table, c: Core, act: Count) -> Stepped:
-    """The next count in show order; after the crib, the next hand."""
+    """The next count in show order (in keeper mode after the nothings it takes); after the
+    crib, the next hand."""
+    out: list[Event] = []
+    for _ in range(act.nineteens or 0):  # each a zero hand, recorded and said as such
+        c = _counted(table, c, Count(points=ZERO_HAND), out)
+    c = _counted(table, c, act, out)
+    if c.phase is not Phase.OVER and c.show_index > table.players:
+        c = next_hand(table, c, out)  # the crib was the last count
+    return c, tuple(out)
+
+
+def _counted(table: Table, c: Core, act: Count, out: list[Event]) -> Core:
+    """The state after one count, its events added to `out`."""
     record = table.strategy.count(table, c, act, table.count_due(c))
     c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True,
                 shown=c.shown + record.cards, show_index=c.show_index + 1)
     shown = shown_event(record)
-    out: list[Event] = [shown]
-    c = score(table, c, record.side, record.points, record.kind, record.player, out,
-              count_parts(shown), shown.say.rstrip("."))
-    if c.phase is not Phase.OVER and c.show_index > table.players:
-        c = next_hand(table, c, out)  # the crib was the last count
-    return c, tuple(out)
+    out.append(shown)
+    return score(table, c, record.side, record.points, record.kind, record.player, out,
+                 count_parts(shown), shown.say.rstrip("."))
 
 
 def shown_event(record: CountRecord) -> Shown:

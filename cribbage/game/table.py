@@ -56,6 +56,7 @@ class Mode:
     name: str = ""
     first_phase = Phase.PLAY  # what a hand waits for first
     knows_cards = False  # every card is known: the true count of a hand can be told
+    takes_nineteens = False  # a count by points may take the nothings due before it
     deal_refusal = Refusal("the cards are dealt by hand in this mode",
                            "The cards are already dealt.")
     discard_refusal = Refusal(

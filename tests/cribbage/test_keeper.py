@@ -19,6 +19,7 @@ from cribbage.errors import (
 )
 from cribbage.game import MAX_PEG, possible_counts
 from cribbage.rules import RULES
+from cribbage.simulate import random_action
 from tests.cribbage.keeper_helpers import act, count, peg
 
 NAMES = {
@@ -162,6 +163,63 @@ def test_nineteen_means_a_zero_hand_and_is_not_a_scoring_move() -> None:
     assert fronts(k) == [0, 6]
     assert k.view()["last_count"]["points"] == 0
     assert k.view()["sides"][0]["back"] == 0
+
+
+def test_a_count_takes_the_nothings_due_before_it_each_recorded_and_said() -> None:
+    k = act(new("four-player", dealer=0), peg(1, 2))
+    game, events = k.step(parse_action({"type": "count", "points": 6, "nineteens": 2}))
+    # Bob's and Cy's hands were nothing; Di's counts 6: three counts, one step.
+    assert [(e.label, e.points) for e in events if e.kind == "show"] == [
+        ("Bob's hand", 0), ("Cy's hand", 0), ("Di's hand", 6)]
+    assert "Bob's hand: 19 (nothing)." in [e.say for e in events]
+    assert fronts(game) == [0, 8]
+    assert [(r.player, r.kind, r.points) for r in game.game_records()] == [
+        (None, "pegging", 2), (1, "hand", 0), (2, "hand", 0), (3, "hand", 6)]
+    assert game.view()["next_count"]["label"] == "Ann's hand"
+    assert roundtrip(game).view() == game.view()
+    back, undone = game.step(parse_action({"type": "undo"}))  # one undo takes back all three
+    assert back.view()["next_count"]["label"] == "Bob's hand" and fronts(back) == [0, 2]
+    assert undone[0].say == ("Undone: Bob's hand: 19 (nothing), Cy's hand: 19 (nothing), "
+                             "Di's hand: 6 (Bob & Di 8 → 2).")
+    # Every count but the crib may be nothing: the crib is then the count, the hand is over.
+    over = act(game, {"type": "count", "points": 4, "nineteens": 1})
+    assert over.view()["hand_number"] == 2 and fronts(over) == [4, 8]
+    assert [r.kind for r in over.game_records()][-2:] == ["hand", "crib"]
+
+
+@pytest.mark.parametrize("nineteens,error,words", [
+    (0, InvalidActionError, "1 or more"),
+    (-1, InvalidActionError, "1 or more"),
+    (5, IllegalPlayError, "4 counts follow Bob's hand"),
+    (True, InvalidActionError, "whole number"),
+])
+def test_nothings_past_the_crib_or_not_a_count_of_them_are_refused(
+    nineteens: Any, error: type[Exception], words: str
+) -> None:
+    k = new("four-player", dealer=0)
+    with pytest.raises(error, match=words):
+        k.apply(parse_action({"type": "count", "points": 6, "nineteens": nineteens}))
+    assert k.view()["next_count"]["label"] == "Bob's hand"  # nothing changed
+
+
+def test_the_count_after_the_nothings_is_one_its_own_hand_can_make() -> None:
+    k = act(new("five-card", dealer=0), count(6))  # Ann's hand (three cards) is next
+    with pytest.raises(ImpossibleScoreError, match="Ann's crib cannot count 25"):
+        k.apply(parse_action({"type": "count", "points": 25, "nineteens": 1}))
+    k = act(k, {"type": "count", "points": 24, "nineteens": 1})  # the crib: four cards
+    assert fronts(k) == [24, 9] and k.view()["hand_number"] == 2  # Bob: 3 to start, 6
+
+
+def test_nothings_are_entered_in_turn_with_muggins_on_and_by_cards_in_cards_mode() -> None:
+    k = new(dealer=0, muggins=True)
+    with pytest.raises(IllegalPlayError, match="with muggins on each count"):
+        k.apply(parse_action({"type": "count", "points": 6, "nineteens": 1}))
+    rng = random.Random(3)
+    k = new(dealer=0, mode="dealt")  # the cards known: each hand is counted from its cards
+    while "count" not in k.legal_actions():
+        k = k.apply(parse_action(random_action(k, rng)))
+    with pytest.raises(IllegalPlayError, match="kept by points"):
+        k.apply(parse_action({"type": "count", "nineteens": 1}))
 
 
 @pytest.mark.parametrize("points", [19 + 6, 26, 27, 30, 99])

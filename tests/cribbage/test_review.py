@@ -73,7 +73,7 @@ def test_a_well_typed_action_is_taken_as_it_is() -> None:
     assert Game.new(dealer=0).apply(parse_action(peg)).scores == (0, 2)
 
 
-SAMPLE = {"player": 1, "side": 0, "points": 3, "card": Card.parse("10H"),
+SAMPLE = {"player": 1, "side": 0, "points": 3, "nineteens": 2, "card": Card.parse("10H"),
           "cards": (Card.parse("5H"), Card.parse("JD")),
           "crib": (Card.parse("2C"),), "hands": ((Card.parse("5H"),), (Card.parse("JD"),))}
 

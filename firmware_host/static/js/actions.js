@@ -22,12 +22,21 @@ function tapWords(a, game) {
     case "go": return `${player(a.player)} says go`;
     case "peg": return `+${a.points} for ${side(a.side)}`;
     case "late_peg": return `late peg: +${a.points} for ${side(a.side)}`;
-    case "count": return a.cards ? `${due}: ${a.cards.map(pretty).join(" ")}` : `${due}: ${a.points === 0 || a.points === 19 ? "19 (nothing)" : a.points}`;
+    case "count": return a.cards ? `${due}: ${a.cards.map(pretty).join(" ")}` : countWords(a, game, due);
     case "heels": return "two for his heels";
     case "muggins": return `muggins, ${a.points} for ${side(a.side)}`;
     case "starter": return `starter ${pretty(a.card)}`;
     default: return a.type;
   }
+}
+
+// A count by points, after the nothings it takes ("Bob's hand: 19 (nothing), Cy's hand: 8").
+function countWords(a, game, due) {
+  const points = (p) => (p === 0 || p === 19 ? "19 (nothing)" : p);
+  const order = ((game && game.show_order) || []).filter((x) => !x.done).map((x) => x.label);
+  const skipped = order.slice(0, a.nineteens || 0);
+  const counted = a.nineteens ? order[a.nineteens] || "the count after them" : due;
+  return [...skipped.map((label) => `${label}: 19 (nothing)`), `${counted}: ${points(a.points)}`].join(", ");
 }
 
 // The taps not yet answered, kept in the browser's storage: {gameId, body, words}.

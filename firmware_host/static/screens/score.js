@@ -142,6 +142,7 @@ function renderShowEntry(game, legal, over) {
   $("#show-entry").hidden = over || !next || !legal.has("count") || (game.mode === "cards" && !game.muggins);
   if (game.mode === "cards") {
     $("#count-input").hidden = true; $("#count-19").hidden = true; $("#count-pad").hidden = true;
+    $("#count-after-pad").hidden = true; $("#count-after-label").hidden = true;
     $("#count-send").textContent = next ? `Count ${next.label} on the Count tab` : "Count";
   } else {
     $("#count-input").hidden = false; $("#count-19").hidden = false; $("#count-send").textContent = "Count";
@@ -175,16 +176,33 @@ function pegNumber(side, input) {
 // count is one tap and an impossible total is not there to tap. Without the engine's list
 // the pad stays empty and the number field does the work.
 function renderCountPad(game, next) {
-  const pad = $("#count-pad");
-  const counts = next ? possibleCounts(game.variant, next.kind) : null;
+  fillCountPad($("#count-pad"), game, next, (n) => `${n} for ${next.label}`, (n) => sendCount(n));
+  // A zero hand is said by the next count: the pad of the count after the one due takes it
+  // ("nothing for Bob, 6 for Cy": one tap, the engine's nineteens). With muggins on each
+  // count is entered in turn, so a nothing can be called. In the play the pegging pads leave
+  // it no room above the fold: it comes with the show, when the count pads are on top.
+  const order = (game.show_order || []).filter((x) => !x.done);
+  const room = game.phase === "show";
+  const after = next && !game.muggins && room && order.length > 1 ? order[1] : null;
+  const label = $("#count-after-label");
+  label.hidden = !after;
+  label.textContent = after ? `${next.label} nothing? Count ${after.label}:` : "";
+  fillCountPad($("#count-after-pad"), game, after, (n) => `${n} for ${after.label}, ${next.label} nothing`,
+    (n) => sendCount(n, 1), next ? next.label : "");
+}
+
+// One pad of count buttons: every total the engine says `entry` (a hand or the crib) can
+// make; none without the engine's list.
+function fillCountPad(pad, game, entry, name, send, also = "") {
+  const counts = entry ? possibleCounts(game.variant, entry.kind) : null;
   pad.hidden = !counts;
-  const key = counts ? `${next.label}/${counts.join(",")}` : "";
+  const key = counts ? `${also}/${entry.label}/${counts.join(",")}` : "";
   if (pad.dataset.key === key) return;
   pad.dataset.key = key;
   if (!counts) { pad.replaceChildren(); return; }
   pad.replaceChildren(...counts.map((n) => el("button", {
     type: "button", class: "count-n", "data-points": String(n), text: String(n),
-    "aria-label": `${n} for ${next.label}`, onclick: () => sendCount(n),
+    "aria-label": name(n), onclick: () => send(n),
   })));
 }
 
@@ -220,12 +238,13 @@ function renderMuggins(game, legal) {
     }))));
 }
 
-function sendCount(points) {
+// The count due (after `nineteens` counts of nothing, when given).
+function sendCount(points, nineteens = 0) {
   const game = state.game;
   if (!game || !game.next_count) return;
   if (game.mode === "cards") { openDueCount(); return; }
   if (!Number.isInteger(points) || points < 0) { toast("Type the count, then tap Count."); return; }
-  act({ type: "count", points });
+  act(nineteens ? { type: "count", points, nineteens } : { type: "count", points });
   $("#count-input").value = "";
 }
 
