@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass, fields
 from typing import Any
 
 from hardware.interfaces import Clock
 from hardware.shuffler import design
 from hardware.shuffler import ranges as shuffler_ranges
-from hardware.shuffler.handsfree import BAY_OF_PILE, ROUTER_PILE, Bay
+from hardware.shuffler.handsfree import BAY_OF_PILE, HANDSFREE_ROUTER, ROUTER_PILE, Bay
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
@@ -71,11 +72,13 @@ SERVO_FRAME_S = 0.020
 DOOR_SWING_DEG = 90.0
 # Each door leaf is hinged at its long wall and reaches this far across (docs/hands-free.md)
 LEAF_MM = 33.0
-# Where a stalled card catches: its leading edge in the curl, between T1 and the fork
-# (docs/hands-free.md "The card path"), as the tests' fault puts it.
-CARD_WIDTH_MM = 63.5
-# A pile is squared flat within this height (mm) of the skew beam's z: a pile or card whose
-# top stands at or over the beam breaks it.
+# What a pile of a pass (24 to 56 cards: handsfree.bay_counts) does when it falls from the
+# lower doors (55 mm) or the upper doors (to the tray, about 82 mm over a lower pile),
+# across the shaft's and the cards' ranges, as `fall` reckons it: the figures the docs
+# state ("slows it to roughly 0.7-1 m/s") widened to this model's corners. A single card
+# floats down far slower (0.13-0.3 m/s): it does not fall as a pile.
+PILE_LANDING_MM_S = (550.0, 1200.0)
+PILE_FALL_S = (0.10, 0.20)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +145,11 @@ def corners(decks: tuple[int, ...] = shuffler_ranges.DECKS,
 
 
 def terminal_speed_mm_s(cards: int, card_mass_kg: float, shaft: ShaftGeometry,
-                        sp: ShaftParams) -> float:
+                        sp: ShaftParams, width_mm: float = design.POKER_WIDTH_MM) -> float:
     """A pile's terminal speed in the close shaft: its weight against the pressure of the
     air it pushes out through the gap round it and the vents, as through an orifice
     (dp = rho/2 (Q / (Cd A_leak))^2, Q = A v), so the drag is k v^2."""
-    area = design.CARD_LENGTH_MM * CARD_WIDTH_MM * 1e-6  # m^2, the pile's face
+    area = design.CARD_LENGTH_MM * width_mm * 1e-6  # m^2, the pile's face
     gap = (shaft.inside_length_mm * shaft.inside_width_mm) * 1e-6 - area
     leak = gap + sp.vent_area_mm2 * 1e-6
     weight = max(cards, 1) * card_mass_kg * 9.81
@@ -267,7 +270,12 @@ class HandsFreeTable(ShufflerTable):
     number (1 = the first doors to open on a pile) of which `catch_cards` bottom cards stay
     on a leaf (freed by the `catch_frees`-th reopening of those doors, or by the player);
     `skew_at` a drop that lands skewed; `dead_door` a bay whose servo never moves;
-    `swapped_doors` the two servos' leads swapped. `double_at` and the rest as ShufflerTable.
+    `swapped_doors` the two servos' leads swapped (the shaft still stacks the upper pile on
+    top: the door sensors show the upper bay emptying first); `bays_swapped` a mis-built
+    machine that restacks in the wrong order: the flap fitted the other way up with the
+    bays' beams swapped to match, so every card arrives where the controller expects it but
+    the pile it planned for the top lies at the bottom. `double_at` and the rest as
+    ShufflerTable.
     Raises ShufflerError for a bad speed or model.
     """
 
@@ -284,15 +292,18 @@ class HandsFreeTable(ShufflerTable):
         skew_at: int | None = None,
         dead_door: Bay | None = None,
         swapped_doors: bool = False,
+        bays_swapped: bool = False,
         card_weight_g: float | None = None,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("router_settle_s", HANDSFREE_ROUTER.settle_s)
         super().__init__(**kwargs)
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees
         self.catch_at, self.catch_cards, self.catch_frees = catch_at, catch_cards, catch_frees
         self.skew_at, self.dead_door, self.swapped_doors = skew_at, dead_door, swapped_doors
+        self.bays_swapped = bays_swapped
         # the path's stations, from the shaft's contract (its owner may move them)
         self.flap_mm = self.shaft.flap_mm
         self.beam_mm = {pile: self.shaft.beam_mm for pile in Pile}
@@ -308,7 +319,8 @@ class HandsFreeTable(ShufflerTable):
         self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
         # the leaf angle at which a pile's edges slip between the tips
-        gap_needed = CARD_WIDTH_MM - self.sp.slip_flex_mm
+        self.card_width = float(self.geometry.card_width)
+        gap_needed = self.card_width - self.sp.slip_flex_mm
         cos = (self.shaft.inside_width_mm - gap_needed) / (2 * LEAF_MM)
         self.slip_deg = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
         self._drops: list[_Drop] = []
@@ -335,6 +347,21 @@ class HandsFreeTable(ShufflerTable):
         edges = super()._advance(t_end)
         self._pending.extend(edges)
         return edges
+
+    def twin(self) -> HandsFreeTable:
+        """A fresh table of the same machine (its physics, shaft and speed), empty, with no
+        faults and its own random source, its riser running as in a pass."""
+        twin = HandsFreeTable(speed=self.speed, params=self.params, drive=self.drive,
+                              geometry=self.geometry, rng=random.Random(0),
+                              router_settle_s=self.router_settle_s * self.speed,
+                              shaft=self.shaft, shaft_params=self.sp)
+        twin._speed_scale = self._speed_scale
+        twin.set_riser(True, 0.0)
+        return twin
+
+    def mechanism(self, clock: Clock, filter_s: float = 0.0) -> HandsFreeTableMechanism:
+        """The controller's Mechanism and Shaft over this table."""
+        return HandsFreeTableMechanism(self, clock, filter_s)
 
     def load(self, cards: list[int]) -> None:
         """The player puts cards in the tray (on top of any already there)."""
@@ -475,7 +502,8 @@ class HandsFreeTable(ShufflerTable):
             self._start_drop(cards, bay, t, skew)
 
     def _start_drop(self, cards: list[int], bay: Bay, t: float, skew: bool = False) -> None:
-        vt = terminal_speed_mm_s(len(cards), self.params.card_mass_kg, self.shaft, self.sp)
+        vt = terminal_speed_mm_s(len(cards), self.params.card_mass_kg, self.shaft, self.sp,
+                                 self.card_width)
         drop = _Drop(cards, bay, self.shaft.doors_z_mm(bay), t, vt, skew=skew)
         if bay is Bay.UPPER:
             depth = self.shaft.upper_doors_z_mm - self._lower_top_z()
@@ -545,7 +573,7 @@ class HandsFreeTable(ShufflerTable):
             marks.append(self.flap_mm)
         else:
             beam = self.beam_mm[unit.pile]
-            marks += [beam, beam + L, self.land_mm[unit.pile]]
+            marks += [beam, beam + L, self._landing_mm(unit)]
             if unit.flap_at is not None:
                 marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
         if unit.phase == "driven" or unit is self._feeding:
@@ -614,8 +642,13 @@ class HandsFreeTable(ShufflerTable):
             return
         self._at_beam(unit, t, edges)
         self._past_flap(unit, t)
-        if unit.s >= self.land_mm[unit.pile] - 1e-7:
+        if unit.s >= self._landing_mm(unit) - 1e-7:
             self._land(unit, t)
+
+    def _landing_mm(self, unit: _Unit) -> float:
+        """Where its leading edge is when its tail passes its bay's slot."""
+        assert unit.pile is not None
+        return self.land_mm[unit.pile.other if self.bays_swapped else unit.pile]
 
     def _at_beam(self, unit: _Unit, t: float, edges: list[SensorEdge]) -> bool:
         assert unit.pile is not None
@@ -630,6 +663,8 @@ class HandsFreeTable(ShufflerTable):
         through the bay's open doors)."""
         pile = unit.pile
         assert pile is not None
+        if self.bays_swapped:
+            pile = pile.other  # its beam was the other bay's, its bay is this one
         self._units.remove(unit)
         unit.phase = "landed"
         bay = BAY_OF_PILE[pile]
@@ -721,13 +756,26 @@ class HandsFreeTable(ShufflerTable):
 
     def deck(self) -> list[int]:
         """Every card, top first as a deck would be gathered: the upper bay, the lower bay,
-        then the tray."""
+        the piles falling, the cards on the path (the latest fed first), then the tray."""
+        falling = [c for drop in self._drops for c in drop.cards]
+        path = [c for unit in reversed(self._units) for c in unit.cards]
         return (self.caught[Bay.UPPER] + self.piles[Pile.RIGHT] + self.caught[Bay.LOWER]
-                + self.piles[Pile.LEFT] + self.tray)
+                + self.piles[Pile.LEFT] + falling + path + self.tray)
 
     def settled(self) -> bool:
-        """True when nothing is moving: no card on the path, no pile falling."""
-        return not self._units and not self._drops
+        """True when nothing will move without a command: no card the riser carries, no
+        pile falling or about to fall (a card held by a stopped feed or riser, or stalled,
+        stays where it is)."""
+        return self._next() is None
+
+    def card_s(self, card: int) -> float | None:
+        """Where the leading edge of `card`'s unit is along the path now (mm from the nip),
+        or None when it is not on the path."""
+        for unit in self._units:
+            if card in unit.cards:
+                self._move(unit, self._t)
+                return unit.s
+        return None
 
 
 class HandsFreeTableMechanism(_TableMechanism):

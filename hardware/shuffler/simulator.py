@@ -247,6 +247,10 @@ class ShufflerTable:
         twin._speed_scale = self._speed_scale
         return twin
 
+    def mechanism(self, clock: Clock, filter_s: float = 0.0) -> _TableMechanism:
+        """The controller's Mechanism over this table, ready to feed (as calibrate uses it)."""
+        return _TableMechanism(self, clock, filter_s)
+
     # --- the machine ----------------------------------------------------------------------
 
     @property
@@ -709,7 +713,7 @@ def _measure(table: ShufflerTable, router_settle_s: float, cards: int) -> Timing
     twin = table.twin()
     twin.load(list(range(cards)))
     clock = FakeClock()
-    mech = _TableMechanism(twin, clock)
+    mech = twin.mechanism(clock)
     times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
     values = calibration(times)["values"]
     return Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
