@@ -62,6 +62,12 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
     # A landed pile's bounce and the cell's ring-down before the reading is steady, s:
     # estimate, to measure (handsfree.RestackBuild.settle_s is 0.15)
     "settle_s": (0.10, 0.25),
+    # The cards' flexural modulus, GPa: paperboard and plastic playing cards, 3-5:
+    # estimate, to measure (it sets how hard a card presses on the curl's walls)
+    "card_modulus_gpa": (3.0, 5.0),
+    # The sprung idler against each riser roller: "about 0.5 N" (docs/hands-free.md "The
+    # card path"), +-20 % for a printed spring: estimate, to measure
+    "t1_idler_n": (0.4, 0.6),
 }
 # Samples the load cell averages a reading over: 16 at 80 samples a second (NAU7802;
 # handsfree.RestackBuild.weigh_s)
@@ -93,6 +99,8 @@ class ShaftParams:
     discharge: float = 0.7
     cell_noise_g: float = 0.15
     settle_s: float = 0.175
+    card_modulus_gpa: float = 4.0
+    t1_idler_n: float = 0.5
 
     def __post_init__(self) -> None:
         for name, (lo, hi) in SHAFT_RANGES.items():
@@ -125,20 +133,46 @@ def shaft_corners() -> list[ShaftParams]:
 def corners(decks: tuple[int, ...] = shuffler_ranges.DECKS,
             full: bool = False) -> list[tuple[Params, ShaftParams]]:
     """The feed's corners (ranges.corners) combined with the shaft's: with `full`, every
-    pair; otherwise each feed corner with the two shaft corners that bound the time and the
-    landing (every shaft range at its slow end, then at its fast end) and with the two that
-    bound the doors against the fall (slow servo with a fast fall, fast servo with a slow
-    fall)."""
+    pair; otherwise each feed corner with the three shaft corners that bound it: every range
+    at its slow end (slow riser and servos, the slowest settle, the least vent: the longest
+    restack, the slowest landing), at its fast end (the hardest landing), and the stiffest
+    card against the weakest riser idler (the curl's worst grip)."""
     feed = shuffler_ranges.corners(decks)
     if full:
         return [(p, s) for p in feed for s in shaft_corners()]
+    return [(p, s) for p in feed for s in SHAFT_BOUNDS]
+
+
+def _bound(slow: bool) -> ShaftParams:
     lo = {n: r[0] for n, r in SHAFT_RANGES.items()}
     hi = {n: r[1] for n, r in SHAFT_RANGES.items()}
-    slow = ShaftParams(**{**hi, "riser_speed": lo["riser_speed"],
-                          "vent_area_mm2": lo["vent_area_mm2"], "discharge": lo["discharge"]})
-    fast = ShaftParams(**{**lo, "riser_speed": hi["riser_speed"],
-                          "vent_area_mm2": hi["vent_area_mm2"], "discharge": hi["discharge"]})
-    return [(p, s) for p in feed for s in (slow, fast)]
+    a, b = (lo, hi) if slow else (hi, lo)
+    return ShaftParams(riser_speed=a["riser_speed"], servo_s_per_60=b["servo_s_per_60"],
+                       slip_flex_mm=a["slip_flex_mm"], vent_area_mm2=a["vent_area_mm2"],
+                       discharge=a["discharge"], cell_noise_g=b["cell_noise_g"],
+                       settle_s=b["settle_s"])
+
+
+SHAFT_BOUNDS = (_bound(True), _bound(False),
+                ShaftParams(card_modulus_gpa=SHAFT_RANGES["card_modulus_gpa"][1],
+                            t1_idler_n=SHAFT_RANGES["t1_idler_n"][0]))
+
+
+# --- the curl -----------------------------------------------------------------------------
+
+
+def curl_drag_n(params: Params, sp: ShaftParams, radius_mm: float,
+                width_mm: float = design.POKER_WIDTH_MM) -> float:
+    """The friction a card meets bent round the curl: bent to radius R it presses on the
+    channel's walls with about EI/R^2 at each end of the bend (its moment EI/R over a lever
+    of R), each sliding on printed plastic. An estimate, to measure."""
+    ei = sp.card_modulus_gpa * 1000.0 * width_mm * params.card_thickness_mm ** 3 / 12.0
+    return 2.0 * params.mu_card_petg * ei / radius_mm ** 2
+
+
+def t1_grip_n(params: Params, sp: ShaftParams) -> float:
+    """The most the take-away pair T1 pulls a card with: its idler's force on the tyre."""
+    return sp.t1_idler_n * params.mu_tyre_card
 
 
 # --- falling through the shaft's air ------------------------------------------------------
@@ -311,6 +345,11 @@ class HandsFreeTable(ShufflerTable):
                         for pile in Pile}
         # the stall catches a card's leading edge between T1 and the fork
         self.stall_mm = (self.shaft.t1_mm + self.shaft.flap_mm) / 2.0
+        # T1 alone pulls a card round the curl once its tail leaves the nip: too weak, and
+        # every card stalls there (no start of the riser changes that)
+        self.curl_drag_n = curl_drag_n(self.params, self.sp, self.shaft.curl_radius_mm,
+                                       float(self.geometry.card_width))
+        self.curl_stalls = self.curl_drag_n >= t1_grip_n(self.params, self.sp)
         self._riser = _Roller()
         self.riser_on = False  # commanded
         self._feed_cmd = "coast"  # the feed's commanded mode (it may have no power)
@@ -419,7 +458,7 @@ class HandsFreeTable(ShufflerTable):
         if unit is None or unit not in self._units:
             return
         self.stalled = None
-        if self.stall_frees:
+        if self.stall_frees and not self.curl_stalls:
             unit.moves = True
             unit.jam_mm = None
             # T1 pulls it on; it stays the feed's card until its tail leaves the nip
@@ -562,6 +601,12 @@ class HandsFreeTable(ShufflerTable):
         self.exit_speeds.append(unit.v)
         unit.x0, unit.s0 = self._riser.pos(t), unit.s
         self._tray_change = t
+        if self.curl_stalls:
+            # the curl holds it harder than T1 pulls: it stops, its tail at the nip, and
+            # the feed roller turns under nothing
+            unit.moves = False
+            self.stalled = unit
+            return
         self._take_next(t)
         if self.mode == "drive":
             self._steer(t)
@@ -584,6 +629,8 @@ class HandsFreeTable(ShufflerTable):
 
     def _time_to(self, unit: _Unit, s_mark: float) -> float | None:
         if unit.phase == "riser":
+            if not unit.moves:
+                return None
             return self._riser.time_to(unit.x0 + (s_mark - unit.s0))
         return super()._time_to(unit, s_mark)
 
@@ -594,7 +641,8 @@ class HandsFreeTable(ShufflerTable):
         if not isinstance(unit, _Unit):
             return
         if unit.phase == "riser":
-            unit.s = unit.s0 + (self._riser.pos(t) - unit.x0)
+            if unit.moves:
+                unit.s = unit.s0 + (self._riser.pos(t) - unit.x0)
             unit.t = t
             return
         super()._move(unit, t)

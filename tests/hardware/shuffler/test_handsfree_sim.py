@@ -22,8 +22,10 @@ from hardware.shuffler.handsfree_sim import (
     HandsFreeTableMechanism,
     ShaftParams,
     corners,
+    curl_drag_n,
     fall,
     shaft_corners,
+    t1_grip_n,
     terminal_speed_mm_s,
 )
 from hardware.shuffler.plan import Pile
@@ -163,26 +165,61 @@ def _sample(count: int, seed: int) -> list[tuple[Params, ShaftParams]]:
     return random.Random(seed).sample(every, count)
 
 
+def pass_or_stall(params: Params, sp: ShaftParams, seed: int) -> None:
+    """A pass and its restack at a corner; where the curl holds a card harder than T1 pulls
+    (the physics' own stall), the first card stops short of its beam and no card is lost."""
+    n = params.cards
+    table = HandsFreeTable(rng=random.Random(seed), params=params, shaft_params=sp)
+    if table.curl_stalls:
+        deck = list(range(n))
+        table.load(deck)
+        table.set_riser(True, 0.0)
+        seen, t = feed_one(table, 0.0)
+        assert not seen and table.stalled is not None
+        assert sorted(table.deck()) == deck
+        return
+    table, deck, bays, t = a_pass(n, seed=seed, params=params, sp=sp)
+    check_pass_and_restack(table, deck, bays, t)
+
+
 @pytest.mark.parametrize("params,sp", _sample(12, 5),
                          ids=lambda v: v.label() if hasattr(v, "label") else str(v))
 def test_a_pass_and_its_restack_hold_at_corners_of_the_ranges(params: Params,
                                                               sp: ShaftParams) -> None:
-    table, deck, bays, t = a_pass(params.cards, seed=3, params=params, sp=sp)
-    check_pass_and_restack(table, deck, bays, t)
+    pass_or_stall(params, sp, seed=3)
 
 
 @pytest.mark.slow
 def test_a_pass_and_its_restack_hold_at_every_corner() -> None:
     for params, sp in corners():
-        table, deck, bays, t = a_pass(params.cards, seed=4, params=params, sp=sp)
-        check_pass_and_restack(table, deck, bays, t)
+        pass_or_stall(params, sp, seed=4)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the riser's T1 idler of about 0.5 N (+-20 %) cannot pull the stiffest, thickest card "
+    "round the R 40 curl where the tyre grips least and the card slides worst: 32 of the "
+    "768 corners stall; by this estimate it needs at least 0.54 N at its low end"))
+def test_the_riser_pulls_every_card_round_the_curl_at_every_corner() -> None:
+    stalls = [p.label() + " " + s.label() for p, s in corners()
+              if curl_drag_n(p, s, DEFAULT_SHAFT.curl_radius_mm) >= t1_grip_n(p, s)]
+    assert stalls == []
+
+
+def test_the_curl_stalls_a_card_only_where_its_drag_beats_t1s_grip() -> None:
+    nominal = HandsFreeTable(rng=random.Random(1))
+    assert not nominal.curl_stalls
+    assert nominal.curl_drag_n < 0.5 * t1_grip_n(nominal.params, nominal.sp)
+    stiff = ShaftParams(card_modulus_gpa=5.0, t1_idler_n=0.4)
+    worst = Params(card_thickness_mm=0.32, mu_card_petg=0.4, mu_tyre_card=0.8)
+    assert HandsFreeTable(params=worst, shaft_params=stiff).curl_stalls
+    assert not HandsFreeTable(params=worst, shaft_params=ShaftParams()).curl_stalls
 
 
 def test_the_corners_combine_the_feeds_with_the_shafts() -> None:
     feed = shuffler_ranges.corners()
     pairs = corners()
     assert {p for p, _ in pairs} == set(feed)
-    assert len({s for _, s in pairs}) == 2
+    assert len({s for _, s in pairs}) == 3
     assert len(corners(full=True)) == len(feed) * 2 ** len(SHAFT_RANGES)
 
 
