@@ -611,22 +611,6 @@ class HandsFreeTable(ShufflerTable):
         if self.mode == "drive":
             self._steer(t)
 
-    def _marks(self, unit: _Unit) -> list[float]:
-        L = unit.length
-        marks = []
-        if unit.pile is None:
-            marks.append(self.flap_mm)
-        else:
-            beam = self.beam_mm[unit.pile]
-            marks += [beam, beam + L, self._landing_mm(unit)]
-            if unit.flap_at is not None:
-                marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
-        if unit.phase == "driven" or unit is self._feeding:
-            marks.append(L)
-            if unit.jam_mm is not None:
-                marks.append(unit.jam_mm)
-        return [m for m in marks if m > unit.s + 1e-7]
-
     def _time_to(self, unit: _Unit, s_mark: float) -> float | None:
         if unit.phase == "riser":
             if not unit.moves:
@@ -837,6 +821,14 @@ class HandsFreeTableMechanism(_TableMechanism):
     def close(self) -> None:
         super().close()
         self.table.set_riser(False, self._clock.monotonic())
+
+    def set_motor(self, on: bool) -> None:
+        if not on and not self.table.lid:
+            # no power to brake with: the command stands for when the lid closes
+            self._release_at = None
+            self.table.set_motor(False, self._clock.monotonic())
+            return
+        super().set_motor(on)
 
     def set_riser(self, on: bool) -> None:
         self.table.set_riser(on, self._clock.monotonic())

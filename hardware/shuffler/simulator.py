@@ -378,12 +378,12 @@ class ShufflerTable:
             marks.append(self.flap_mm)
         else:
             beam = self.beam_mm[unit.pile]
-            marks += [beam, beam + L, self.outlet_mm[unit.pile] + L / 2]
+            marks += [beam, beam + L, self._landing_mm(unit)]
             if unit.flap_at is not None:
                 marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
             if unit.stick:
                 marks.append(beam + L / 3)
-        if unit.phase == "driven":
+        if unit.phase == "driven" or unit is self._feeding:
             marks.append(L)  # its tail leaves the nip
             if unit.jam_mm is not None:
                 marks.append(unit.jam_mm)
@@ -391,6 +391,12 @@ class ShufflerTable:
         if ahead is not None:
             marks.append(ahead)
         return [m for m in marks if m > unit.s + 1e-7]
+
+    def _landing_mm(self, unit: _Unit) -> float:
+        """Where its leading edge is when it drops into its bay (its centre past the
+        branch's outlet)."""
+        assert unit.pile is not None
+        return self.outlet_mm[unit.pile] + unit.length / 2
 
     def _obstacle(self, unit: _Unit) -> float | None:
         """Where a stopped card ahead on the same way stops this one's leading edge."""

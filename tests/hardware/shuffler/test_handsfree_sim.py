@@ -591,3 +591,56 @@ def test_the_mechanism_drives_the_table_and_reads_its_sensors() -> None:
     assert not mech.doors_hold(Bay.UPPER) and not mech.skewed()
     mech.close()
     assert not table.riser_on and not table.motor
+
+
+@pytest.mark.parametrize("n", [52, 104])
+def test_the_lotus_controller_runs_a_pass_over_the_hands_free_machine(n: int) -> None:
+    """The shared controller, timed as calibrate measures this machine (its riser running),
+    sends every card to a bay and counts it there; each bay holds its cards in the deck's
+    own order, and the router never moves under a card."""
+    from hardware.clock import FakeClock
+    from hardware.interfaces import DeviceState
+    from hardware.shuffler.controller import ShufflerController
+    from hardware.shuffler.simulator import measured_timing
+
+    table = HandsFreeTable(rng=random.Random(3), params=Params(cards=n))
+    timing = measured_timing(table, handsfree.HANDSFREE_ROUTER.settle_s)
+    clock = FakeClock()
+    mech = table.mechanism(clock, timing.sensor_filter)
+    controller = ShufflerController(mech, clock, rng=random.Random(5), timing=timing)
+    controller.open()
+    table.load(list(range(n)))
+    mech.set_riser(True)
+    controller.shuffle(n, "exact")
+    controller.run_until_settled(max_seconds=600)
+    status = controller.status()
+    assert status.state is DeviceState.WAITING and status.fault is None
+    settle(table, clock.monotonic())
+    upper, lower = table.bay_pile(Bay.UPPER), table.bay_pile(Bay.LOWER)
+    assert len(upper) + len(lower) == n and upper and lower
+    assert upper == sorted(upper) and lower == sorted(lower)
+    assert table.flap_hits == 0
+
+
+def test_a_stop_commanded_while_the_lid_is_open_holds_when_it_closes() -> None:
+    from hardware.clock import FakeClock
+
+    clock = FakeClock()
+    table = HandsFreeTable(rng=random.Random(1))
+    mech = table.mechanism(clock)
+    table.load(list(range(52)))
+    mech.set_riser(True)
+    mech.set_motor(True)
+    clock.advance(0.05)
+    mech.update(clock.monotonic())
+    table.set_lid(False, clock.monotonic())
+    assert not mech.lid_closed()
+    mech.set_motor(False)
+    mech.set_riser(False)
+    clock.advance(2.0)
+    mech.update(clock.monotonic())
+    table.set_lid(True, clock.monotonic())
+    fed = table.fed
+    clock.advance(3.0)
+    assert mech.update(clock.monotonic()) is None or table.fed == fed
+    assert table.fed == fed and not table.motor and mech.take_arrivals() == []
