@@ -433,6 +433,14 @@ class HandsFreeTable(ShufflerTable):
         return ((1.0 + self.shaft.riser_overdrive)
                 * self.drive.free_speed_mm_s(self.params.supply_v, scale))
 
+    def riser_speed_mm_s(self) -> float:
+        """The riser's surface speed carrying a card round the curl: its motor slows under
+        the card's drag there (a straight speed-torque line, as the feed's; the belt gears
+        its stall force down by the overdrive). The motor's torque spread is the feed's."""
+        stall = (self.drive.stall_force_n(self.params.supply_v, self.params.motor_torque)
+                 / (1.0 + self.shaft.riser_overdrive))
+        return self.riser_free_mm_s() * max(0.0, 1.0 - self.curl_drag_n / stall)
+
     def set_riser(self, on: bool, now: float) -> None:
         """Run or stop the riser's motor (stopped, it coasts down and holds the cards)."""
         t = now * self.speed
@@ -448,7 +456,7 @@ class HandsFreeTable(ShufflerTable):
     def _steer_riser(self, t: float) -> None:
         # the rollers' position is continuous across a change: each card's anchor holds
         if self.riser_on and self.lid:
-            self._riser.set(t, self.riser_free_mm_s(), self.drive.motor_start_s)
+            self._riser.set(t, self.riser_speed_mm_s(), self.drive.motor_start_s)
         else:
             self._riser.set(t, 0.0, self.drive.run_down_s)
 

@@ -243,8 +243,10 @@ def test_the_riser_runs_over_the_feed_and_carries_a_card_once_its_tail_leaves_th
     assert seen
     s1 = table.card_s(card)
     table.update(t + 0.05)
-    assert (table.card_s(card) - s1) / 0.05 == pytest.approx(table.riser_free_mm_s(), rel=1e-3)
-    assert table.riser_free_mm_s() > feed_speed
+    speed = (table.card_s(card) - s1) / 0.05
+    assert speed == pytest.approx(table.riser_speed_mm_s(), rel=1e-3)
+    # slowed a little by the card's drag in the curl, still over the loaded feed's speed
+    assert feed_speed < speed < table.riser_free_mm_s()
 
 
 def test_a_stopped_riser_holds_its_cards_where_they_are() -> None:
