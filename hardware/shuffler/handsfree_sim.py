@@ -291,8 +291,10 @@ class HandsFreeTable(ShufflerTable):
     gate and the double feeds. After the nip a card is carried by the riser: while its tail
     is still in the nip it moves with the feed roller (the riser's light idlers slip), then
     with the riser's belt; the riser's rollers run at (1 + shaft.riser_overdrive) times the
-    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`) and start
-    and run down as the feed's motor does; stopped, it holds every card on it where it is.
+    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`), less what
+    the card's drag in the curl costs its motor, and start and run down as the feed's motor
+    does; stopped, it holds every card on it where it is. A card whose drag in the curl
+    beats T1's grip stalls there (`curl_stalls`).
     The router's position when a card's leading edge reaches the flap decides its bay
     (`Pile.LEFT` the lower, `Pile.RIGHT` the upper); the card's tail passing its bay's slot
     lands it on top of that bay's pile (or through open doors). `set_doors` swings a bay's
@@ -642,7 +644,9 @@ class HandsFreeTable(ShufflerTable):
     def _find_next(self) -> Any:
         best = super()._find_next()
         for bay, door in self.doors.items():
-            if self.piles[ROUTER_PILE[bay]] or (self.caught[bay] and self._catch_left <= 0):
+            opening = door.target >= self.slip_deg
+            if opening and (self.piles[ROUTER_PILE[bay]]
+                            or (self.caught[bay] and self._catch_left <= 0)):
                 at = door.time_to(self.slip_deg)
                 if at is not None and at >= self._t - 1e-9 and (best is None or at < best[0]):
                     best = (at, ("open", bay), None)
