@@ -20,6 +20,7 @@ import random
 from dataclasses import dataclass, fields
 from typing import Any
 
+from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
 from hardware.shuffler import design
 from hardware.shuffler import ranges as shuffler_ranges
@@ -311,8 +312,10 @@ class HandsFreeTable(ShufflerTable):
     machine that restacks in the wrong order: the flap fitted the other way up with the
     bays' beams swapped to match, so every card arrives where the controller expects it but
     the pile it planned for the top lies at the bottom. `double_at` and the rest as
-    ShufflerTable.
-    Raises ShufflerError for a bad speed or model.
+    ShufflerTable. `card_weight_g` is the load cell's calibrated card weight (default: this
+    deck's, as measured at bring-up). Player actions: `set_lid`, `take_stalled`,
+    `free_caught`, `square_deck`.
+    Raises ShufflerError for a bad speed, model or fault.
     """
 
     def __init__(
@@ -334,6 +337,13 @@ class HandsFreeTable(ShufflerTable):
     ) -> None:
         kwargs.setdefault("router_settle_s", HANDSFREE_ROUTER.settle_s)
         super().__init__(**kwargs)
+        if catch_cards < 0 or catch_frees < 0:
+            raise ShufflerError(
+                f"a caught pile needs 0 or more cards and reopenings, got {catch_cards} "
+                f"cards freed after {catch_frees}")
+        if card_weight_g is not None and not card_weight_g > 0:
+            raise ShufflerError(f"the load cell's card weight must be above 0 g, got "
+                                f"{card_weight_g}")
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees

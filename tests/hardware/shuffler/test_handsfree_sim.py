@@ -663,3 +663,22 @@ def test_the_path_and_the_drops_follow_the_shafts_own_dimensions() -> None:
     t = drive_pass(table, bays)
     check_pass_and_restack(table, deck, bays, t)
     assert table.landings[0].height_mm == pytest.approx(60.0)
+
+
+def test_bad_faults_and_calibrations_are_refused_by_name() -> None:
+    from hardware.errors import ShufflerError
+
+    with pytest.raises(ShufflerError, match="caught pile"):
+        HandsFreeTable(catch_cards=-1)
+    with pytest.raises(ShufflerError, match="card weight"):
+        HandsFreeTable(card_weight_g=0.0)
+
+
+def test_a_load_cell_calibrated_on_another_deck_miscounts_a_full_tray() -> None:
+    """Weighed against 1.8 g, a deck of the thickest cards (1.92 g) reads 3 cards heavy
+    at 52: the count the restack check trusts needs the deck's own card weight."""
+    table = HandsFreeTable(rng=random.Random(1), params=Params(card_thickness_mm=0.32),
+                           card_weight_g=1.8)
+    table.load(list(range(52)))
+    count = table.tray_cards(5.0)
+    assert count is not None and round(count) == 55
