@@ -66,9 +66,10 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
     # The cards' flexural modulus, GPa: paperboard and plastic playing cards, 3-5:
     # estimate, to measure (it sets how hard a card presses on the curl's walls)
     "card_modulus_gpa": (3.0, 5.0),
-    # The sprung idler against each riser roller: "about 0.5 N" (docs/hands-free.md "The
-    # card path"), +-20 % for a printed spring: estimate, to measure
-    "t1_idler_n": (0.4, 0.6),
+    # The sprung idler against each riser roller: 0.8 N +-20 % for a printed spring
+    # (estimate, to measure). The first design's 0.5 N let the stiffest, thickest card stall
+    # in the curl at 32 of the 768 corners (its drag needs 0.54 N at the spring's low end).
+    "t1_idler_n": (0.64, 0.96),
 }
 # Samples the load cell averages a reading over: 16 at 80 samples a second (NAU7802;
 # handsfree.RestackBuild.weigh_s)
@@ -101,7 +102,7 @@ class ShaftParams:
     cell_noise_g: float = 0.15
     settle_s: float = 0.175
     card_modulus_gpa: float = 4.0
-    t1_idler_n: float = 0.5
+    t1_idler_n: float = 0.8
 
     def __post_init__(self) -> None:
         for name, (lo, hi) in SHAFT_RANGES.items():
