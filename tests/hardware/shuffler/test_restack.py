@@ -82,12 +82,18 @@ class FakeShaft:
 
     def set_riser(self, on: bool) -> None:
         self.riser = on
-        if on and self.flight is not None and self.flight[0] == float("inf") \
-                and self.stall_free and not self.motor:
-            self.flight = (self.now + 0.4, self.flight[1])
 
     def update(self, now: float) -> float | None:
+        if not self.lid:  # no power: nothing on the path moves
+            held = now - self.now
+            if self.flight is not None:
+                self.flight = (self.flight[0] + held, self.flight[1])
+            self.passing = {p: (c + held, cards) for p, (c, cards) in self.passing.items()}
         self.now = now
+        if self.flight is not None and self.flight[0] == float("inf") and self.stall_free \
+                and self.riser and not self.motor:
+            # the riser alone (the feed stopped, no card behind pushing) frees the card
+            self.flight = (now + 0.4, self.flight[1])
         if self.flight is not None and self.flight[0] <= now:
             at, cards = self.flight
             self.flight = None
