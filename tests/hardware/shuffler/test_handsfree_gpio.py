@@ -203,3 +203,47 @@ def test_the_hands_free_pins_are_checked() -> None:
                               pin_factory=MockFactory())
     with pytest.raises(ConfigurationError, match="share"):
         HandsFreeGpioShuffler({**PINS, "lid": 17}, FakeClock(), pin_factory=MockFactory())
+
+
+def _md_table(section: str, first: str) -> list[dict[str, str]]:
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    start = next(i for i, ln in enumerate(lines) if ln.strip("| ").startswith(first))
+    head = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for ln in lines[start + 2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if len(cells) != len(head) or cells[0] == head[0]:
+            break
+        rows.append(dict(zip(head, cells, strict=True)))
+    return rows
+
+
+def test_the_docs_wiring_and_schematic_say_the_pin_tables_pins() -> None:
+    """docs/hardware.md's hands-free rows, the schematic's nets, the driver's pins and the
+    I2C addresses are hardware/pins.py's."""
+    import re
+    from pathlib import Path
+
+    from hardware import pins, schematics
+
+    root = Path(__file__).resolve().parents[3]
+    text = (root / "docs" / "hardware.md").read_text()
+    section = text.split("### The hands-free build's pins", 1)[1].split("\n### ", 1)[0]
+    rows = _md_table(section, "Function")
+    assert {r["Config key"]: (int(r["BCM"]), int(r["Header"])) for r in rows} == {
+        p.key: (p.gpio, p.header()) for p in pins.HANDSFREE + pins.I2C_BUS}
+    devices = _md_table(section, "I2C device")
+    assert {r["Config key"]: int(r["Address"], 16) for r in devices} == {
+        d.key: d.address for d in pins.I2C_DEVICES}
+    svg = (root / "docs" / "schematic-handsfree.svg").read_text()
+    assert svg == schematics.render("schematic-handsfree.svg")
+    nets = set(re.findall(r">([\w.]+) = GPIO(\d+) \(pin (\d+)\)", svg))
+    assert nets == {(p.key, str(p.gpio), str(p.header()))
+                    for p in pins.HANDSFREE + pins.I2C_BUS}
+    assert {k: v for k, v in PINS.items() if k in pins.handsfree_defaults()} == \
+        pins.handsfree_defaults()
+    by_part = {d.part: d.address for d in pins.I2C_DEVICES}
+    assert by_part == {"PCA9685": i2c.PCA9685_ADDRESS, "MCP23017": i2c.MCP23017_ADDRESS,
+                       "NAU7802": i2c.NAU7802_ADDRESS}
+    # the Lotus-style build's defaults are untouched by the hands-free pins
+    assert not set(pins.handsfree_defaults()) & set(pins.shuffler_defaults())
