@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hardware.interfaces import Clock, DeviceState
-from hardware.shuffler import handsfree, pace
+from hardware.shuffler import design, handsfree, pace, shaft
 from hardware.shuffler.controller import (
     Fault,
     Mechanism,
@@ -157,6 +157,10 @@ class HandsFreeController(ShufflerController):
         self._guard = LidGuard(mechanism)
         self._shaft: HandsFreeMechanism = self._guard  # type: ignore[assignment]
         self._restack_build = restack
+        # from a card's tail past its beam to its tail past the upper bay's slot, where it
+        # lands, at half the timing's card speed (a riser at the slow end of its range)
+        self._land_s = 2.0 * (shaft.DEFAULT_SHAFT.upper_slot_mm - shaft.DEFAULT_SHAFT.beam_mm) \
+            / (timing or Timing()).feed_speed_mm_s
         self._pace = pace_ or pace.pace(router=handsfree.HANDSFREE_ROUTER)
         self._phase: Phase | None = None
         self._paused_phase: Phase | None = None
@@ -164,6 +168,10 @@ class HandsFreeController(ShufflerController):
         self._script: Generator[float, None, None] | None = None
         self._script_due = 0.0
         self._riser_grace = False
+        self._nudged = False
+        self._nudge_until = None
+        self._feed_again_at: float | None = None  # after a pause, the feed carries a card on
+        self._feed_again_card: int | None = None  # ... this card, unless seen by then
         self._tainted: str | None = None
         self._wrong_orders = 0
         self._restacks_done = 0
@@ -235,6 +243,9 @@ class HandsFreeController(ShufflerController):
         self._phase = Phase.PASS
         self._riser_grace = False
         self._tainted = None
+        self._nudged = False
+        self._nudge_until: float | None = None
+        self._feed_again_at = None
         self._pass_started = self._clock.monotonic()
         self._shaft.set_riser(True)
         super()._begin_pass()
@@ -249,6 +260,7 @@ class HandsFreeController(ShufflerController):
         if not self._riser_grace:
             self._riser_grace = True
             self._mech.set_motor(False)
+            self._shaft.set_riser(False)  # stopped and started again: the jolt frees a card
             self._shaft.set_riser(True)
             self._card_deadline = r.now + RISER_ALONE_S
             self._emit("warning", {"kind": "riser_stall", "card": self._fed_ok + 1})
@@ -262,6 +274,29 @@ class HandsFreeController(ShufflerController):
             f"{self._passes_done + 1}: a card is stuck in the riser. Open the lid, take it "
             "out and lay it on the deck in the tray, close the lid and touch: the machine "
             "drops its bays into the tray and starts a fresh shuffle.")
+
+    def _on_stuck(self, r: _Round) -> float | None:
+        """A beam blocked too long: most often two cards fed together, the second still in
+        the stopped feed's nip. The feed runs one card's transit to let it go (the pass is
+        then replanned, its order unknown); a card still stuck after that is the player's."""
+        if self._phase is Phase.PASS and not self._nudged and r.stuck is not None:
+            self._nudged = True
+            self._tainted = self._tainted or "stuck"
+            self._mech.set_motor(True)
+            self._nudge_until = r.now + design.card_transit_s(self._timing.feed_speed_mm_s)
+            self._clear_from = r.now
+            self._emit("warning", {"kind": "stuck", "pass": self._passes_done + 1,
+                                   "card": r.stuck[1] + 1})
+            return None
+        return super()._on_stuck(r)
+
+    def _on_next_card(self, r: _Round) -> float | None:
+        if self._nudge_until is not None:
+            if r.now < self._nudge_until:
+                return self._wait(r.now, r.nxt, min([self._nudge_until, *r.waits]))
+            self._mech.set_motor(False)
+            self._nudge_until = None
+        return super()._on_next_card(r)
 
     def _on_empty_in_flight(self, r: _Round) -> float | None:
         """The last card has left the tray: no more will come, so the feed stops after the
@@ -303,7 +338,6 @@ class HandsFreeController(ShufflerController):
         plan = self._plan
         assert plan is not None
         self._mech.set_motor(False)
-        self._shaft.set_riser(False)
         now = self._clock.monotonic()
         j = self._passes_done
         if j < len(self._predicted):
@@ -357,6 +391,9 @@ class HandsFreeController(ShufflerController):
         assert self._plan is not None
         n = self._plan.deck_size
         order = handsfree.SHAFT_RESTACK
+        # the last card has cleared its beam; the riser carries its tail past its bay's slot
+        yield self._land_s
+        self._shaft.set_riser(False)
         steps = []
         for bay in (order.first, order.second):
             self._shaft.set_doors(bay, True)
@@ -426,9 +463,10 @@ class HandsFreeController(ShufflerController):
             self._hf_fault(
                 "caught",
                 f"Cards are caught on the {' and '.join(held)} bay's doors after "
-                f"{DOOR_RETRIES} tries (the tray weighs {step.tray_cards} of {n} cards). "
-                "Open the lid, push them down onto the deck in the tray, close the lid and "
-                "touch: a fresh shuffle starts.")
+                f"{DOOR_RETRIES} tries (the tray weighs {step.tray_cards} of {n} cards), or "
+                "those doors do not open (check their servo). Open the lid, push the cards "
+                "down onto the deck in the tray, close the lid and touch: a fresh shuffle "
+                "starts.")
         else:
             self._hf_fault(
                 "restack_count",
@@ -530,11 +568,17 @@ class HandsFreeController(ShufflerController):
             if self._router_at is not None:
                 self._mech.set_router(self._router_at)
             if self._inflight is not None:
-                # the card stopped with the power: its tail is still in the nip until its
-                # beam sees it, so the feed carries it on, and the riser above it
-                self._mech.set_motor(True)
-                self._card_deadline = now + self._timing.card_timeout
+                # the card stopped with the power. It may have reached its beam just before
+                # (the sensor's filter has not yet taken it): the riser alone first, and the
+                # feed only once the filter would have shown it (its tail is in the nip until
+                # its beam sees it, so the feed then carries it on)
+                self._feed_again_at = now + 2 * self._timing.sensor_filter + self._timing.poll
+                self._feed_again_card = self._inflight
+                self._card_deadline = self._feed_again_at + self._timing.card_timeout
             self._clear_from = now
+            # a card under a beam through the pause blocked it all that time: no double
+            self._mech.update(now)
+            self._ignore_blocks |= {p for p in Pile if self._mech.blocked_since(p) is not None}
         self._mech.set_led(True)
         self._set_state(DeviceState.BUSY)
         self._emit_progress()
@@ -588,6 +632,16 @@ class HandsFreeController(ShufflerController):
             return self._pause(now)
         if self._phase is Phase.RESTACK:
             return self._step_script(now)
+        if self._feed_again_at is not None:
+            wait = super()._step_locked()  # an arrival the filter was holding is taken here
+            now = self._clock.monotonic()
+            if now < self._feed_again_at:
+                return min(wait, self._feed_again_at - now)
+            self._feed_again_at = None
+            if self._inflight == self._feed_again_card and self._state is DeviceState.BUSY:
+                self._mech.set_motor(True)
+                self._card_deadline = now + self._timing.card_timeout
+            return 0.0
         return super()._step_locked()
 
     def _step_script(self, now: float) -> float:

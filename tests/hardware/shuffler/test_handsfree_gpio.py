@@ -117,22 +117,26 @@ def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int,
     print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s on the fake shaft")
 
 
-def test_the_riser_runs_through_each_pass_and_stops_for_the_restack(
+def test_the_riser_runs_through_each_pass_and_never_with_doors_open(
         close_rigs: list[GpioRig]) -> None:
     r = GpioRig(52)
     close_rigs.append(r)
     r.rig.touch()
-    seen: set[tuple[str | None, int]] = set()
+    seen: set[tuple[str | None, int, bool]] = set()
+    pwm = r.shuffler.mechanism.servos
+    assert pwm is not None
     for _ in range(200_000):
         r.rig.sync()
         wait = r.shuffler.step()
         r.rig.sync()
-        seen.add((r.shuffler.status().phase, int(r.rig.riser_pin.state)))
+        doors = any((pwm.pulse_ms(ch) or 0) > 1.5 for ch in (0, 1))
+        seen.add((r.shuffler.status().phase, int(r.rig.riser_pin.state), doors))
         if r.shuffler.state is not DeviceState.BUSY:
             break
         r.clock.sleep(max(min(wait, 1 / 80), 1e-6))
-    assert ("pass", 1) in seen and ("restack", 0) in seen
-    assert ("restack", 1) not in seen
+    assert ("pass", 1, False) in seen and ("restack", 0, True) in seen
+    assert not [s for s in seen if s[1] and s[2]]  # no card rises onto opening doors
+    assert ("pass", 0, False) not in seen  # the riser runs through every pass
 
 
 def test_nothing_is_driven_while_the_lid_is_open(close_rigs: list[GpioRig]) -> None:

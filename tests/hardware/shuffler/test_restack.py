@@ -32,8 +32,8 @@ class FakeShaft:
         self.tray: list[int] = list(range(cards))  # top first
         self.bays: dict[Bay, list[int]] = {Bay.UPPER: [], Bay.LOWER: []}
         self.doors_open: set[Bay] = set()
-        self.motor = self.riser = self.lid = True
         self.motor = self.riser = False
+        self.lid = self.lid_before = True  # closed (now, and at the last update)
         self.router = Pile.LEFT
         self.now = 0.0
         self.flight: tuple[float, list[int]] | None = None
@@ -84,12 +84,12 @@ class FakeShaft:
         self.riser = on
 
     def update(self, now: float) -> float | None:
-        if not self.lid:  # no power: nothing on the path moves
+        if not (self.lid and self.lid_before):  # no power: nothing on the path moves
             held = now - self.now
             if self.flight is not None:
                 self.flight = (self.flight[0] + held, self.flight[1])
             self.passing = {p: (c + held, cards) for p, (c, cards) in self.passing.items()}
-        self.now = now
+        self.now, self.lid_before = now, self.lid
         if self.flight is not None and self.flight[0] == float("inf") and self.stall_free \
                 and self.riser and not self.motor:
             # the riser alone (the feed stopped, no card behind pushing) frees the card
