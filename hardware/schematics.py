@@ -233,6 +233,52 @@ def power(d: Any, elm: Any) -> None:
 DRAWINGS["schematic-power.svg"] = power
 
 
+def handsfree(d: Any, elm: Any) -> None:
+    """The hands-free build's additions on the Pi's header (docs/hands-free.md): the riser's
+    driver, the lid switch's sense line and the I2C bus to its three chips."""
+    table = pins.HANDSFREE + pins.I2C_BUS
+    ic_pins = [elm.IcPin(name=f"GPIO{p.gpio}", pin=str(p.header()), side="right")
+               for p in reversed(table)]
+    ic_pins += [elm.IcPin(name="3V3", pin=str(pins.PI_3V3[0]), side="top"),
+                elm.IcPin(name="GND", pin=str(pins.PI_GROUND[0]), side="bottom")]
+    pi = elm.Ic(pins=ic_pins, edgepadW=3.5, edgepadH=0.8, pinspacing=2.5,
+                label="Raspberry Pi\n40-pin header", lblsize=12)
+    d += pi
+    d += elm.Ground().at(pi.GND)
+    d += elm.Line().up().at(getattr(pi, "3V3")).length(0.5)
+    _to(d, elm, "3.3 V to the I2C chips' VCC and the door sensors")
+    for p in table:
+        d += elm.Line().right().at(getattr(pi, f"GPIO{p.gpio}")).length(8.0).label(
+            net(p.key, p.gpio, p.header()), loc="top", fontsize=10)
+        if p.name == "riser":
+            drv = elm.Ic(pins=[elm.IcPin(name="IN1", side="left"),
+                               elm.IcPin(name="IN2", side="left"),
+                               elm.IcPin(name="OUT1", side="right"),
+                               elm.IcPin(name="OUT2", side="right")],
+                         edgepadW=1.0, pinspacing=1.0, label="DRV8833 #2",
+                         lblsize=10).anchor("IN1")
+            d += drv
+            d += elm.Line().left().at(drv.IN2).length(0.5)
+            d += elm.Ground()
+            d += elm.Motor().down().at(drv.OUT1).to(drv.OUT2).label("riser\nmotor",
+                                                                    loc="bottom")
+        elif p.name == "lid":
+            d += (node := elm.Dot())
+            d += elm.Resistor().right().label("10 kΩ", loc="top")
+            _to(d, elm, "5 V after the lid switch (actuators' supply)")
+            d += elm.Resistor().down().at(node.center).label("20 kΩ", loc="bottom")
+            d += elm.Ground()
+        else:
+            chips = ", ".join(f"{c.part} 0x{c.address:02X}" for c in pins.I2C_DEVICES)
+            _to(d, elm, f"{p.what} to {chips} (chips' pull-ups on 3.3 V)")
+    for i, c in enumerate(pins.I2C_DEVICES):
+        d += elm.Label().at((0.0, -9.0 - 0.8 * i)).label(
+            f"{c.key} = {c.part} at 0x{c.address:02X}: {c.what}", fontsize=10, loc="right")
+
+
+DRAWINGS["schematic-handsfree.svg"] = handsfree
+
+
 def render(name: str) -> str:
     """The SVG text of the drawing `name` (a key of DRAWINGS). Raises KeyError."""
     schemdraw, elm = _schemdraw()

@@ -1,0 +1,140 @@
+"""The simulated hands-free shuffler: the hands-free controller over the simulated drop shaft
+(hardware.shuffler.handsfree_sim), with a simulated player who does what the prompts ask.
+
+Built as `SimulatedShuffler` is (clock, rng for the plans, machine_rng for the machine's own
+imperfections, faults injected by card or drop number), so the daemon builds it for
+`--simulate`. It also keeps what an audit needs: the deck as it lay at each touch and at
+each plan's start, so the deck the machine hands back can be judged against its input.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hardware.interfaces import Clock
+from hardware.shuffler import handsfree
+from hardware.shuffler.controller import Fault, Timing
+from hardware.shuffler.handsfree import ROUTER_PILE, Bay, RestackBuild
+from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
+from hardware.shuffler.plan import Pile, ShufflePlan
+from hardware.shuffler.ranges import Params
+from hardware.shuffler.restack import HandsFreeController
+from hardware.shuffler.simulator import measured_timing
+
+
+class SimulatedHandsFreeShuffler(HandsFreeController):
+    """A hands-free Shuffler over the simulated drop shaft and a simulated player.
+
+    `rng` draws the plans (secure when None); `machine_rng` drives the machine's own
+    imperfections. Faults (`stall_at`, `catch_at`, `skew_at`, `swapped_doors`, `dead_door`,
+    `double_at`, ...) are the table's (hardware.shuffler.handsfree_sim.HandsFreeTable).
+    `wrong_restacks` (0 to 1) is the share of verified restacks the simulation then turns
+    into the wrong order behind the sensors' back (an audit's deliberately broken machine).
+    `cards` is how many cards the player loads (default: the deck size asked for).
+    Raises ShufflerError for bad settings.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        speed: float = 1.0,
+        rng: random.Random | None = None,
+        machine_rng: random.Random | None = None,
+        timing: Timing | None = None,
+        params: Params | None = None,
+        spread: float | None = None,
+        router_settle_s: float | None = None,
+        cards: int | None = None,
+        auto_load: bool = True,
+        touch_deck: int = 52,
+        touch_plan: str = "exact",
+        restack: RestackBuild = handsfree.DEFAULT_RESTACK,
+        wrong_restacks: float = 0.0,
+        **faults: Any,
+    ) -> None:
+        settle = (handsfree.HANDSFREE_ROUTER.settle_s if router_settle_s is None
+                  else router_settle_s)
+        self.table = HandsFreeTable(speed=speed, rng=machine_rng, params=params,
+                                    spread=spread, router_settle_s=settle, **faults)
+        if timing is None:
+            timing = measured_timing(self.table, settle / speed)
+        self.cards = cards
+        self.auto_load = auto_load
+        self.wrong_restacks = wrong_restacks
+        self._machine_rng = machine_rng or random.Random()
+        self.touch_decks: list[list[int]] = []  # the deck at each shuffle's start
+        self.plan_decks: list[list[int]] = []  # the deck at each plan's start
+        self.wrong_made = 0  # restacks made wrong on purpose
+        super().__init__(HandsFreeTableMechanism(self.table, clock, timing.sensor_filter),
+                         clock, rng=rng, timing=timing, touch_deck=touch_deck,
+                         touch_plan=touch_plan, restack=restack)
+
+    def shuffle(self, deck_size: int = 52, plan: str = "exact"):  # type: ignore[override]
+        """As Shuffler.shuffle; the simulated player loads a fresh deck if the machine is
+        empty."""
+        if (self.auto_load and not self.table.deck() and isinstance(deck_size, int)
+                and 0 < deck_size <= 104):
+            count = self.cards if self.cards is not None else deck_size
+            self.table.load(list(range(count)))
+        self.touch_decks.append(self.table.deck())
+        return super().shuffle(deck_size, plan)
+
+    def _run_plan(self, plan: ShufflePlan, **note: object) -> None:
+        self.plan_decks.append(self.table.deck())
+        super()._run_plan(plan, **note)
+
+    def expected_deck(self) -> list[int] | None:
+        """The deck the current exact plan ends in (top first), from the deck at its start."""
+        plan = self.plans[-1].handsfree if self.plans else None
+        if plan is None or not self.plan_decks:
+            return None
+        start = self.plan_decks[-1]
+        return [start[c] for c in plan.final_order()]
+
+    def _restacked(self) -> None:
+        if self.wrong_restacks > 0 and self._machine_rng.random() < self.wrong_restacks:
+            # the piles end in the other order, and no sensor saw it
+            upper = self._counts[Pile.RIGHT]
+            tray = self.table.tray
+            n = self._plan.deck_size if self._plan else len(tray)
+            deck = tray[:n]
+            tray[:n] = deck[upper:] + deck[:upper]
+            self.wrong_made += 1
+        super()._restacked()
+
+    def set_lid(self, closed: bool) -> None:
+        """The player opens or shuts the lid."""
+        self.table.set_lid(closed, self._clock.monotonic())
+
+    def _before_resume(self, action: str, fault: Fault | None) -> None:
+        kind = fault.kind if fault is not None else ""
+        if not self.table.lid:
+            self.set_lid(True)
+        if kind == "skewed":
+            self.table.square_deck()
+        elif kind == "door_leads":
+            self.table.swapped_doors = False
+            self.table.dead_door = None
+        elif fault is not None:
+            # the prompt: take out a stuck card and lay it on the deck, push caught cards
+            # down; a jammed feed's card goes back under the deck
+            self.table.take_stalled()
+            self.table.free_caught()
+            if kind == "caught":
+                # a pile on doors that do not open: the player lifts it out onto the deck
+                for bay in (Bay.LOWER, Bay.UPPER):
+                    pile = self.table.piles[ROUTER_PILE[bay]]
+                    if pile:
+                        self.table.tray[0:0] = pile
+                        pile.clear()
+                        self.table._tray_change = self.table._t
+            if kind == "jam":
+                self.table.return_jammed()
+            elif kind == "stuck":
+                self.table.push_stuck()
+
+    def bays_empty(self) -> bool:
+        """True when both bays' doors hold nothing."""
+        return not any(self.table.doors_hold(bay) for bay in Bay)

@@ -1,0 +1,764 @@
+"""A simulated hands-free shuffler: the drop shaft's timed physical model.
+
+`HandsFreeTable` is the Lotus build's feed (tray, gate, roller, the motor under the deck's
+load, slip and double feeds: `ShufflerTable`'s own physics, inherited) with the hands-free
+build's path after it (docs/hands-free.md, "The drop shaft, specified"; the stations from
+`hardware.shuffler.shaft`): the riser's take-away pair T1 and the branch pairs T2L/T2U on one
+motor, the router's flap at the fork, each bay's beam, the bays over the tray, their doors on
+SG90 servos, the piles falling through the close shaft's air, and the sensors the restack is
+checked by (door sensors, the tray's load cell, the skew beam, the lid switch). Card ids are
+the cards' positions when first loaded; every pile is kept top first.
+
+`HandsFreeTableMechanism` is the controller's `Mechanism` and the `shaft.Shaft` over it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+from hardware.interfaces import Clock
+from hardware.shuffler import design
+from hardware.shuffler import ranges as shuffler_ranges
+from hardware.shuffler.handsfree import BAY_OF_PILE, ROUTER_PILE, Bay
+from hardware.shuffler.plan import Pile
+from hardware.shuffler.ranges import Params
+from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
+from hardware.shuffler.simulator import (
+    SensorEdge,
+    ShufflerTable,
+    _Roller,
+    _TableMechanism,
+    _Unit,
+)
+
+_EPS = 1e-9
+G_MM_S2 = 9810.0
+AIR_KG_M3 = 1.2  # air at 20 C, sea level (textbook)
+
+# The shaft's own ranges: (low, high), each with its source. The nominal is the middle.
+SHAFT_RANGES: dict[str, tuple[float, float]] = {
+    # The riser's N20 against its datasheet speed: the same +-15 % part-to-part spread as
+    # the feed's motor (ranges.py "motor_speed"), independent of it (its own motor).
+    "riser_speed": (0.85, 1.15),
+    # SG90 at 4.8 V: 0.1 s per 60 degrees (datasheet); +-20 % between parts and with the
+    # leaves' friction: estimate, to measure.
+    "servo_s_per_60": (0.08, 0.12),
+    # How far a pile's long edges bow to slip past the leaves' tips: estimate, to measure
+    # (it sets the leaf angle at which the pile drops).
+    "slip_flex_mm": (2.0, 6.0),
+    # The vents over each bay's doors, open area beside the 1.5 mm gaps round a pile:
+    # estimate, to measure (docs/hands-free.md: "slows it to roughly 0.7-1 m/s").
+    "vent_area_mm2": (100.0, 400.0),
+    # Discharge coefficient of the leak round a falling pile: 0.6 for a sharp-edged
+    # orifice (textbook), up to 0.8 for the rounded gap: estimate, to measure.
+    "discharge": (0.6, 0.8),
+    # The load cell's noise a sample, g rms: 0.1-0.2 (estimate from typical 1 kg bar cells,
+    # handsfree.RestackBuild)
+    "cell_noise_g": (0.1, 0.2),
+    # A landed pile's bounce and the cell's ring-down before the reading is steady, s:
+    # estimate, to measure (handsfree.RestackBuild.settle_s is 0.15)
+    "settle_s": (0.10, 0.25),
+}
+# Samples the load cell averages a reading over: 16 at 80 samples a second (NAU7802;
+# handsfree.RestackBuild.weigh_s)
+CELL_SAMPLES = 16
+CELL_WEIGH_S = 0.20
+# The servo's 20 ms frame before it starts moving (as design.RouterBuild reckons it)
+SERVO_FRAME_S = 0.020
+DOOR_SWING_DEG = 90.0
+# Each door leaf is hinged at its long wall and reaches this far across (docs/hands-free.md)
+LEAF_MM = 33.0
+# Where a stalled card catches: its leading edge in the curl, between T1 and the fork
+# (docs/hands-free.md "The card path"), as the tests' fault puts it.
+CARD_WIDTH_MM = 63.5
+# A pile is squared flat within this height (mm) of the skew beam's z: a pile or card whose
+# top stands at or over the beam breaks it.
+
+
+@dataclass(frozen=True, slots=True)
+class ShaftParams:
+    """One drop shaft within its ranges (defaults: the middle of each). Raises ValueError
+    for a value outside its range."""
+
+    riser_speed: float = 1.0
+    servo_s_per_60: float = 0.10
+    slip_flex_mm: float = 4.0
+    vent_area_mm2: float = 250.0
+    discharge: float = 0.7
+    cell_noise_g: float = 0.15
+    settle_s: float = 0.175
+
+    def __post_init__(self) -> None:
+        for name, (lo, hi) in SHAFT_RANGES.items():
+            value = getattr(self, name)
+            if not lo - 1e-9 <= value <= hi + 1e-9:
+                raise ValueError(f"{name} = {value} is outside its range {lo}-{hi}")
+
+    def label(self) -> str:
+        parts = []
+        for name, (lo, hi) in SHAFT_RANGES.items():
+            value = getattr(self, name)
+            tag = "lo" if abs(value - lo) < 1e-9 else "hi" if abs(value - hi) < 1e-9 else "mid"
+            parts.append(f"{name}={tag}")
+        return " ".join(parts)
+
+
+SHAFT_NOMINAL = ShaftParams()
+SHAFT_RANGED = tuple(f.name for f in fields(ShaftParams))
+
+
+def shaft_corners() -> list[ShaftParams]:
+    """Every corner of the shaft's own ranges (2^7)."""
+    out = []
+    for ends in itertools.product((0, 1), repeat=len(SHAFT_RANGED)):
+        values = {n: SHAFT_RANGES[n][e] for n, e in zip(SHAFT_RANGED, ends, strict=True)}
+        out.append(ShaftParams(**values))
+    return out
+
+
+def corners(decks: tuple[int, ...] = shuffler_ranges.DECKS,
+            full: bool = False) -> list[tuple[Params, ShaftParams]]:
+    """The feed's corners (ranges.corners) combined with the shaft's: with `full`, every
+    pair; otherwise each feed corner with the two shaft corners that bound the time and the
+    landing (every shaft range at its slow end, then at its fast end) and with the two that
+    bound the doors against the fall (slow servo with a fast fall, fast servo with a slow
+    fall)."""
+    feed = shuffler_ranges.corners(decks)
+    if full:
+        return [(p, s) for p in feed for s in shaft_corners()]
+    lo = {n: r[0] for n, r in SHAFT_RANGES.items()}
+    hi = {n: r[1] for n, r in SHAFT_RANGES.items()}
+    slow = ShaftParams(**{**hi, "riser_speed": lo["riser_speed"],
+                          "vent_area_mm2": lo["vent_area_mm2"], "discharge": lo["discharge"]})
+    fast = ShaftParams(**{**lo, "riser_speed": hi["riser_speed"],
+                          "vent_area_mm2": hi["vent_area_mm2"], "discharge": hi["discharge"]})
+    return [(p, s) for p in feed for s in (slow, fast)]
+
+
+# --- falling through the shaft's air ------------------------------------------------------
+
+
+def terminal_speed_mm_s(cards: int, card_mass_kg: float, shaft: ShaftGeometry,
+                        sp: ShaftParams) -> float:
+    """A pile's terminal speed in the close shaft: its weight against the pressure of the
+    air it pushes out through the gap round it and the vents, as through an orifice
+    (dp = rho/2 (Q / (Cd A_leak))^2, Q = A v), so the drag is k v^2."""
+    area = design.CARD_LENGTH_MM * CARD_WIDTH_MM * 1e-6  # m^2, the pile's face
+    gap = (shaft.inside_length_mm * shaft.inside_width_mm) * 1e-6 - area
+    leak = gap + sp.vent_area_mm2 * 1e-6
+    weight = max(cards, 1) * card_mass_kg * 9.81
+    v = math.sqrt(2.0 * weight * (sp.discharge * leak) ** 2 / (AIR_KG_M3 * area ** 3))
+    return v * 1000.0
+
+
+def fall(height_mm: float, terminal_mm_s: float) -> tuple[float, float]:
+    """(seconds, landing speed mm/s) of a fall from rest through `height_mm` with quadratic
+    drag of terminal speed `terminal_mm_s`: x = vt^2/g ln cosh(g t / vt)."""
+    if height_mm <= 0:
+        return 0.0, 0.0
+    vt, g = terminal_mm_s, G_MM_S2
+    k = height_mm * g / (vt * vt)
+    if k > 300:  # at terminal speed for almost all of it
+        return height_mm / vt + vt / g * math.log(2.0), vt
+    t = vt / g * math.acosh(math.exp(k))
+    return t, vt * math.tanh(g * t / vt)
+
+
+def _fall_depth(t: float, terminal_mm_s: float) -> float:
+    vt = terminal_mm_s
+    x = G_MM_S2 * t / vt
+    return vt * vt / G_MM_S2 * (x + math.log1p(math.exp(-2 * x)) - math.log(2.0)) \
+        if x > 20 else vt * vt / G_MM_S2 * math.log(math.cosh(x))
+
+
+# --- the parts ----------------------------------------------------------------------------
+
+
+class _Door:
+    """A bay's door pair on its SG90: its angle (0 closed, 90 open) moves at the servo's
+    speed toward the commanded one after the servo's frame; it holds where it is without
+    power."""
+
+    def __init__(self, deg_per_s: float) -> None:
+        self.rate = deg_per_s
+        self.t0, self.a0, self.target = 0.0, 0.0, 0.0
+        self.start = 0.0  # when it starts moving toward the target
+        self.powered = True
+
+    def angle(self, t: float) -> float:
+        if not self.powered or t <= self.start:
+            return self.a0
+        step = self.rate * (t - self.start)
+        if self.target >= self.a0:
+            return min(self.target, self.a0 + step)
+        return max(self.target, self.a0 - step)
+
+    def command(self, t: float, target: float, frame: float) -> None:
+        self.a0 = self.angle(t)
+        self.t0, self.target, self.start = t, target, t + frame
+
+    def power(self, t: float, on: bool, frame: float) -> None:
+        self.a0 = self.angle(t)
+        self.t0, self.start, self.powered = t, t + frame, on
+
+    def time_to(self, angle: float) -> float | None:
+        """When it passes `angle` moving toward its target, or None."""
+        if not self.powered:
+            return None
+        if self.target >= self.a0:
+            if not self.a0 < angle <= self.target:
+                return None
+        elif not self.target <= angle < self.a0:
+            return None
+        return self.start + abs(angle - self.a0) / self.rate
+
+
+@dataclass(slots=True)
+class _Drop:
+    """A pile falling from a bay's doors: cards top first, the height its bottom fell from,
+    and where it lands."""
+
+    cards: list[int]
+    bay: Bay
+    z0: float  # its bottom's height at release, mm
+    t0: float  # released
+    vt: float  # terminal speed, mm/s
+    onto: str = ""  # "tray" or "lower" (the lower doors), fixed when it gets there
+    land_at: float = 0.0
+    land_speed: float = 0.0
+    decide_at: float | None = None  # an upper pile reaches the lower doors' height then
+    skew: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """One pile's landing: how many cards, from which bay, onto what, after how long a fall
+    and at what speed."""
+
+    bay: Bay
+    cards: int
+    onto: str
+    height_mm: float
+    fall_s: float
+    speed_mm_s: float
+
+
+class HandsFreeTable(ShufflerTable):
+    """The hands-free machine and deck (see the module's doc). Card ids are the cards'
+    positions when first loaded.
+
+    The feed is `ShufflerTable`'s: `set_motor`, `set_brake`, `set_router`, the tray, the
+    gate and the double feeds. After the nip a card is carried by the riser: while its tail
+    is still in the nip it moves with the feed roller (the riser's light idlers slip), then
+    with the riser's belt; the riser's rollers run at (1 + shaft.riser_overdrive) times the
+    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`) and start
+    and run down as the feed's motor does; stopped, it holds every card on it where it is.
+    The router's position when a card's leading edge reaches the flap decides its bay
+    (`Pile.LEFT` the lower, `Pile.RIGHT` the upper); the card's tail passing its bay's slot
+    lands it on top of that bay's pile (or through open doors). `set_doors` swings a bay's
+    doors; once the leaves pass the angle where the pile slips between them the pile falls
+    through the shaft's air onto whatever is under it.
+
+    Faults (each counted from 1 over the table's life): `stall_at` names a card that stalls
+    in the curl (`stall_frees`: whether the riser's next start frees it); `catch_at` a drop
+    number (1 = the first doors to open on a pile) of which `catch_cards` bottom cards stay
+    on a leaf (freed by the `catch_frees`-th reopening of those doors, or by the player);
+    `skew_at` a drop that lands skewed; `dead_door` a bay whose servo never moves;
+    `swapped_doors` the two servos' leads swapped. `double_at` and the rest as ShufflerTable.
+    Raises ShufflerError for a bad speed or model.
+    """
+
+    def __init__(
+        self,
+        *,
+        shaft: ShaftGeometry | None = None,
+        shaft_params: ShaftParams | None = None,
+        stall_at: int | None = None,
+        stall_frees: bool = True,
+        catch_at: int | None = None,
+        catch_cards: int = 3,
+        catch_frees: int = 1,
+        skew_at: int | None = None,
+        dead_door: Bay | None = None,
+        swapped_doors: bool = False,
+        card_weight_g: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.shaft = shaft or DEFAULT_SHAFT
+        self.sp = shaft_params or SHAFT_NOMINAL
+        self.stall_at, self.stall_frees = stall_at, stall_frees
+        self.catch_at, self.catch_cards, self.catch_frees = catch_at, catch_cards, catch_frees
+        self.skew_at, self.dead_door, self.swapped_doors = skew_at, dead_door, swapped_doors
+        # the path's stations, from the shaft's contract (its owner may move them)
+        self.flap_mm = self.shaft.flap_mm
+        self.beam_mm = {pile: self.shaft.beam_mm for pile in Pile}
+        self.land_mm = {pile: self.shaft.slot_mm(BAY_OF_PILE[pile]) + self.card_length
+                        for pile in Pile}
+        # the stall catches a card's leading edge between T1 and the fork
+        self.stall_mm = (self.shaft.t1_mm + self.shaft.flap_mm) / 2.0
+        self._riser = _Roller()
+        self.riser_on = False  # commanded
+        self._feed_cmd = "coast"  # the feed's commanded mode (it may have no power)
+        self._router_cmd = self.router
+        self.lid = True  # closed
+        self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
+        self.door_cmd = {bay: False for bay in Bay}
+        # the leaf angle at which a pile's edges slip between the tips
+        gap_needed = CARD_WIDTH_MM - self.sp.slip_flex_mm
+        cos = (self.shaft.inside_width_mm - gap_needed) / (2 * LEAF_MM)
+        self.slip_deg = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+        self._drops: list[_Drop] = []
+        self.drops = 0  # piles released, ever
+        self.landings: list[Landing] = []
+        self.caught: dict[Bay, list[int]] = {Bay.UPPER: [], Bay.LOWER: []}  # top first
+        self._catch_left = 0
+        self.skewed_pile = False
+        self.stalled: _Unit | None = None
+        # the load cell: the machine's own card weight, calibrated at bring-up on this deck
+        self.card_g = self.params.card_mass_kg * 1000.0
+        self.card_weight_g = self.card_g if card_weight_g is None else card_weight_g
+        self._tray_change = 0.0  # when the tray's contents last changed (machine time)
+        self._pending: list[SensorEdge] = []  # edges met while a command or a query ran
+
+    def update(self, now: float) -> list[SensorEdge]:
+        """Advance to `now`; returns the sensor edges since the last update, in time order
+        (those met while a command or a reading brought the machine up to its time too)."""
+        self._advance(now * self.speed)
+        out, self._pending = self._pending, []
+        return out
+
+    def _advance(self, t_end: float) -> list[SensorEdge]:
+        edges = super()._advance(t_end)
+        self._pending.extend(edges)
+        return edges
+
+    def load(self, cards: list[int]) -> None:
+        """The player puts cards in the tray (on top of any already there)."""
+        super().load(cards)
+        self._tray_change = self._t
+
+    # --- the feed, under the lid's power --------------------------------------------------
+
+    def set_motor(self, on: bool, now: float) -> None:
+        self._feed_cmd = "drive" if on else "coast"
+        if self.lid:
+            self._set_mode(self._feed_cmd, now)
+
+    def set_brake(self, now: float) -> None:
+        self._feed_cmd = "brake"
+        if self.lid:
+            self._set_mode("brake", now)
+
+    def set_router(self, pile: Pile, now: float) -> None:
+        self._router_cmd = pile
+        if self.lid:
+            super().set_router(pile, now)
+
+    # --- the riser ------------------------------------------------------------------------
+
+    def riser_free_mm_s(self) -> float:
+        """The riser rollers' surface speed running: (1 + overdrive) x the feed roller's
+        no-load speed, from its own motor."""
+        scale = self._speed_scale / self.params.motor_speed * self.sp.riser_speed
+        return ((1.0 + self.shaft.riser_overdrive)
+                * self.drive.free_speed_mm_s(self.params.supply_v, scale))
+
+    def set_riser(self, on: bool, now: float) -> None:
+        """Run or stop the riser's motor (stopped, it coasts down and holds the cards)."""
+        t = now * self.speed
+        self._advance(t)
+        starting = on and not self.riser_on
+        self.riser_on = on
+        self._cached = None
+        if self.lid:
+            self._steer_riser(t)
+            if starting:
+                self._riser_started(t)
+
+    def _steer_riser(self, t: float) -> None:
+        # the rollers' position is continuous across a change: each card's anchor holds
+        if self.riser_on and self.lid:
+            self._riser.set(t, self.riser_free_mm_s(), self.drive.motor_start_s)
+        else:
+            self._riser.set(t, 0.0, self.drive.run_down_s)
+
+    def _riser_started(self, t: float) -> None:
+        """A fresh start of the riser: T1 may pull a stalled card free."""
+        unit = self.stalled
+        if unit is None or unit not in self._units:
+            return
+        self.stalled = None
+        if self.stall_frees:
+            unit.moves = True
+            unit.jam_mm = None
+            # T1 pulls it on; it stays the feed's card until its tail leaves the nip
+            unit.phase = "riser"
+            unit.x0, unit.s0, unit.t = self._riser.pos(t), unit.s, t
+        else:
+            self.stalled = unit
+
+    # --- the lid --------------------------------------------------------------------------
+
+    def set_lid(self, closed: bool, now: float) -> None:
+        """The player opens or closes the lid: open, no actuator has power (the feed and
+        the riser run down, the servos stop where they are, the router's solenoid lets its
+        spring return the flap to the lower bay); closed, each takes its command again."""
+        t = now * self.speed
+        self._advance(t)
+        if closed == self.lid:
+            return
+        self.lid = closed
+        self._cached = None
+        frame = SERVO_FRAME_S
+        for door in self.doors.values():
+            door.power(t, closed, frame)
+        if closed:
+            self._set_mode(self._feed_cmd, now)
+            super().set_router(self._router_cmd, now)
+            self._steer_riser(t)
+            if self.riser_on:
+                self._riser_started(t)
+        else:
+            self._set_mode("coast", now)
+            super().set_router(Pile.LEFT, now)
+            self._steer_riser(t)
+
+    # --- the doors ------------------------------------------------------------------------
+
+    def set_doors(self, bay: Bay, opened: bool, now: float) -> None:
+        """Command `bay`'s door servo open or closed (as wired: swapped leads turn the other
+        bay's doors; a dead servo none)."""
+        t = now * self.speed
+        self._advance(t)
+        self.door_cmd[bay] = opened
+        moved = bay.other if self.swapped_doors else bay
+        self._cached = None
+        if moved is self.dead_door:
+            return
+        door = self.doors[moved]
+        was_open = door.target > 0
+        door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
+        if opened and not was_open and self.caught[moved]:
+            self._catch_left -= 1
+
+    def door_open(self, bay: Bay, t: float | None = None) -> bool:
+        """True when `bay`'s leaves are past the angle where a pile slips between them."""
+        at = self._t if t is None else t
+        return self.doors[bay].angle(at) >= self.slip_deg - 1e-9
+
+    def _release(self, bay: Bay, t: float) -> None:
+        """`bay`'s leaves reached the slip angle: its pile falls (less any caught)."""
+        pile = self.piles[ROUTER_PILE[bay]]
+        cards = list(pile)
+        if self.caught[bay] and self._catch_left <= 0:
+            cards += self.caught[bay]
+            self.caught[bay] = []
+        pile.clear()
+        if not cards:
+            return
+        self.drops += 1
+        if self.catch_at is not None and self.drops == self.catch_at:
+            self.catch_at = None
+            hang = min(self.catch_cards, len(cards))
+            if hang:
+                self.caught[bay] = cards[len(cards) - hang:] + self.caught[bay]
+                cards = cards[:len(cards) - hang]
+                self._catch_left = self.catch_frees
+        skew = self.skew_at is not None and self.drops == self.skew_at
+        if skew:
+            self.skew_at = None
+        if cards:
+            self._start_drop(cards, bay, t, skew)
+
+    def _start_drop(self, cards: list[int], bay: Bay, t: float, skew: bool = False) -> None:
+        vt = terminal_speed_mm_s(len(cards), self.params.card_mass_kg, self.shaft, self.sp)
+        drop = _Drop(cards, bay, self.shaft.doors_z_mm(bay), t, vt, skew=skew)
+        if bay is Bay.UPPER:
+            depth = self.shaft.upper_doors_z_mm - self._lower_top_z()
+            drop.decide_at = t + fall(depth, vt)[0]
+        else:
+            self._aim(drop, "tray")
+        self._drops.append(drop)
+
+    def _lower_top_z(self) -> float:
+        return self.shaft.lower_doors_z_mm + self._height(len(self.piles[Pile.LEFT]))
+
+    def _height(self, cards: int) -> float:
+        return cards * self.params.card_thickness_mm
+
+    def _aim(self, drop: _Drop, onto: str) -> None:
+        drop.onto = onto
+        floor = (self._height(len(self.tray)) if onto == "tray" else self._lower_top_z())
+        height = max(0.0, drop.z0 - floor)
+        secs, speed = fall(height, drop.vt)
+        drop.land_at, drop.land_speed = drop.t0 + secs, speed
+        drop.decide_at = None
+
+    def _land_drop(self, drop: _Drop, t: float) -> None:
+        self._drops.remove(drop)
+        height = drop.z0 - (self._height(len(self.tray)) if drop.onto == "tray"
+                            else self._lower_top_z())
+        self.landings.append(Landing(drop.bay, len(drop.cards), drop.onto, height,
+                                     t - drop.t0, drop.land_speed))
+        if drop.onto == "tray":
+            self.tray[0:0] = drop.cards
+            self._tray_change = t
+            if drop.skew:
+                self.skewed_pile = True
+        else:
+            lower = self.piles[Pile.LEFT]
+            lower[0:0] = drop.cards
+            if self.door_open(Bay.LOWER, t):
+                # the lower doors opened under it meanwhile: it goes on falling
+                self._release(Bay.LOWER, t)
+
+    # --- motion ---------------------------------------------------------------------------
+
+    def _take_next(self, t: float) -> None:
+        super()._take_next(t)
+        unit = self._feeding
+        self._tray_change = t
+        if unit is not None and self.stall_at is not None and self.fed >= self.stall_at:
+            self.stall_at = None
+            unit.jam_mm = self.stall_mm
+
+    def _leave_roller(self, unit: _Unit, t: float) -> None:
+        """Its tail leaves the nip: T1 (the riser) carries it on; the next card comes
+        onto the feed roller."""
+        unit.phase = "riser"
+        unit.v = self._roller.speed(t) * unit.scale
+        self.exit_speeds.append(unit.v)
+        unit.x0, unit.s0 = self._riser.pos(t), unit.s
+        self._tray_change = t
+        self._take_next(t)
+        if self.mode == "drive":
+            self._steer(t)
+
+    def _marks(self, unit: _Unit) -> list[float]:
+        L = unit.length
+        marks = []
+        if unit.pile is None:
+            marks.append(self.flap_mm)
+        else:
+            beam = self.beam_mm[unit.pile]
+            marks += [beam, beam + L, self.land_mm[unit.pile]]
+            if unit.flap_at is not None:
+                marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
+        if unit.phase == "driven" or unit is self._feeding:
+            marks.append(L)
+            if unit.jam_mm is not None:
+                marks.append(unit.jam_mm)
+        return [m for m in marks if m > unit.s + 1e-7]
+
+    def _time_to(self, unit: _Unit, s_mark: float) -> float | None:
+        if unit.phase == "riser":
+            return self._riser.time_to(unit.x0 + (s_mark - unit.s0))
+        return super()._time_to(unit, s_mark)
+
+    def _stop_time(self, unit: _Unit) -> float | None:
+        return None  # every stretch is driven: nothing coasts to a stop
+
+    def _move(self, unit: Any, t: float) -> None:
+        if not isinstance(unit, _Unit):
+            return
+        if unit.phase == "riser":
+            unit.s = unit.s0 + (self._riser.pos(t) - unit.x0)
+            unit.t = t
+            return
+        super()._move(unit, t)
+
+    def _find_next(self) -> Any:
+        best = super()._find_next()
+        for bay, door in self.doors.items():
+            if self.piles[ROUTER_PILE[bay]] or (self.caught[bay] and self._catch_left <= 0):
+                at = door.time_to(self.slip_deg)
+                if at is not None and at >= self._t - 1e-9 and (best is None or at < best[0]):
+                    best = (at, ("open", bay), None)
+        for drop in self._drops:
+            at = drop.decide_at if drop.decide_at is not None else drop.land_at
+            if best is None or at < best[0]:
+                best = (at, drop, None)
+        return best
+
+    def _event(self, unit: Any, mark: float | None, t: float,
+               edges: list[SensorEdge]) -> None:
+        if isinstance(unit, tuple):
+            self._release(unit[1], t)
+            return
+        if isinstance(unit, _Drop):
+            if unit.decide_at is not None:
+                self._aim(unit, "tray" if self.door_open(Bay.LOWER, t) else "lower")
+            else:
+                self._land_drop(unit, t)
+            return
+        if unit.jam_mm is not None and unit.s >= unit.jam_mm - 1e-7:
+            unit.moves, unit.jam_mm = False, None  # caught in the curl
+            self.stalled = unit
+            return
+        if unit.phase == "driven" and mark is not None and mark >= unit.length - 1e-7 \
+                and unit.s >= unit.length - 1e-7:
+            self._leave_roller(unit, t)
+        elif unit is self._feeding and unit.s >= unit.length - 1e-7:
+            # a card freed from a stall, its tail now out of the nip: the next card
+            self._tray_change = t
+            self._take_next(t)
+            if self.mode == "drive":
+                self._steer(t)
+        if unit.pile is None and unit.s >= self.flap_mm - 1e-7:
+            self._at_flap(unit, t)
+        if unit.pile is None:
+            return
+        self._at_beam(unit, t, edges)
+        self._past_flap(unit, t)
+        if unit.s >= self.land_mm[unit.pile] - 1e-7:
+            self._land(unit, t)
+
+    def _at_beam(self, unit: _Unit, t: float, edges: list[SensorEdge]) -> bool:
+        assert unit.pile is not None
+        beam = self.beam_mm[unit.pile]
+        under = beam - 1e-7 <= unit.s < beam + unit.length - 1e-7
+        if under != unit.under:
+            self._cover(unit, under, t, edges)
+        return False
+
+    def _land(self, unit: _Unit, t: float) -> None:
+        """Its tail passes the bay's slot: it lies on top of the bay's pile (or falls on
+        through the bay's open doors)."""
+        pile = unit.pile
+        assert pile is not None
+        self._units.remove(unit)
+        unit.phase = "landed"
+        bay = BAY_OF_PILE[pile]
+        self.wall_speeds.append(self._riser.speed(t))
+        if self.door_open(bay, t):
+            self._start_drop(list(unit.cards), bay, t)
+        else:
+            self.piles[pile][0:0] = list(unit.cards)
+
+    # --- sensors --------------------------------------------------------------------------
+
+    def next_event(self) -> float | None:
+        nxt = super().next_event()
+        ready = self._reading_ready_at()
+        if ready > self._t + 1e-9:
+            ready /= self.speed
+            nxt = ready if nxt is None else min(nxt, ready)
+        return nxt
+
+    def _tray_count(self) -> int:
+        unit = self._feeding
+        return len(self.tray) + (len(unit.cards) if unit is not None
+                                 and unit.s - unit.length < 0 else 0)
+
+    def _reading_ready_at(self) -> float:
+        return self._tray_change + self.sp.settle_s + CELL_WEIGH_S
+
+    def doors_hold(self, bay: Bay) -> bool:
+        """The door sensor: a card lies on `bay`'s doors (a pile, or cards caught on them)."""
+        return bool(self.piles[ROUTER_PILE[bay]] or self.caught[bay])
+
+    def tray_cards(self, now: float) -> float | None:
+        """The load cell as a count of cards, or None while the tray has changed within the
+        settle and weighing time."""
+        t = now * self.speed
+        self._advance(t)
+        if t < self._reading_ready_at() - 1e-9:
+            return None
+        noise = self.rng.gauss(0.0, self.sp.cell_noise_g / math.sqrt(CELL_SAMPLES))
+        grams = self._tray_count() * self.card_g + noise
+        return grams / self.card_weight_g
+
+    def skewed(self, now: float | None = None) -> bool:
+        """The skew beam (z = skew_beam_z_mm): broken by a skewed pile, a deck higher than
+        it, or a pile falling past it."""
+        if now is not None:
+            self._advance(now * self.speed)
+        z = self.shaft.skew_beam_z_mm
+        if self.skewed_pile or self._height(len(self.tray)) >= z:
+            return True
+        for drop in self._drops:
+            bottom = drop.z0 - _fall_depth(max(0.0, self._t - drop.t0), drop.vt)
+            if bottom <= z <= bottom + self._height(len(drop.cards)):
+                return True
+        return False
+
+    # --- the player -----------------------------------------------------------------------
+
+    def take_stalled(self) -> None:
+        """Take the card stuck on the riser out and lay it on the deck in the tray."""
+        self._cached = None
+        self._bring_all()
+        unit = self.stalled
+        if unit is None:
+            return
+        self.stalled = None
+        self._units.remove(unit)
+        if unit is self._feeding:
+            self._feeding = None
+        self.tray[0:0] = list(unit.cards)
+        self._tray_change = self._t
+
+    def free_caught(self) -> None:
+        """Free cards caught on a leaf: they go down on the deck in the tray."""
+        self._cached = None
+        for bay in (Bay.LOWER, Bay.UPPER):
+            if self.caught[bay]:
+                self.tray[0:0] = self.caught[bay]
+                self.caught[bay] = []
+                self._tray_change = self._t
+
+    def square_deck(self) -> None:
+        """Square the deck in the tray (a skewed pile lies flat again)."""
+        self.skewed_pile = False
+
+    def bay_pile(self, bay: Bay) -> list[int]:
+        """The cards lying on `bay`'s doors, top first."""
+        return list(self.piles[ROUTER_PILE[bay]])
+
+    def deck(self) -> list[int]:
+        """Every card, top first as a deck would be gathered: the upper bay, the lower bay,
+        then the tray."""
+        return (self.caught[Bay.UPPER] + self.piles[Pile.RIGHT] + self.caught[Bay.LOWER]
+                + self.piles[Pile.LEFT] + self.tray)
+
+    def settled(self) -> bool:
+        """True when nothing is moving: no card on the path, no pile falling."""
+        return not self._units and not self._drops
+
+
+class HandsFreeTableMechanism(_TableMechanism):
+    """The controller's Mechanism and the shaft.Shaft over a HandsFreeTable."""
+
+    table: HandsFreeTable
+
+    def __init__(self, table: HandsFreeTable, clock: Clock, filter_s: float = 0.0) -> None:
+        super().__init__(table, clock, filter_s)
+
+    def close(self) -> None:
+        super().close()
+        self.table.set_riser(False, self._clock.monotonic())
+
+    def set_riser(self, on: bool) -> None:
+        self.table.set_riser(on, self._clock.monotonic())
+
+    def set_doors(self, bay: Bay, opened: bool) -> None:
+        self.table.set_doors(bay, opened, self._clock.monotonic())
+
+    def doors_hold(self, bay: Bay) -> bool:
+        self.table._advance(self._clock.monotonic() * self.table.speed)
+        return self.table.doors_hold(bay)
+
+    def tray_cards(self) -> float | None:
+        return self.table.tray_cards(self._clock.monotonic())
+
+    def skewed(self) -> bool:
+        return self.table.skewed(self._clock.monotonic())
+
+    def lid_closed(self) -> bool:
+        return self.table.lid
+
+
