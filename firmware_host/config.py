@@ -172,7 +172,7 @@ class BoardSettings(_Section):
 
 PinOption = int | float | bool | str
 SHUFFLER_PIN_NAMES = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor", "touch",
-                      "led", "brake")
+                      "led", "brake", "riser", "lid")
 # The shuffler's builds (docs/hands-free.md): "handsfree" restacks the piles itself, "lotus"
 # asks the player to stack them after every pass.
 SHUFFLER_BUILDS = ("handsfree", "lotus")
@@ -193,6 +193,9 @@ class ShufflerSettings(_Section):
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
     simulate_jam_at: int | None = Field(None, ge=1)
+    # Test only, the hands-free build: a card stalls on the simulated riser at this card
+    # (counted over every card fed) and stays there until the player takes it out, once.
+    simulate_stall_at: int | None = Field(None, ge=1)
     # The machine's card speed (mm/s), which `crib shuffler calibrate` measures and writes
     # here; every time budget below derives from it. Absent: the default build's arithmetic
     # (hardware.shuffler.design: an N20 at 1150 rpm under a 30 mm tyre, 1806 mm/s).

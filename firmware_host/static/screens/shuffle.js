@@ -28,9 +28,8 @@ function renderPlanQuality() {
   const p = (known?.plans || []).find((x) => x.plan === form.plan.value);
   const box = $("#plan-quality");
   if (!p) { box.replaceChildren(); return; }
-  const restack = hf ? ", restacked by the machine" : "";
   box.replaceChildren(
-    line("Plan", `${p.passes} passes of ${p.deck_size} cards${restack}`),
+    line("Plan", hf ? `${p.passes} passes, restacked by the machine` : `${p.passes} passes of ${p.deck_size} cards`),
     line("Quality", el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: p.random ? "random" : "NOT random" }),
       el("span", { text: ` · distance ${Number(p.tv_distance).toFixed(3)} (0 is perfect)` })),
     line("Time", el("span", { class: "plan-time", text: hf ? `about ${minutes(p.shuffle_s)}, no hands` : `about ${minutes(p.shuffle_s)} in all, ${Math.round(p.pass_s)} s a pass` })),
@@ -87,6 +86,11 @@ function continueWords(st) {
   if (st.hands_free) return "Resume";
   return st.state === "fault" ? "Done, go on" : "Stacked, next pass";
 }
+// The prompt without the plan's quality at its end: that is on the Quality line already.
+function withoutQuality(st) {
+  const tail = st.quality ? ` ${st.quality}.` : null;
+  return tail && st.prompt.endsWith(tail) ? st.prompt.slice(0, -tail.length) : st.prompt;
+}
 function renderShuffler() {
   const st = state.shuffler;
   const box = $("#shuffle-status");
@@ -95,7 +99,7 @@ function renderShuffler() {
   // the first status of a hands-free machine hides the plan (redrawn only then: an open
   // "About this plan" stays open while the shuffle runs)
   if ($("#shuffle-form").classList.contains("hands-free") !== handsFree()) renderPlanQuality();
-  if (!st) { box.replaceChildren(); cont.hidden = true; stop.hidden = true; return; }
+  if (!st) { box.replaceChildren(); cont.hidden = true; stop.hidden = true; $("#shuffle-form").classList.remove("running"); return; }
   const running = ["busy", "waiting", "fault"].includes(st.state);
   const parts = [];
   // Once the shuffle goes on again, the jam's words (still in the status) are out of date.
@@ -103,7 +107,7 @@ function renderShuffler() {
   if (st.fault && st.state === "fault") {
     parts.push(el("div", { class: "fault", role: "alert" }, el("strong", { text: "Stopped. " }), st.fault));
   } else if (st.prompt && !busy) {
-    parts.push(el("div", { class: "prompt", role: st.state === "waiting" ? "alert" : null, text: st.prompt }));
+    parts.push(el("div", { class: "prompt", role: st.state === "waiting" ? "alert" : null, text: withoutQuality(st) }));
   } else if (st.state === "busy") {
     parts.push(el("div", { class: "prompt", text: st.hands_free ? "Shuffling by itself: keep the lid closed." : "Shuffling… keep your hands clear." }));
   }
@@ -117,6 +121,7 @@ function renderShuffler() {
   cont.textContent = continueWords(st);
   stop.hidden = !running;
   $("#shuffle-start").disabled = running;
+  $("#shuffle-form").classList.toggle("running", running);
 }
 
 
