@@ -20,7 +20,41 @@ from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechan
 from hardware.shuffler.plan import Pile, ShufflePlan
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.restack import HandsFreeController
-from hardware.shuffler.simulator import measured_timing
+
+
+def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
+                     cards: int = 104) -> Timing:
+    """The timing `crib shuffler calibrate` would write for this hands-free machine: a twin
+    of it (no faults, the same physics, the riser running) measured over a full tray, each
+    card past its beam at the riser's speed. Cached per machine."""
+    key = (table.params, table.sp, table.shaft, table.drive, table.geometry, table.speed,
+           table._speed_scale, round(router_settle_s, 9), cards)
+    timing = _MEASURED.get(key)
+    if timing is None:
+        from hardware.clock import FakeClock
+        from hardware.shuffler.calibrate import calibration, measure_cards
+
+        twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
+                              geometry=table.geometry, rng=random.Random(0),
+                              router_settle_s=table.router_settle_s * table.speed,
+                              shaft=table.shaft, shaft_params=table.sp)
+        twin.stand_up_mm_s = table.stand_up_mm_s
+        twin._speed_scale = table._speed_scale
+        twin.load(list(range(cards)))
+        clock = FakeClock()
+        mech = HandsFreeTableMechanism(twin, clock)
+        mech.set_riser(True)
+        times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
+        values = calibration(times)["values"]
+        timing = Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
+                                  speeds=tuple(values["card_speeds_mm_s"]),
+                                  full_cards=values["calibrated_cards"],
+                                  card_timeout=values.get("card_timeout_s"))
+        _MEASURED[key] = timing
+    return timing
+
+
+_MEASURED: dict[tuple[Any, ...], Timing] = {}
 
 
 class SimulatedHandsFreeShuffler(HandsFreeController):
@@ -59,7 +93,7 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         self.table = HandsFreeTable(speed=speed, rng=machine_rng, params=params,
                                     spread=spread, router_settle_s=settle, **faults)
         if timing is None:
-            timing = measured_timing(self.table, settle / speed)
+            timing = handsfree_timing(self.table, settle / speed)
         self.cards = cards
         self.auto_load = auto_load
         self.wrong_restacks = wrong_restacks
