@@ -64,7 +64,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
     imperfections. Faults (`stall_at`, `catch_at`, `skew_at`, `swapped_doors`, `dead_door`,
     `double_at`, ...) are the table's (hardware.shuffler.handsfree_sim.HandsFreeTable).
     `wrong_restacks` (0 to 1) is the share of verified restacks the simulation then turns
-    into the wrong order behind the sensors' back (an audit's deliberately broken machine).
+    into the wrong order behind the sensors' back (an audit's deliberately broken machine);
+    `wrong_pass` makes every plan's restack after that pass (1-based) wrong the same way.
     `cards` is how many cards the player loads (default: the deck size asked for).
     Raises ShufflerError for bad settings.
     """
@@ -86,6 +87,7 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         touch_plan: str = "exact",
         restack: RestackBuild = handsfree.DEFAULT_RESTACK,
         wrong_restacks: float = 0.0,
+        wrong_pass: int | None = None,
         **faults: Any,
     ) -> None:
         settle = (handsfree.HANDSFREE_ROUTER.settle_s if router_settle_s is None
@@ -97,6 +99,7 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         self.cards = cards
         self.auto_load = auto_load
         self.wrong_restacks = wrong_restacks
+        self.wrong_pass = wrong_pass
         self._machine_rng = machine_rng or random.Random()
         self.touch_decks: list[list[int]] = []  # the deck at each shuffle's start
         self.plan_decks: list[list[int]] = []  # the deck at each plan's start
@@ -128,7 +131,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         return [start[c] for c in plan.final_order()]
 
     def _restacked(self) -> None:
-        if self.wrong_restacks > 0 and self._machine_rng.random() < self.wrong_restacks:
+        if (self.wrong_pass is not None and self._passes_done == self.wrong_pass) or (
+                self.wrong_restacks > 0 and self._machine_rng.random() < self.wrong_restacks):
             # the piles end in the other order, and no sensor saw it
             upper = self._counts[Pile.RIGHT]
             tray = self.table.tray
