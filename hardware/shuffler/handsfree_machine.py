@@ -20,7 +20,41 @@ from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechan
 from hardware.shuffler.plan import Pile, ShufflePlan
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.restack import HandsFreeController
-from hardware.shuffler.simulator import measured_timing
+
+
+def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
+                     cards: int = 104) -> Timing:
+    """The timing `crib shuffler calibrate` would write for this hands-free machine: a twin
+    of it (no faults, the same physics, the riser running) measured over a full tray, each
+    card past its beam at the riser's speed. Cached per machine."""
+    key = (table.params, table.sp, table.shaft, table.drive, table.geometry, table.speed,
+           table._speed_scale, round(router_settle_s, 9), cards)
+    timing = _MEASURED.get(key)
+    if timing is None:
+        from hardware.clock import FakeClock
+        from hardware.shuffler.calibrate import calibration, measure_cards
+
+        twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
+                              geometry=table.geometry, rng=random.Random(0),
+                              router_settle_s=table.router_settle_s * table.speed,
+                              shaft=table.shaft, shaft_params=table.sp)
+        twin.stand_up_mm_s = table.stand_up_mm_s
+        twin._speed_scale = table._speed_scale
+        twin.load(list(range(cards)))
+        clock = FakeClock()
+        mech = HandsFreeTableMechanism(twin, clock)
+        mech.set_riser(True)
+        times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
+        values = calibration(times)["values"]
+        timing = Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
+                                  speeds=tuple(values["card_speeds_mm_s"]),
+                                  full_cards=values["calibrated_cards"],
+                                  card_timeout=values.get("card_timeout_s"))
+        _MEASURED[key] = timing
+    return timing
+
+
+_MEASURED: dict[tuple[Any, ...], Timing] = {}
 
 
 class SimulatedHandsFreeShuffler(HandsFreeController):
@@ -30,7 +64,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
     imperfections. Faults (`stall_at`, `catch_at`, `skew_at`, `swapped_doors`, `dead_door`,
     `double_at`, ...) are the table's (hardware.shuffler.handsfree_sim.HandsFreeTable).
     `wrong_restacks` (0 to 1) is the share of verified restacks the simulation then turns
-    into the wrong order behind the sensors' back (an audit's deliberately broken machine).
+    into the wrong order behind the sensors' back (an audit's deliberately broken machine);
+    `wrong_pass` makes every plan's restack after that pass (1-based) wrong the same way.
     `cards` is how many cards the player loads (default: the deck size asked for).
     Raises ShufflerError for bad settings.
     """
@@ -52,6 +87,7 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         touch_plan: str = "exact",
         restack: RestackBuild = handsfree.DEFAULT_RESTACK,
         wrong_restacks: float = 0.0,
+        wrong_pass: int | None = None,
         **faults: Any,
     ) -> None:
         settle = (handsfree.HANDSFREE_ROUTER.settle_s if router_settle_s is None
@@ -59,10 +95,11 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         self.table = HandsFreeTable(speed=speed, rng=machine_rng, params=params,
                                     spread=spread, router_settle_s=settle, **faults)
         if timing is None:
-            timing = measured_timing(self.table, settle / speed)
+            timing = handsfree_timing(self.table, settle / speed)
         self.cards = cards
         self.auto_load = auto_load
         self.wrong_restacks = wrong_restacks
+        self.wrong_pass = wrong_pass
         self._machine_rng = machine_rng or random.Random()
         self.touch_decks: list[list[int]] = []  # the deck at each shuffle's start
         self.plan_decks: list[list[int]] = []  # the deck at each plan's start
@@ -94,7 +131,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         return [start[c] for c in plan.final_order()]
 
     def _restacked(self) -> None:
-        if self.wrong_restacks > 0 and self._machine_rng.random() < self.wrong_restacks:
+        if (self.wrong_pass is not None and self._passes_done == self.wrong_pass) or (
+                self.wrong_restacks > 0 and self._machine_rng.random() < self.wrong_restacks):
             # the piles end in the other order, and no sensor saw it
             upper = self._counts[Pile.RIGHT]
             tray = self.table.tray

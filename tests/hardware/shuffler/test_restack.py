@@ -399,3 +399,122 @@ def test_the_lid_open_during_a_restack_pauses_it() -> None:
     rig.run()
     _done(rig, 52)
     assert rig.ctl.replans == 0
+
+
+# ----- the whole simulated machine (hardware.shuffler.handsfree_machine) -----
+
+
+def _sim(cards: int = 52, seed: int = 5, **kw: object):
+    from hardware.shuffler.handsfree_machine import SimulatedHandsFreeShuffler
+
+    sim = SimulatedHandsFreeShuffler(FakeClock(), rng=random.Random(seed),
+                                     machine_rng=random.Random(seed), touch_deck=cards, **kw)
+    events: list[DeviceEvent] = []
+    sim.subscribe(events.append)
+    sim.open()
+    return sim, events
+
+
+def _play(sim, max_prompts: int = 3) -> list[str]:
+    """Touch once, then do what each prompt asks; returns the faults' kinds prompted."""
+    sim.touch()
+    prompted = []
+    for _ in range(max_prompts + 1):
+        sim.run_until_settled(max_seconds=3000)
+        if sim.state is not DeviceState.FAULT:
+            break
+        assert sim.fault is not None
+        prompted.append(sim.fault.kind)
+        sim.touch()
+    return prompted
+
+
+def _exact(sim, cards: int) -> None:
+    assert sim.state is DeviceState.IDLE, sim.status()
+    deck = sim.table.deck()
+    assert sorted(deck) == list(range(cards)), "a card was lost"
+    assert sim.bays_empty() and sim.table.tray == deck
+    assert deck == sim.expected_deck()
+
+
+@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
+def test_the_simulated_machine_shuffles_exactly_from_one_touch(cards: int, passes: int) -> None:
+    sim, events = _sim(cards)
+    start = sim._clock.monotonic()
+    assert _play(sim) == []
+    _exact(sim, cards)
+    assert [e.data["finding"] for e in events if e.kind == "restack"] == ["ok"] * passes
+    assert [e for e in events if e.kind == "prompt" and not e.data.get("done")] == []
+    took = sim._clock.monotonic() - start
+    # the module's own arithmetic for this plan (handsfree.shuffle_s), within a fifth
+    from hardware.shuffler import handsfree
+    plan = sim.plans[-1].handsfree
+    assert plan is not None
+    assert 0.8 < took / handsfree.shuffle_s(plan) < 1.25, took
+
+
+@pytest.mark.parametrize("fault, prompts", [
+    ({"stall_at": 40}, []),  # the riser alone frees it
+    ({"stall_at": 40, "stall_frees": False}, ["riser_stall"]),
+    ({"catch_at": 3, "catch_frees": 1}, []),  # the doors worked again free it
+    ({"catch_at": 3, "catch_frees": 9}, ["caught"]),
+    ({"skew_at": 4}, ["skewed"]),
+    ({"swapped_doors": True}, ["door_leads"]),
+    ({"double_at": 30}, []),
+])
+def test_each_fault_of_the_machine_ends_exact_and_whole(fault: dict, prompts: list) -> None:
+    sim, events = _sim(52, **fault)
+    assert _play(sim) == prompts
+    _exact(sim, 52)
+
+
+def test_one_wrong_restack_on_the_machine_is_caught_by_its_sensors() -> None:
+    sim, events = _sim(52, swapped_doors=True)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    findings = [e.data["finding"] for e in events if e.kind == "restack"]
+    assert findings[:2] == ["wrong_order", "wrong_order"]
+    assert sim.state is DeviceState.FAULT and "leads" in (sim.fault.text if sim.fault else "")
+
+
+def test_a_restack_made_wrong_behind_the_sensors_leaves_the_deck_off_target() -> None:
+    sim, _ = _sim(52, wrong_restacks=1.0)
+    assert _play(sim) == []
+    assert sim.wrong_made == 6
+    assert sim.table.deck() != sim.expected_deck()
+
+
+def test_the_lid_pauses_the_simulated_machine_and_it_ends_exact() -> None:
+    sim, events = _sim(52)
+    sim.touch()
+    clock = sim._clock
+    end = clock.monotonic() + 25.0
+    while clock.monotonic() < end:
+        clock.sleep(max(sim.step(), 1e-6))
+    sim.set_lid(False)
+    sim.step()
+    assert sim.status().phase == "paused"
+    table_deck = sim.table.deck()
+    clock.sleep(20.0)
+    sim.step()
+    assert sim.table.deck() == table_deck  # nothing moved
+    sim.set_lid(True)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    _exact(sim, 52)
+
+
+def _corner_cases() -> list:
+    from hardware.shuffler import handsfree_sim
+
+    return [pytest.param(cards, p, s, id=f"{cards}-{i}")
+            for cards in (52, 104)
+            for i, (p, s) in enumerate(handsfree_sim.corners((cards,)))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cards, params, shaft", _corner_cases())
+def test_every_corner_shuffles_exactly_with_no_prompt(cards, params, shaft) -> None:
+    sim, _ = _sim(cards, params=params, shaft_params=shaft)
+    assert _play(sim) == []
+    _exact(sim, cards)
