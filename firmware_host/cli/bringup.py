@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="stop after this long (default: until Ctrl-C)")
     w.set_defaults(func=_inputs_watch)
 
-    shuf = sub.add_parser("shuffler", help="bring-up: test and jog the shuffler's parts"
+    shuf = sub.add_parser("shuffler", help="the shuffler: shuffle a deck from the command "
+                          "line; bring-up: test, jog and calibrate its parts"
                           ).add_subparsers(dest="shuffler_command", metavar="ACTION")
     shuf.required = True
     t = shuf.add_parser("test", parents=[common],

@@ -175,3 +175,22 @@ def test_an_unknown_build_stops_the_start_naming_the_key_and_the_value(tmp_path:
         f.write('build = "drum"\n')
     with pytest.raises(ConfigError, match=r"shuffler\.build.*'drum'.*'handsfree', 'lotus'"):
         load_settings(config, simulate=True)
+
+
+def test_the_status_and_its_schema_carry_the_hands_free_fields(client: Client) -> None:
+    status = client.req("GET", "/api/shuffler", auth=False).json()
+    assert status["state"] == "idle" and status["hands_free"] is True
+    assert status["phase"] is None and status["restacks_done"] == 0
+    assert "seconds_left" in status
+    spec = client.req("GET", "/openapi.json", auth=False).json()
+    out = spec["paths"]["/api/shuffler"]["get"]["responses"]["200"]["content"][
+        "application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    props = spec["components"]["schemas"][out]["properties"]
+    assert {"hands_free", "phase", "restacks_done", "seconds_left", "passes_done",
+            "passes_total", "cards_this_pass", "prompt", "fault", "tv_distance"} <= set(props)
+    phase = next(s for s in props["phase"]["anyOf"] if "enum" in s)
+    assert phase["enum"] == ["pass", "restack", "paused"]
+    for path in ("/api/shuffler/shuffle", "/api/shuffler/continue", "/api/shuffler/abort"):
+        ref = spec["paths"][path]["post"]["responses"]["200"]["content"]["application/json"][
+            "schema"]["$ref"]
+        assert ref.endswith("/" + out)
