@@ -171,3 +171,43 @@ def test_a_card_stuck_in_the_riser_is_a_prompt_the_one_button_answers(
     assert_clean(phone)
     status = daemon.client.req("GET", "/api/shuffler", auth=False).json()
     assert status["state"] == "idle" and status["passes_done"] == 6 and status["fault"] is None
+
+
+# What the machine reports while its lid is open mid-shuffle (the controller's own words):
+# the store is given it as the stream gives a status.
+PAUSED = {
+    "state": "waiting", "hands_free": True, "phase": "paused", "deck_size": 52,
+    "routing": "radix", "passes_total": 6, "passes_done": 2, "cards_this_pass": 20,
+    "pile_counts": [9, 11], "restacks_done": 2, "seconds_left": 50.4, "tv_distance": 0.0,
+    "quality": "6 exact passes to a secret random order", "fault": None,
+    "prompt": "The lid is open: the shuffle is paused (pass 3 of 6). Close the lid and touch "
+              "to go on.",
+}
+
+
+def test_an_open_lid_is_drawn_as_paused_with_the_one_button_that_resumes(
+        browser: Any, started: Any) -> None:
+    daemon = started()
+    phone = open_shuffle(browser, daemon)
+    page = phone.page
+    try:
+        page.evaluate("""async (st) => {
+            const store = await import('/static/js/store.js');
+            store.state.shuffler = st; store.publish('shuffler'); }""", PAUSED)
+        wait_state(page, "shuffle-status", "waiting")
+        line = page.locator("#shuffle-status .progress-line").text_content()
+        assert line == "Passes 2 of 6 done · paused: lid open · about 50 s left", line
+        prompt = page.locator("#shuffle-status .prompt")
+        assert prompt.text_content() == PAUSED["prompt"]
+        assert prompt.get_attribute("role") == "alert"
+        bar = page.locator("#shuffle-status .progress.passes")
+        assert bar.get_attribute("aria-valuetext") == "2 of 6 passes done, paused: lid open"
+        assert bar.locator(".seg-done").count() == 2 and bar.locator(".seg-now").count() == 1
+        resume = page.locator("#shuffle-continue")
+        assert resume.is_visible() and resume.text_content() == "Resume"
+        assert page.locator("#shuffle-start").is_hidden()
+        assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight")
+        phone.check_axe("the lid open")
+    finally:
+        phone.close()
+    assert_clean(phone)
