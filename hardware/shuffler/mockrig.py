@@ -212,18 +212,7 @@ class HandsFreeMockRig:
     def next_event(self) -> float | None:
         return self.machine.update(self.clock.monotonic())
 
-    def touch(self) -> None:
-        """The player touches the sensor (press and release, at the module's polarity)."""
-        assert self.touch_pin is not None
-        self.sync()
-        on, off = self.touch_pin.drive_high, self.touch_pin.drive_low
-        if not self.touch_active_high:
-            on, off = off, on
-        hold = BOUNCE_MS / 1000.0 + 0.001
-        on()
-        self.clock.sleep(hold)
-        off()
-        self.clock.sleep(hold)
+    touch = MockRig.touch  # the player touches the sensor, as on the Lotus build's rig
 
     def run(self, max_seconds: float = 3000.0, max_steps: int = 2_000_000) -> None:
         """Step the shuffler and the machine until it is not busy (the FakeClock's time)."""

@@ -578,7 +578,8 @@ class HandsFreeController(ShufflerController):
             self._clear_from = now
             # a card under a beam through the pause blocked it all that time: no double
             self._mech.update(now)
-            self._ignore_blocks |= {p for p in Pile if self._mech.blocked_since(p) is not None}
+            self._ignore_blocks |= set(self._passing) | {
+                p for p in Pile if self._mech.blocked_since(p) is not None}
         self._mech.set_led(True)
         self._set_state(DeviceState.BUSY)
         self._emit_progress()
