@@ -11,7 +11,7 @@ from typing import Any
 
 from hardware.inputs import BOUNCE_MS
 from hardware.interfaces import Clock
-from hardware.shuffler.gpio import PIN_OPTIONS, GpioShuffler
+from hardware.shuffler.gpio import COUNTS_PER_CARD, PIN_OPTIONS, GpioShuffler
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.simulator import SensorEdge, ShufflerTable
 
@@ -110,7 +110,8 @@ class HandsFreeMockRig:
     """
 
     def __init__(self, shuffler: Any, machine: Any, factory: Any, clock: Clock,
-                 bus: Any, tare_raw: float = 0.0, counts_per_card: float = 3900.0) -> None:
+                 bus: Any, tare_raw: float = 0.0,
+                 counts_per_card: float = COUNTS_PER_CARD) -> None:
         from hardware.shuffler.gpio import DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS
 
         self.shuffler, self.machine, self.factory, self.clock, self.bus = (
