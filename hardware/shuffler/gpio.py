@@ -481,10 +481,10 @@ DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
 WEIGH_S = handsfree.DEFAULT_RESTACK.weigh_s
 WEIGH_SAMPLES = 4
 # Counts of the NAU7802 per card: a 1 kg, 1 mV/V bar at 3.3 V gives 3.3 mV at full load,
-# 0.42 V after the gain of 128, of the ADC's +-1.65 V over +-2^23 counts: about 2150 counts
-# a gram, 3900 for a card of 1.8 g. An estimate from the datasheets: bring-up measures the
-# tare and a card's counts.
-COUNTS_PER_CARD = 3900.0
+# times the gain of 128, over the ADC's +-1.65 V in +-2^23 counts: about 2150 counts a gram,
+# 3870 for a card of 1.8 g. An estimate from the datasheets (bar cell, NAU7802): bring-up
+# measures the tare and a card's counts.
+COUNTS_PER_CARD = round(2**23 / 1.65 * (1e-3 * 3.3 * 128) / 1000 * 1.8)
 
 
 def check_handsfree_pins(pins: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -20,6 +20,7 @@ from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechan
 from hardware.shuffler.plan import Pile, ShufflePlan
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.restack import HandsFreeController
+from hardware.shuffler.simulator import measured_timing
 
 
 def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
@@ -32,7 +33,7 @@ def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
     timing = _MEASURED.get(key)
     if timing is None:
         from hardware.clock import FakeClock
-        from hardware.shuffler.calibrate import calibration, measure_cards
+        from hardware.shuffler.calibrate import CalibrationError, calibration, measure_cards
 
         twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
                               geometry=table.geometry, rng=random.Random(0),
@@ -44,7 +45,14 @@ def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
         clock = FakeClock()
         mech = HandsFreeTableMechanism(twin, clock)
         mech.set_riser(True)
-        times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
+        try:
+            times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
+        except CalibrationError:
+            # a machine whose riser stalls a card cannot be calibrated: it runs on the feed's
+            # own timing, and its controller meets the stalls as they come
+            timing = measured_timing(table, router_settle_s, cards)
+            _MEASURED[key] = timing
+            return timing
         values = calibration(times)["values"]
         timing = Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
                                   speeds=tuple(values["card_speeds_mm_s"]),

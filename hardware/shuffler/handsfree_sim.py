@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass, fields
 from typing import Any
 
+from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
 from hardware.shuffler import design
 from hardware.shuffler import ranges as shuffler_ranges
-from hardware.shuffler.handsfree import BAY_OF_PILE, ROUTER_PILE, Bay
+from hardware.shuffler.handsfree import BAY_OF_PILE, HANDSFREE_ROUTER, ROUTER_PILE, Bay
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
@@ -61,6 +63,12 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
     # A landed pile's bounce and the cell's ring-down before the reading is steady, s:
     # estimate, to measure (handsfree.RestackBuild.settle_s is 0.15)
     "settle_s": (0.10, 0.25),
+    # The cards' flexural modulus, GPa: paperboard and plastic playing cards, 3-5:
+    # estimate, to measure (it sets how hard a card presses on the curl's walls)
+    "card_modulus_gpa": (3.0, 5.0),
+    # The sprung idler against each riser roller: "about 0.5 N" (docs/hands-free.md "The
+    # card path"), +-20 % for a printed spring: estimate, to measure
+    "t1_idler_n": (0.4, 0.6),
 }
 # Samples the load cell averages a reading over: 16 at 80 samples a second (NAU7802;
 # handsfree.RestackBuild.weigh_s)
@@ -71,11 +79,13 @@ SERVO_FRAME_S = 0.020
 DOOR_SWING_DEG = 90.0
 # Each door leaf is hinged at its long wall and reaches this far across (docs/hands-free.md)
 LEAF_MM = 33.0
-# Where a stalled card catches: its leading edge in the curl, between T1 and the fork
-# (docs/hands-free.md "The card path"), as the tests' fault puts it.
-CARD_WIDTH_MM = 63.5
-# A pile is squared flat within this height (mm) of the skew beam's z: a pile or card whose
-# top stands at or over the beam breaks it.
+# What a pile of a pass (24 to 56 cards: handsfree.bay_counts) does when it falls from the
+# lower doors (55 mm) or the upper doors (to the tray, about 82 mm over a lower pile),
+# across the shaft's and the cards' ranges, as `fall` reckons it: the figures the docs
+# state ("slows it to roughly 0.7-1 m/s") widened to this model's corners. A single card
+# floats down far slower (0.13-0.3 m/s): it does not fall as a pile.
+PILE_LANDING_MM_S = (550.0, 1200.0)
+PILE_FALL_S = (0.10, 0.20)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,8 @@ class ShaftParams:
     discharge: float = 0.7
     cell_noise_g: float = 0.15
     settle_s: float = 0.175
+    card_modulus_gpa: float = 4.0
+    t1_idler_n: float = 0.5
 
     def __post_init__(self) -> None:
         for name, (lo, hi) in SHAFT_RANGES.items():
@@ -122,31 +134,57 @@ def shaft_corners() -> list[ShaftParams]:
 def corners(decks: tuple[int, ...] = shuffler_ranges.DECKS,
             full: bool = False) -> list[tuple[Params, ShaftParams]]:
     """The feed's corners (ranges.corners) combined with the shaft's: with `full`, every
-    pair; otherwise each feed corner with the two shaft corners that bound the time and the
-    landing (every shaft range at its slow end, then at its fast end) and with the two that
-    bound the doors against the fall (slow servo with a fast fall, fast servo with a slow
-    fall)."""
+    pair; otherwise each feed corner with the three shaft corners that bound it: every range
+    at its slow end (slow riser and servos, the slowest settle, the least vent: the longest
+    restack, the slowest landing), at its fast end (the hardest landing), and the stiffest
+    card against the weakest riser idler (the curl's worst grip)."""
     feed = shuffler_ranges.corners(decks)
     if full:
         return [(p, s) for p in feed for s in shaft_corners()]
+    return [(p, s) for p in feed for s in SHAFT_BOUNDS]
+
+
+def _bound(slow: bool) -> ShaftParams:
     lo = {n: r[0] for n, r in SHAFT_RANGES.items()}
     hi = {n: r[1] for n, r in SHAFT_RANGES.items()}
-    slow = ShaftParams(**{**hi, "riser_speed": lo["riser_speed"],
-                          "vent_area_mm2": lo["vent_area_mm2"], "discharge": lo["discharge"]})
-    fast = ShaftParams(**{**lo, "riser_speed": hi["riser_speed"],
-                          "vent_area_mm2": hi["vent_area_mm2"], "discharge": hi["discharge"]})
-    return [(p, s) for p in feed for s in (slow, fast)]
+    a, b = (lo, hi) if slow else (hi, lo)
+    return ShaftParams(riser_speed=a["riser_speed"], servo_s_per_60=b["servo_s_per_60"],
+                       slip_flex_mm=a["slip_flex_mm"], vent_area_mm2=a["vent_area_mm2"],
+                       discharge=a["discharge"], cell_noise_g=b["cell_noise_g"],
+                       settle_s=b["settle_s"])
+
+
+SHAFT_BOUNDS = (_bound(True), _bound(False),
+                ShaftParams(card_modulus_gpa=SHAFT_RANGES["card_modulus_gpa"][1],
+                            t1_idler_n=SHAFT_RANGES["t1_idler_n"][0]))
+
+
+# --- the curl -----------------------------------------------------------------------------
+
+
+def curl_drag_n(params: Params, sp: ShaftParams, radius_mm: float,
+                width_mm: float = design.POKER_WIDTH_MM) -> float:
+    """The friction a card meets bent round the curl: bent to radius R it presses on the
+    channel's walls with about EI/R^2 at each end of the bend (its moment EI/R over a lever
+    of R), each sliding on printed plastic. An estimate, to measure."""
+    ei = sp.card_modulus_gpa * 1000.0 * width_mm * params.card_thickness_mm ** 3 / 12.0
+    return 2.0 * params.mu_card_petg * ei / radius_mm ** 2
+
+
+def t1_grip_n(params: Params, sp: ShaftParams) -> float:
+    """The most the take-away pair T1 pulls a card with: its idler's force on the tyre."""
+    return sp.t1_idler_n * params.mu_tyre_card
 
 
 # --- falling through the shaft's air ------------------------------------------------------
 
 
 def terminal_speed_mm_s(cards: int, card_mass_kg: float, shaft: ShaftGeometry,
-                        sp: ShaftParams) -> float:
+                        sp: ShaftParams, width_mm: float = design.POKER_WIDTH_MM) -> float:
     """A pile's terminal speed in the close shaft: its weight against the pressure of the
     air it pushes out through the gap round it and the vents, as through an orifice
     (dp = rho/2 (Q / (Cd A_leak))^2, Q = A v), so the drag is k v^2."""
-    area = design.CARD_LENGTH_MM * CARD_WIDTH_MM * 1e-6  # m^2, the pile's face
+    area = design.CARD_LENGTH_MM * width_mm * 1e-6  # m^2, the pile's face
     gap = (shaft.inside_length_mm * shaft.inside_width_mm) * 1e-6 - area
     leak = gap + sp.vent_area_mm2 * 1e-6
     weight = max(cards, 1) * card_mass_kg * 9.81
@@ -254,8 +292,10 @@ class HandsFreeTable(ShufflerTable):
     gate and the double feeds. After the nip a card is carried by the riser: while its tail
     is still in the nip it moves with the feed roller (the riser's light idlers slip), then
     with the riser's belt; the riser's rollers run at (1 + shaft.riser_overdrive) times the
-    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`) and start
-    and run down as the feed's motor does; stopped, it holds every card on it where it is.
+    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`), less what
+    the card's drag in the curl costs its motor, and start and run down as the feed's motor
+    does; stopped, it holds every card on it where it is. A card whose drag in the curl
+    beats T1's grip stalls there (`curl_stalls`).
     The router's position when a card's leading edge reaches the flap decides its bay
     (`Pile.LEFT` the lower, `Pile.RIGHT` the upper); the card's tail passing its bay's slot
     lands it on top of that bay's pile (or through open doors). `set_doors` swings a bay's
@@ -267,8 +307,15 @@ class HandsFreeTable(ShufflerTable):
     number (1 = the first doors to open on a pile) of which `catch_cards` bottom cards stay
     on a leaf (freed by the `catch_frees`-th reopening of those doors, or by the player);
     `skew_at` a drop that lands skewed; `dead_door` a bay whose servo never moves;
-    `swapped_doors` the two servos' leads swapped. `double_at` and the rest as ShufflerTable.
-    Raises ShufflerError for a bad speed or model.
+    `swapped_doors` the two servos' leads swapped (the shaft still stacks the upper pile on
+    top: the door sensors show the upper bay emptying first); `bays_swapped` a mis-built
+    machine that restacks in the wrong order: the flap fitted the other way up with the
+    bays' beams swapped to match, so every card arrives where the controller expects it but
+    the pile it planned for the top lies at the bottom. `double_at` and the rest as
+    ShufflerTable. `card_weight_g` is the load cell's calibrated card weight (default: this
+    deck's, as measured at bring-up). Player actions: `set_lid`, `take_stalled`,
+    `free_caught`, `square_deck`.
+    Raises ShufflerError for a bad speed, model or fault.
     """
 
     def __init__(
@@ -284,15 +331,25 @@ class HandsFreeTable(ShufflerTable):
         skew_at: int | None = None,
         dead_door: Bay | None = None,
         swapped_doors: bool = False,
+        bays_swapped: bool = False,
         card_weight_g: float | None = None,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("router_settle_s", HANDSFREE_ROUTER.settle_s)
         super().__init__(**kwargs)
+        if catch_cards < 0 or catch_frees < 0:
+            raise ShufflerError(
+                f"a caught pile needs 0 or more cards and reopenings, got {catch_cards} "
+                f"cards freed after {catch_frees}")
+        if card_weight_g is not None and not card_weight_g > 0:
+            raise ShufflerError(f"the load cell's card weight must be above 0 g, got "
+                                f"{card_weight_g}")
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees
         self.catch_at, self.catch_cards, self.catch_frees = catch_at, catch_cards, catch_frees
         self.skew_at, self.dead_door, self.swapped_doors = skew_at, dead_door, swapped_doors
+        self.bays_swapped = bays_swapped
         # the path's stations, from the shaft's contract (its owner may move them)
         self.flap_mm = self.shaft.flap_mm
         self.beam_mm = {pile: self.shaft.beam_mm for pile in Pile}
@@ -300,6 +357,11 @@ class HandsFreeTable(ShufflerTable):
                         for pile in Pile}
         # the stall catches a card's leading edge between T1 and the fork
         self.stall_mm = (self.shaft.t1_mm + self.shaft.flap_mm) / 2.0
+        # T1 alone pulls a card round the curl once its tail leaves the nip: too weak, and
+        # every card stalls there (no start of the riser changes that)
+        self.curl_drag_n = curl_drag_n(self.params, self.sp, self.shaft.curl_radius_mm,
+                                       float(self.geometry.card_width))
+        self.curl_stalls = self.curl_drag_n >= t1_grip_n(self.params, self.sp)
         self._riser = _Roller()
         self.riser_on = False  # commanded
         self._feed_cmd = "coast"  # the feed's commanded mode (it may have no power)
@@ -308,7 +370,8 @@ class HandsFreeTable(ShufflerTable):
         self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
         # the leaf angle at which a pile's edges slip between the tips
-        gap_needed = CARD_WIDTH_MM - self.sp.slip_flex_mm
+        self.card_width = float(self.geometry.card_width)
+        gap_needed = self.card_width - self.sp.slip_flex_mm
         cos = (self.shaft.inside_width_mm - gap_needed) / (2 * LEAF_MM)
         self.slip_deg = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
         self._drops: list[_Drop] = []
@@ -335,6 +398,21 @@ class HandsFreeTable(ShufflerTable):
         edges = super()._advance(t_end)
         self._pending.extend(edges)
         return edges
+
+    def twin(self) -> HandsFreeTable:
+        """A fresh table of the same machine (its physics, shaft and speed), empty, with no
+        faults and its own random source, its riser running as in a pass."""
+        twin = HandsFreeTable(speed=self.speed, params=self.params, drive=self.drive,
+                              geometry=self.geometry, rng=random.Random(0),
+                              router_settle_s=self.router_settle_s * self.speed,
+                              shaft=self.shaft, shaft_params=self.sp)
+        twin._speed_scale = self._speed_scale
+        twin.set_riser(True, 0.0)
+        return twin
+
+    def mechanism(self, clock: Clock, filter_s: float = 0.0) -> HandsFreeTableMechanism:
+        """The controller's Mechanism and Shaft over this table."""
+        return HandsFreeTableMechanism(self, clock, filter_s)
 
     def load(self, cards: list[int]) -> None:
         """The player puts cards in the tray (on top of any already there)."""
@@ -367,6 +445,14 @@ class HandsFreeTable(ShufflerTable):
         return ((1.0 + self.shaft.riser_overdrive)
                 * self.drive.free_speed_mm_s(self.params.supply_v, scale))
 
+    def riser_speed_mm_s(self) -> float:
+        """The riser's surface speed carrying a card round the curl: its motor slows under
+        the card's drag there (a straight speed-torque line, as the feed's; the belt gears
+        its stall force down by the overdrive). The motor's torque spread is the feed's."""
+        stall = (self.drive.stall_force_n(self.params.supply_v, self.params.motor_torque)
+                 / (1.0 + self.shaft.riser_overdrive))
+        return self.riser_free_mm_s() * max(0.0, 1.0 - self.curl_drag_n / stall)
+
     def set_riser(self, on: bool, now: float) -> None:
         """Run or stop the riser's motor (stopped, it coasts down and holds the cards)."""
         t = now * self.speed
@@ -382,7 +468,7 @@ class HandsFreeTable(ShufflerTable):
     def _steer_riser(self, t: float) -> None:
         # the rollers' position is continuous across a change: each card's anchor holds
         if self.riser_on and self.lid:
-            self._riser.set(t, self.riser_free_mm_s(), self.drive.motor_start_s)
+            self._riser.set(t, self.riser_speed_mm_s(), self.drive.motor_start_s)
         else:
             self._riser.set(t, 0.0, self.drive.run_down_s)
 
@@ -392,7 +478,7 @@ class HandsFreeTable(ShufflerTable):
         if unit is None or unit not in self._units:
             return
         self.stalled = None
-        if self.stall_frees:
+        if self.stall_frees and not self.curl_stalls:
             unit.moves = True
             unit.jam_mm = None
             # T1 pulls it on; it stays the feed's card until its tail leaves the nip
@@ -475,7 +561,8 @@ class HandsFreeTable(ShufflerTable):
             self._start_drop(cards, bay, t, skew)
 
     def _start_drop(self, cards: list[int], bay: Bay, t: float, skew: bool = False) -> None:
-        vt = terminal_speed_mm_s(len(cards), self.params.card_mass_kg, self.shaft, self.sp)
+        vt = terminal_speed_mm_s(len(cards), self.params.card_mass_kg, self.shaft, self.sp,
+                                 self.card_width)
         drop = _Drop(cards, bay, self.shaft.doors_z_mm(bay), t, vt, skew=skew)
         if bay is Bay.UPPER:
             depth = self.shaft.upper_doors_z_mm - self._lower_top_z()
@@ -534,28 +621,20 @@ class HandsFreeTable(ShufflerTable):
         self.exit_speeds.append(unit.v)
         unit.x0, unit.s0 = self._riser.pos(t), unit.s
         self._tray_change = t
+        if self.curl_stalls:
+            # the curl holds it harder than T1 pulls: it stops, its tail at the nip, and
+            # the feed roller turns under nothing
+            unit.moves = False
+            self.stalled = unit
+            return
         self._take_next(t)
         if self.mode == "drive":
             self._steer(t)
 
-    def _marks(self, unit: _Unit) -> list[float]:
-        L = unit.length
-        marks = []
-        if unit.pile is None:
-            marks.append(self.flap_mm)
-        else:
-            beam = self.beam_mm[unit.pile]
-            marks += [beam, beam + L, self.land_mm[unit.pile]]
-            if unit.flap_at is not None:
-                marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
-        if unit.phase == "driven" or unit is self._feeding:
-            marks.append(L)
-            if unit.jam_mm is not None:
-                marks.append(unit.jam_mm)
-        return [m for m in marks if m > unit.s + 1e-7]
-
     def _time_to(self, unit: _Unit, s_mark: float) -> float | None:
         if unit.phase == "riser":
+            if not unit.moves:
+                return None
             return self._riser.time_to(unit.x0 + (s_mark - unit.s0))
         return super()._time_to(unit, s_mark)
 
@@ -566,7 +645,8 @@ class HandsFreeTable(ShufflerTable):
         if not isinstance(unit, _Unit):
             return
         if unit.phase == "riser":
-            unit.s = unit.s0 + (self._riser.pos(t) - unit.x0)
+            if unit.moves:
+                unit.s = unit.s0 + (self._riser.pos(t) - unit.x0)
             unit.t = t
             return
         super()._move(unit, t)
@@ -574,7 +654,9 @@ class HandsFreeTable(ShufflerTable):
     def _find_next(self) -> Any:
         best = super()._find_next()
         for bay, door in self.doors.items():
-            if self.piles[ROUTER_PILE[bay]] or (self.caught[bay] and self._catch_left <= 0):
+            opening = door.target >= self.slip_deg
+            if opening and (self.piles[ROUTER_PILE[bay]]
+                            or (self.caught[bay] and self._catch_left <= 0)):
                 at = door.time_to(self.slip_deg)
                 if at is not None and at >= self._t - 1e-9 and (best is None or at < best[0]):
                     best = (at, ("open", bay), None)
@@ -614,8 +696,13 @@ class HandsFreeTable(ShufflerTable):
             return
         self._at_beam(unit, t, edges)
         self._past_flap(unit, t)
-        if unit.s >= self.land_mm[unit.pile] - 1e-7:
+        if unit.s >= self._landing_mm(unit) - 1e-7:
             self._land(unit, t)
+
+    def _landing_mm(self, unit: _Unit) -> float:
+        """Where its leading edge is when its tail passes its bay's slot."""
+        assert unit.pile is not None
+        return self.land_mm[unit.pile.other if self.bays_swapped else unit.pile]
 
     def _at_beam(self, unit: _Unit, t: float, edges: list[SensorEdge]) -> bool:
         assert unit.pile is not None
@@ -630,6 +717,8 @@ class HandsFreeTable(ShufflerTable):
         through the bay's open doors)."""
         pile = unit.pile
         assert pile is not None
+        if self.bays_swapped:
+            pile = pile.other  # its beam was the other bay's, its bay is this one
         self._units.remove(unit)
         unit.phase = "landed"
         bay = BAY_OF_PILE[pile]
@@ -721,13 +810,26 @@ class HandsFreeTable(ShufflerTable):
 
     def deck(self) -> list[int]:
         """Every card, top first as a deck would be gathered: the upper bay, the lower bay,
-        then the tray."""
+        the piles falling, the cards on the path (the latest fed first), then the tray."""
+        falling = [c for drop in self._drops for c in drop.cards]
+        path = [c for unit in reversed(self._units) for c in unit.cards]
         return (self.caught[Bay.UPPER] + self.piles[Pile.RIGHT] + self.caught[Bay.LOWER]
-                + self.piles[Pile.LEFT] + self.tray)
+                + self.piles[Pile.LEFT] + falling + path + self.tray)
 
     def settled(self) -> bool:
-        """True when nothing is moving: no card on the path, no pile falling."""
-        return not self._units and not self._drops
+        """True when nothing will move without a command: no card the riser carries, no
+        pile falling or about to fall (a card held by a stopped feed or riser, or stalled,
+        stays where it is)."""
+        return self._next() is None
+
+    def card_s(self, card: int) -> float | None:
+        """Where the leading edge of `card`'s unit is along the path now (mm from the nip),
+        or None when it is not on the path."""
+        for unit in self._units:
+            if card in unit.cards:
+                self._move(unit, self._t)
+                return unit.s
+        return None
 
 
 class HandsFreeTableMechanism(_TableMechanism):
@@ -741,6 +843,14 @@ class HandsFreeTableMechanism(_TableMechanism):
     def close(self) -> None:
         super().close()
         self.table.set_riser(False, self._clock.monotonic())
+
+    def set_motor(self, on: bool) -> None:
+        if not on and not self.table.lid:
+            # no power to brake with: the command stands for when the lid closes
+            self._release_at = None
+            self.table.set_motor(False, self._clock.monotonic())
+            return
+        super().set_motor(on)
 
     def set_riser(self, on: bool) -> None:
         self.table.set_riser(on, self._clock.monotonic())

@@ -11,7 +11,7 @@ from typing import Any
 
 from hardware.inputs import BOUNCE_MS
 from hardware.interfaces import Clock
-from hardware.shuffler.gpio import PIN_OPTIONS, GpioShuffler
+from hardware.shuffler.gpio import COUNTS_PER_CARD, PIN_OPTIONS, GpioShuffler
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.simulator import SensorEdge, ShufflerTable
 
@@ -110,7 +110,8 @@ class HandsFreeMockRig:
     """
 
     def __init__(self, shuffler: Any, machine: Any, factory: Any, clock: Clock,
-                 bus: Any, tare_raw: float = 0.0, counts_per_card: float = 3900.0) -> None:
+                 bus: Any, tare_raw: float = 0.0,
+                 counts_per_card: float = COUNTS_PER_CARD) -> None:
         from hardware.shuffler.gpio import DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS
 
         self.shuffler, self.machine, self.factory, self.clock, self.bus = (
@@ -212,18 +213,7 @@ class HandsFreeMockRig:
     def next_event(self) -> float | None:
         return self.machine.update(self.clock.monotonic())
 
-    def touch(self) -> None:
-        """The player touches the sensor (press and release, at the module's polarity)."""
-        assert self.touch_pin is not None
-        self.sync()
-        on, off = self.touch_pin.drive_high, self.touch_pin.drive_low
-        if not self.touch_active_high:
-            on, off = off, on
-        hold = BOUNCE_MS / 1000.0 + 0.001
-        on()
-        self.clock.sleep(hold)
-        off()
-        self.clock.sleep(hold)
+    touch = MockRig.touch  # the player touches the sensor, as on the Lotus build's rig
 
     def run(self, max_seconds: float = 3000.0, max_steps: int = 2_000_000) -> None:
         """Step the shuffler and the machine until it is not busy (the FakeClock's time)."""
@@ -240,5 +230,6 @@ class HandsFreeMockRig:
             now = self.clock.monotonic()
             if nxt is not None and nxt > now:
                 wait = min(wait, nxt - now)
-            # the load cell converts 80 times a second: the driver sees its samples
-            self.clock.sleep(max(min(wait, 1 / 80), 1e-6))
+            if self.shuffler.status().phase == "restack":
+                wait = min(wait, 1 / 80)  # the load cell's 80 conversions a second
+            self.clock.sleep(max(wait, 1e-6))

@@ -55,6 +55,8 @@ WRONG_ORDER_PROMPT = 2
 # The longest the load cell may take to give a settled reading after a wait (s).
 WEIGH_PATIENCE_S = 1.0
 _POLL_S = 0.02
+# The plans a controller keeps for a look afterwards (tests, audits), the last the current.
+PLANS_KEPT = 16
 
 
 class HandsFreeMechanism(Mechanism, Shaft, Protocol):
@@ -181,7 +183,7 @@ class HandsFreeController(ShufflerController):
         self._measured_predicted = 0.0  # what the pace predicted for them
         self.restacks_run = 0  # every restack, across plans
         self.replans = 0  # fresh plans made by the machine itself, without a player
-        self.plans: list[HandsFreeShufflePlan] = []  # every plan run, the last the current
+        self.plans: list[HandsFreeShufflePlan] = []  # the last plans run, the last the current
         super().__init__(self._guard, clock, rng=rng, timing=timing, target_tv=target_tv,
                          touch_deck=touch_deck, touch_plan=touch_plan)
 
@@ -213,6 +215,7 @@ class HandsFreeController(ShufflerController):
     def _run_plan(self, plan: ShufflePlan, **note: object) -> None:
         assert isinstance(plan, HandsFreeShufflePlan)
         self.plans.append(plan)
+        del self.plans[:-PLANS_KEPT]
         self._restacks_done = 0
         self._tainted = None
         p = self._pace
@@ -578,7 +581,8 @@ class HandsFreeController(ShufflerController):
             self._clear_from = now
             # a card under a beam through the pause blocked it all that time: no double
             self._mech.update(now)
-            self._ignore_blocks |= {p for p in Pile if self._mech.blocked_since(p) is not None}
+            self._ignore_blocks |= set(self._passing) | {
+                p for p in Pile if self._mech.blocked_since(p) is not None}
         self._mech.set_led(True)
         self._set_state(DeviceState.BUSY)
         self._emit_progress()

@@ -247,6 +247,10 @@ class ShufflerTable:
         twin._speed_scale = self._speed_scale
         return twin
 
+    def mechanism(self, clock: Clock, filter_s: float = 0.0) -> _TableMechanism:
+        """The controller's Mechanism over this table, ready to feed (as calibrate uses it)."""
+        return _TableMechanism(self, clock, filter_s)
+
     # --- the machine ----------------------------------------------------------------------
 
     @property
@@ -374,12 +378,12 @@ class ShufflerTable:
             marks.append(self.flap_mm)
         else:
             beam = self.beam_mm[unit.pile]
-            marks += [beam, beam + L, self.outlet_mm[unit.pile] + L / 2]
+            marks += [beam, beam + L, self._landing_mm(unit)]
             if unit.flap_at is not None:
                 marks.append(self.flap_mm + design.FLAP_LENGTH_MM + L)
             if unit.stick:
                 marks.append(beam + L / 3)
-        if unit.phase == "driven":
+        if unit.phase == "driven" or unit is self._feeding:
             marks.append(L)  # its tail leaves the nip
             if unit.jam_mm is not None:
                 marks.append(unit.jam_mm)
@@ -387,6 +391,12 @@ class ShufflerTable:
         if ahead is not None:
             marks.append(ahead)
         return [m for m in marks if m > unit.s + 1e-7]
+
+    def _landing_mm(self, unit: _Unit) -> float:
+        """Where its leading edge is when it drops into its bay (its centre past the
+        branch's outlet)."""
+        assert unit.pile is not None
+        return self.outlet_mm[unit.pile] + unit.length / 2
 
     def _obstacle(self, unit: _Unit) -> float | None:
         """Where a stopped card ahead on the same way stops this one's leading edge."""
@@ -709,7 +719,7 @@ def _measure(table: ShufflerTable, router_settle_s: float, cards: int) -> Timing
     twin = table.twin()
     twin.load(list(range(cards)))
     clock = FakeClock()
-    mech = _TableMechanism(twin, clock)
+    mech = twin.mechanism(clock)
     times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
     values = calibration(times)["values"]
     return Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,

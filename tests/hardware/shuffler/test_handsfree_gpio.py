@@ -30,7 +30,35 @@ def _fake(cards: int, clock: FakeClock) -> Any:
     return FakeShaft(cards)
 
 
-MACHINES: dict[str, Callable[[int, FakeClock], Any]] = {"fake": _fake}
+class _Table:
+    """The drop shaft's simulator (hardware.shuffler.handsfree_sim) through its Mechanism
+    and Shaft adapter, with the fake's names for what the tests look at."""
+
+    def __init__(self, cards: int, clock: FakeClock) -> None:
+        from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
+
+        self.table = HandsFreeTable(rng=random.Random(7),
+                                    router_settle_s=design.SOLENOID_ROUTER.settle_s)
+        self.table.load(list(range(cards)))
+        self.mech = HandsFreeTableMechanism(self.table, clock)
+        self.clock = clock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.mech, name)
+
+    def deck(self) -> list[int]:
+        return self.table.deck()
+
+    @property
+    def lid(self) -> bool:
+        return self.table.lid
+
+    @lid.setter
+    def lid(self, closed: bool) -> None:
+        self.table.set_lid(closed, self.clock.monotonic())
+
+
+MACHINES: dict[str, Callable[[int, FakeClock], Any]] = {"fake": _fake, "table": _Table}
 
 
 class GpioRig:
@@ -39,7 +67,12 @@ class GpioRig:
         self.factory = MockFactory(pin_class=MockPWMPin)
         self.bus = i2c.EmulatedBus()
         self.machine = MACHINES[machine](cards, self.clock)
-        timing = Timing.for_speed(TIMING.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s)
+        if machine == "table":
+            from hardware.shuffler.handsfree_machine import handsfree_timing
+
+            timing = handsfree_timing(self.machine.table, design.SOLENOID_ROUTER.settle_s)
+        else:
+            timing = Timing.for_speed(TIMING.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s)
         self.shuffler = HandsFreeGpioShuffler(
             PINS, self.clock, pin_factory=self.factory, rng=random.Random(seed),
             timing=timing, touch_deck=cards,
@@ -93,10 +126,13 @@ def _whole(rig: GpioRig, cards: int) -> None:
     assert deck == rig.expected()
 
 
-@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
-def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int,
+@pytest.mark.parametrize("cards, passes, machine", [
+    (52, 6, "fake"), (104, 8, "fake"), (52, 6, "table"),
+    pytest.param(104, 8, "table", marks=pytest.mark.slow),
+])
+def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int, machine: str,
                                                 close_rigs: list[GpioRig]) -> None:
-    r = GpioRig(cards)
+    r = GpioRig(cards, machine)
     close_rigs.append(r)
     assert r.rig.riser_pin.state == 0 and not r.door_writes()[-2:] == []
     r.rig.touch()
@@ -114,7 +150,7 @@ def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int,
     assert writes[2:] == per * passes
     assert r.rig.riser_pin.state == 0 and r.rig.motor_pin.state == 0
     assert r.shuffler.mechanism.doors == {Bay.LOWER: False, Bay.UPPER: False}
-    print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s on the fake shaft")
+    print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s of machine time ({machine})")
 
 
 def test_the_riser_runs_through_each_pass_and_never_with_doors_open(
@@ -139,8 +175,10 @@ def test_the_riser_runs_through_each_pass_and_never_with_doors_open(
     assert ("pass", 0, False) not in seen  # the riser runs through every pass
 
 
-def test_nothing_is_driven_while_the_lid_is_open(close_rigs: list[GpioRig]) -> None:
-    r = GpioRig(52)
+@pytest.mark.parametrize("machine", ["fake", "table"])
+def test_nothing_is_driven_while_the_lid_is_open(machine: str,
+                                                 close_rigs: list[GpioRig]) -> None:
+    r = GpioRig(52, machine)
     close_rigs.append(r)
     r.rig.touch()
     r.rig.run(max_seconds=20.0)  # into the second pass
