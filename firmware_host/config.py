@@ -172,7 +172,13 @@ class BoardSettings(_Section):
 
 PinOption = int | float | bool | str
 SHUFFLER_PIN_NAMES = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor", "touch",
-                      "led", "brake")
+                      "led", "brake", "riser", "lid")
+# The shuffler's builds (docs/hands-free.md): "handsfree" restacks the piles itself, "lotus"
+# asks the player to stack them after every pass.
+SHUFFLER_BUILDS = ("handsfree", "lotus")
+# The plan a touch or the page's one button starts when [shuffle] plan is left out: the exact
+# plan where the machine restacks (uniform, total variation 0), the coin plan where a person does.
+BUILD_PLAN = {"handsfree": "exact", "lotus": "random"}
 
 
 class ShufflerSettings(_Section):
@@ -180,12 +186,16 @@ class ShufflerSettings(_Section):
     for the simulator."""
 
     mode: DeviceMode = DeviceMode.AUTO
+    build: str = "handsfree"  # one of SHUFFLER_BUILDS
     pins: dict[str, int | float | bool | str] = Field(
         default_factory=lambda: dict(pin_table.shuffler_defaults())  # the one pin table
     )
     speed: float = Field(20.0, gt=0, le=1000)
     # Test only: the simulated feed jams at this card (counted over every card fed), once.
     simulate_jam_at: int | None = Field(None, ge=1)
+    # Test only, the hands-free build: a card stalls on the simulated riser at this card
+    # (counted over every card fed) and stays there until the player takes it out, once.
+    simulate_stall_at: int | None = Field(None, ge=1)
     # The machine's card speed (mm/s), which `crib shuffler calibrate` measures and writes
     # here; every time budget below derives from it. Absent: the default build's arithmetic
     # (hardware.shuffler.design: an N20 at 1150 rpm under a 30 mm tyre, 1806 mm/s).
@@ -234,6 +244,19 @@ class ShufflerSettings(_Section):
         if self.feed_speed_mm_s is not None:
             return self.feed_speed_mm_s
         return pace.default_card_speed_mm_s()
+
+    @field_validator("build")
+    @classmethod
+    def _build(cls, value: str) -> str:
+        if value not in SHUFFLER_BUILDS:
+            raise ValueError(f"unknown shuffler build {value!r}; one of "
+                             f"{', '.join(map(repr, SHUFFLER_BUILDS))}")
+        return value
+
+    @property
+    def hands_free(self) -> bool:
+        """True for the build that restacks the piles itself."""
+        return self.build == "handsfree"
 
     @field_validator("pins")
     @classmethod
@@ -349,6 +372,7 @@ class ShuffleDefaults(_Section):
     """The shuffle the page offers first."""
 
     deck: Literal[52, 104] = 52
+    # left out: the shuffler build's own plan (BUILD_PLAN), which Settings sets
     plan: Literal["random", "exact", "light"] = "random"
 
 
@@ -441,6 +465,13 @@ class Settings(BaseSettings):
         except ValueError:
             raise ValueError(f"{value!r} is not an IP address to bind (e.g. 0.0.0.0)") from None
         return value
+
+    @model_validator(mode="after")
+    def _plan_of_the_build(self) -> Settings:
+        # [shuffle] plan left out: the build's own (set, it is the owner's choice)
+        if "plan" not in self.shuffle.model_fields_set:
+            self.shuffle.plan = BUILD_PLAN[self.shuffler.build]  # type: ignore[assignment]
+        return self
 
     @model_validator(mode="after")
     def _pins_unique(self) -> Settings:

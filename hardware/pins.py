@@ -64,6 +64,38 @@ SHUFFLER: tuple[Pin, ...] = (
     Pin("shuffler.pins.led", 26, "shuffler status LED"),
 )
 
+# The hands-free build's added pins ([shuffler] pins, docs/hands-free.md): the riser motor's
+# driver and the lid switch's sense line. Apart from SHUFFLER: the Lotus-style build has
+# neither, and its configuration's defaults stay as they are.
+HANDSFREE: tuple[Pin, ...] = (
+    Pin("shuffler.pins.riser", 22, "riser motor driver input IN1 (DRV8833 #2)"),
+    Pin("shuffler.pins.lid", 4, "lid switch sense (the actuators' 5 V through 10k/20k)"),
+)
+# The I2C bus the hands-free build's devices share: bus 1, fixed by the Pi's I2C block.
+I2C_BUS: tuple[Pin, ...] = (
+    Pin("board.i2c_sda", 2, "I2C1 SDA"),
+    Pin("board.i2c_scl", 3, "I2C1 SCL"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class I2cDevice:
+    """A chip on the I2C bus: its configuration key, 7-bit address and what it does."""
+
+    key: str
+    address: int
+    part: str
+    what: str
+
+
+I2C_DEVICES: tuple[I2cDevice, ...] = (
+    I2cDevice("shuffler.i2c.pwm", 0x40, "PCA9685",
+              "door servos: channel 0 the lower doors, 1 the upper"),
+    I2cDevice("shuffler.i2c.inputs", 0x20, "MCP23017",
+              "GPA0 lower door sensor, GPA1 upper door sensor, GPA2 skew beam"),
+    I2cDevice("shuffler.i2c.load_cell", 0x2A, "NAU7802", "the tray's load cell"),
+)
+
 # The inputs on the Pi ([inputs]): undo, touch, then per track an encoder and its button.
 INPUTS: tuple[Pin, ...] = (
     Pin("inputs.undo", 5, "undo button"),
@@ -96,6 +128,11 @@ def pi_pins() -> dict[str, int]:
     return {p.key: p.gpio for p in SHUFFLER + INPUTS}
 
 
+def handsfree_defaults() -> dict[str, int]:
+    """The hands-free build's added `[shuffler] pins`: name -> BCM number."""
+    return {p.name: p.gpio for p in HANDSFREE}
+
+
 def shuffler_defaults() -> dict[str, int]:
     """`[shuffler] pins` as the configuration's default: name -> BCM number."""
     return {p.name: p.gpio for p in SHUFFLER}
@@ -118,12 +155,14 @@ def track_defaults() -> list[dict[str, int]]:
 
 def _check() -> None:
     """The table's own consistency: no pin twice, every pin on its connector."""
-    pi = SHUFFLER + INPUTS
+    pi = SHUFFLER + INPUTS + HANDSFREE + I2C_BUS
     gpios = [p.gpio for p in pi]
     if len(set(gpios)) != len(gpios) or set(gpios) & set(SPI_CLAIMED):
         raise ValueError("a Pi pin is used twice, or by SPI0")
     for p in pi + (SPI_DATA,):
         p.header()
+    if len({d.address for d in I2C_DEVICES}) != len(I2C_DEVICES):
+        raise ValueError("two I2C devices share an address")
     pico = (PICO_DATA, PICO_UNDO) + PICO_TRACK_BUTTONS
     if len({p.gpio for p in pico}) != len(pico):
         raise ValueError("a Pico pin is used twice")

@@ -172,23 +172,29 @@ def _part(d: Any, elm: Any, p: pins.Pin) -> None:
         d += elm.Ground().right()
 
 
-def shuffler(d: Any, elm: Any) -> None:
-    """The shuffler and the inputs on the Pi's header."""
-    table = pins.SHUFFLER + pins.INPUTS
+def _header(d: Any, elm: Any, table: tuple[pins.Pin, ...], supplies: str,
+            part: Callable[[Any, Any, pins.Pin], None], pinspacing: float = 2.0) -> None:
+    """The Pi's header with `table`'s pins, each wired to its net label and its part."""
     ic_pins = [elm.IcPin(name=f"GPIO{p.gpio}", pin=str(p.header()), side="right")
                for p in reversed(table)]
     ic_pins += [elm.IcPin(name="3V3", pin=str(pins.PI_3V3[0]), side="top"),
                 elm.IcPin(name="GND", pin=str(pins.PI_GROUND[0]), side="bottom")]
-    pi = elm.Ic(pins=ic_pins, edgepadW=3.5, edgepadH=0.8, pinspacing=2.0,
+    pi = elm.Ic(pins=ic_pins, edgepadW=3.5, edgepadH=0.8, pinspacing=pinspacing,
                 label="Raspberry Pi\n40-pin header", lblsize=12)
     d += pi
     d += elm.Ground().at(pi.GND)
     d += elm.Line().up().at(getattr(pi, "3V3")).length(0.5)
-    _to(d, elm, "3.3 V to the sensors and the touch module")
+    _to(d, elm, supplies)
     for p in table:
         d += elm.Line().right().at(getattr(pi, f"GPIO{p.gpio}")).length(8.0).label(
             net(p.key, p.gpio, p.header()), loc="top", fontsize=10)
-        _part(d, elm, p)
+        part(d, elm, p)
+
+
+def shuffler(d: Any, elm: Any) -> None:
+    """The shuffler and the inputs on the Pi's header."""
+    _header(d, elm, pins.SHUFFLER + pins.INPUTS, "3.3 V to the sensors and the touch module",
+            _part)
 
 
 DRAWINGS: dict[str, Callable[[Any, Any], None]] = {
@@ -231,6 +237,43 @@ def power(d: Any, elm: Any) -> None:
 
 
 DRAWINGS["schematic-power.svg"] = power
+
+
+def _handsfree_part(d: Any, elm: Any, p: pins.Pin) -> None:
+    """The hands-free build's part on a Pi pin, drawn rightwards from the end of its wire."""
+    if p.name == "riser":
+        drv = elm.Ic(pins=[elm.IcPin(name="IN1", side="left"),
+                           elm.IcPin(name="IN2", side="left"),
+                           elm.IcPin(name="OUT1", side="right"),
+                           elm.IcPin(name="OUT2", side="right")],
+                     edgepadW=1.0, pinspacing=1.0, label="DRV8833 #2",
+                     lblsize=10).anchor("IN1")
+        d += drv
+        d += elm.Line().left().at(drv.IN2).length(0.5)
+        d += elm.Ground()
+        d += elm.Motor().down().at(drv.OUT1).to(drv.OUT2).label("riser\nmotor", loc="bottom")
+    elif p.name == "lid":
+        d += (node := elm.Dot())
+        d += elm.Resistor().right().label("10 kΩ", loc="top")
+        _to(d, elm, "5 V after the lid switch (actuators' supply)")
+        d += elm.Resistor().down().at(node.center).label("20 kΩ", loc="bottom")
+        d += elm.Ground()
+    else:
+        chips = ", ".join(f"{c.part} 0x{c.address:02X}" for c in pins.I2C_DEVICES)
+        _to(d, elm, f"{p.what} to {chips} (chips' pull-ups on 3.3 V)")
+
+
+def handsfree(d: Any, elm: Any) -> None:
+    """The hands-free build's additions on the Pi's header (docs/hands-free.md): the riser's
+    driver, the lid switch's sense line and the I2C bus to its three chips."""
+    _header(d, elm, pins.HANDSFREE + pins.I2C_BUS,
+            "3.3 V to the I2C chips' VCC and the door sensors", _handsfree_part, 2.5)
+    for i, c in enumerate(pins.I2C_DEVICES):
+        d += elm.Label().at((0.0, -9.0 - 0.8 * i)).label(
+            f"{c.key} = {c.part} at 0x{c.address:02X}: {c.what}", fontsize=10, loc="right")
+
+
+DRAWINGS["schematic-handsfree.svg"] = handsfree
 
 
 def render(name: str) -> str:

@@ -397,8 +397,31 @@ class PlanOut(BaseModel):
 
 class PlansOut(BaseModel):
     deck: int
-    default: str
+    default: str  # the plan a touch or the page's one button starts
+    build: Literal["handsfree", "lotus"]  # who restacks: the machine, or the player
+    hands_free: bool
     plans: list[PlanOut]
+
+
+class ShufflerStatusOut(BaseModel):
+    """The shuffler's status (hardware.interfaces.ShufflerStatus); only `state` and `fault`
+    while no shuffler is connected."""
+
+    state: str  # idle, busy, waiting, fault, absent, lost, stopped
+    fault: str | None = None  # what went wrong, with what to do
+    deck_size: int | None = None
+    routing: str | None = None  # coin, radix or light
+    passes_total: int = 0
+    passes_done: int = 0
+    cards_this_pass: int = 0
+    pile_counts: list[int] = Field(default_factory=list)  # [left, right] this pass
+    tv_distance: float | None = None  # the plan's distance to a uniform deck, 0 = exact
+    quality: str | None = None
+    prompt: str | None = None  # what the player must do now, in words
+    hands_free: bool = False  # the machine restacks the piles itself
+    phase: Literal["pass", "restack", "paused"] | None = None  # paused: the lid is open
+    restacks_done: int = 0
+    seconds_left: float | None = None  # the machine's estimate to the deck being ready
 
 
 class RacePointOut(BaseModel):

@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="stop after this long (default: until Ctrl-C)")
     w.set_defaults(func=_inputs_watch)
 
-    shuf = sub.add_parser("shuffler", help="bring-up: test and jog the shuffler's parts"
+    shuf = sub.add_parser("shuffler", help="the shuffler: shuffle a deck from the command "
+                          "line; bring-up: test, jog and calibrate its parts"
                           ).add_subparsers(dest="shuffler_command", metavar="ACTION")
     shuf.required = True
     t = shuf.add_parser("test", parents=[common],
@@ -80,6 +81,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="with --simulate: the simulated machine's card speed with an empty "
                         "tray (its motor made that fast; default: the default build's)")
     c.set_defaults(func=_shuffler_calibrate)
+    s = shuf.add_parser("shuffle", parents=[common],
+                        help="start a shuffle with one command and follow it to the end: "
+                             "passes, phase, time left and the prompts (Enter answers one)")
+    s.add_argument("--deck", type=int, choices=(52, 104), default=None,
+                   help="cards in the deck (default: [shuffle] deck)")
+    s.add_argument("--plan", choices=("random", "exact", "light"), default=None,
+                   help="the plan (default: the build's own, [shuffle] plan)")
+    s.add_argument("--url", default=None,
+                   help="the daemon (default: http://127.0.0.1 at the configured port)")
+    s.add_argument("--token", default=None,
+                   help="an operator token (default: $CRIB_TOKEN; `crib token create`)")
+    s.add_argument("--speed", type=float, default=None,
+                   help="with --simulate: run the simulated machine this many times faster "
+                        "than real time (default: [shuffler] speed)")
+    s.set_defaults(func=_shuffler_shuffle)
+
+
+def _shuffler_shuffle(args: argparse.Namespace) -> int:
+    from firmware_host.cli.shuffle import run
+
+    return run(args)
 
 
 # --- shared ------------------------------------------------------------------------------

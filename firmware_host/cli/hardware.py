@@ -37,7 +37,9 @@ def _register_shuffler(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--passes", type=int, default=None,
                    help="passes per deck (default: the plan's own count)")
     p.add_argument("--routing", choices=("coin", "radix", "light"), default="coin")
-    p.add_argument("--decks", type=int, default=20_000, help="decks to simulate")
+    p.add_argument("--decks", type=int, default=None,
+                   help="decks to simulate (default: 20000 of the model; 5000 through the "
+                        "whole hands-free machine)")
     p.add_argument("--p", type=float, default=0.5, help="share of cards sent left (bias)")
     p.add_argument("--q", type=float, default=0.5,
                    help="share of cards landing in the same pile as the card before (clumping)")
@@ -45,10 +47,78 @@ def _register_shuffler(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--double-feed", type=float, default=0.0, help="double-feed rate per card")
     p.add_argument("--seed", type=int, default=None, help="seed for a reproducible run")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--build", choices=("model", "handsfree"), default="model",
+                   help="model: the two-pile model with the options above; handsfree: the "
+                        "whole hands-free machine (controller, physics, its own restacks) "
+                        "from one touch a deck, judged by the position and adjacency tests")
+    p.add_argument("--wrong-restack", action="store_true",
+                   help="with --build handsfree: the restack after the first pass of every "
+                        "plan ends in the wrong order behind the sensors (the audit must fail)")
     p.set_defaults(func=_shuffle_audit)
 
 
 def _shuffle_audit(args: argparse.Namespace) -> int:
+    if args.build == "handsfree":
+        return _handsfree_audit(args)
+    if args.wrong_restack:
+        print("crib shuffle-audit: --wrong-restack needs --build handsfree (the model's "
+              "player restacks: --misroute and --double-feed break the model)", file=sys.stderr)
+        return 2
+    if args.decks is None:
+        args.decks = 20_000
+    return _model_audit(args)
+
+
+# The whole hands-free machine: the decks the issue's audit asks for at least.
+HANDSFREE_DECKS = 5_000
+
+
+def _handsfree_audit(args: argparse.Namespace) -> int:
+    """`crib shuffle-audit --build handsfree`: decks through the whole simulated machine,
+    judged against a uniform deck; 0 when both tests pass, 1 when either fails."""
+    from hardware.shuffler import handsfree_audit
+
+    decks = HANDSFREE_DECKS if args.decks is None else args.decks
+    model_only = [name for name, value, default in (
+        ("--passes", args.passes, None), ("--routing", args.routing, "coin"), ("--p", args.p, 0.5),
+        ("--q", args.q, 0.5), ("--misroute", args.misroute, 0.0),
+        ("--double-feed", args.double_feed, 0.0)) if value != default]
+    if model_only:
+        print(f"crib shuffle-audit: {', '.join(model_only)} belong to the model's audit; the "
+              "hands-free machine makes its own exact plan (--build model)", file=sys.stderr)
+        return 2
+    try:
+        run = handsfree_audit.run(decks, args.deck, seed=args.seed,
+                                  wrong_pass=1 if args.wrong_restack else None)
+        u = run.uniformity()
+    except (HardwareError, ValueError) as exc:
+        print(f"crib shuffle-audit: {exc}", file=sys.stderr)
+        return 2
+    ok = u.ok()
+    summary = run.summary()
+    if args.json:
+        print(json.dumps({**summary, "build": "handsfree", "wrong_restack": args.wrong_restack,
+                          "limit_z": 4.0, "ok": ok}, indent=2))
+        return 0 if ok else 1
+    n = summary["decks"]
+    print("\n".join([
+        f"hands-free audit: {n} decks of {args.deck} cards through the whole simulated "
+        "machine, one touch each" + (", the first restack of every plan made WRONG on "
+                                     "purpose" if args.wrong_restack else ""),
+        f"  positions (card by position, chi-square as z): z = {u.position_z:+.2f}  "
+        f"{'ok' if abs(u.position_z) < 4 else 'FAIL'} (|z| < 4)",
+        f"  adjacency (original neighbours still together): {u.adjacency_mean:.3f} a deck "
+        f"against {u.adjacency_expected:.3f} for a random deck, z = {u.adjacency_z:+.2f}  "
+        f"{'ok' if abs(u.adjacency_z) < 4 else 'FAIL'} (|z| < 4)",
+        f"  machine time {summary['machine_s_per_deck']} s a deck; replans "
+        f"{summary['replans']}, prompts {summary['prompts']}, restacks made wrong "
+        f"{summary['wrong_restacks_made']}; simulated in {summary['wall_s']} s",
+        "PASS: the decks are uniform" if ok else "FAIL: the decks are not uniform",
+    ]))
+    return 0 if ok else 1
+
+
+def _model_audit(args: argparse.Namespace) -> int:
     from hardware.shuffler import design, pace
     from hardware.shuffler.audit import AuditConfig, format_report, simulate
     from hardware.shuffler.physics import MachineModel

@@ -64,21 +64,37 @@ def _board_spi(settings: Settings, clock: Clock) -> tuple[PegBoard, Callable[[],
 
 
 def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
-    from hardware.shuffler.gpio import GpioShuffler
-
     s = settings.shuffler
-    return GpioShuffler(s.pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,
-                        touch_deck=settings.shuffle.deck, touch_plan=settings.shuffle.plan), _noop
+    pins = dict(s.pins)
+    if s.hands_free:  # the drop shaft's riser, lid, doors and load cell besides the feed
+        from hardware import pins as pin_table
+        from hardware.shuffler.gpio import HandsFreeGpioShuffler as Driver
+
+        pins = pin_table.handsfree_defaults() | pins  # the riser's and lid's unless named
+    else:
+        from hardware.shuffler.gpio import GpioShuffler as Driver
+    return Driver(pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,
+                  touch_deck=settings.shuffle.deck, touch_plan=settings.shuffle.plan), _noop
 
 
 def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:
     from hardware.clock import PacedClock
-    from hardware.shuffler.simulator import SimulatedShuffler
 
+    s = settings.shuffler
     # The simulated machine keeps its own time, paced to run `speed` times faster than real
     # time: the daemon's thread delays then never become machine time (a false fault).
-    return SimulatedShuffler(PacedClock(settings.shuffler.speed),
-                             jam_at=settings.shuffler.simulate_jam_at), _noop
+    paced = PacedClock(s.speed)
+    if s.hands_free:
+        from hardware.shuffler.handsfree_machine import SimulatedHandsFreeShuffler
+
+        stall = ({} if s.simulate_stall_at is None else
+                 {"stall_at": s.simulate_stall_at, "stall_frees": False})
+        return SimulatedHandsFreeShuffler(paced, jam_at=s.simulate_jam_at,
+                                          touch_deck=settings.shuffle.deck,
+                                          touch_plan=settings.shuffle.plan, **stall), _noop
+    from hardware.shuffler.simulator import SimulatedShuffler
+
+    return SimulatedShuffler(paced, jam_at=s.simulate_jam_at), _noop
 
 
 def _inputs_real(settings: Settings, clock: Clock) -> tuple[InputPanel, Callable[[], None]]:

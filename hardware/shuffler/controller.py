@@ -478,7 +478,13 @@ class ShufflerController:
                 quality=plan.quality if plan else None,
                 prompt=self._prompt,
                 fault=self._fault.text if self._fault else None,
+                **self._extra_status(),
             )
+
+    def _extra_status(self) -> dict[str, Any]:
+        """More status fields, also carried by the "progress" event (a hands-free machine's
+        phase and time left); none here."""
+        return {}
 
     def shuffle(self, deck_size: int = 52, plan: str = "random") -> ShufflerStatus:
         """Plan and begin a shuffle of the deck in the tray.
@@ -646,11 +652,15 @@ class ShufflerController:
         for _ in range(8 * self._plan.deck_size + 16):  # bounded: each round moves on
             r = self._observe()
             state = Feed.FLIGHT if self._inflight is not None else Feed.GAP
-            handler = _TRANSITIONS[(state, self._cause(r))]
-            wait = handler(self, r)
+            wait = self._transition(state, self._cause(r))(r)
             if wait is not None:
                 return wait
         return 0.0
+
+    def _transition(self, state: Feed, cause: Cause) -> Callable[[_Round], float | None]:
+        """The table's handler for (feed state, cause), bound to this controller: a
+        subclass's override of a handler (the hands-free build's) is the one called."""
+        return getattr(self, _TRANSITIONS[(state, cause)].__name__)
 
     def _observe(self) -> _Round:
         now = self._clock.monotonic()
@@ -1034,6 +1044,7 @@ class ShufflerController:
             "deck": plan.deck_size,
             "left": self._counts[Pile.LEFT],
             "right": self._counts[Pile.RIGHT],
+            **self._extra_status(),
         })
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:

@@ -47,9 +47,12 @@ from typing import Any
 from hardware.errors import ConfigurationError
 from hardware.inputs import BOUNCE_MS, Debouncer
 from hardware.interfaces import Clock
-from hardware.shuffler import design, pace
+from hardware.shuffler import design, handsfree, i2c, pace
 from hardware.shuffler.controller import ShufflerController, Timing
+from hardware.shuffler.handsfree import Bay
+from hardware.shuffler.i2c import InputExpander, LoadCellAdc, ServoPwm
 from hardware.shuffler.plan import Pile
+from hardware.shuffler.restack import HandsFreeController
 
 REQUIRED_PINS = ("motor", "router", "left_sensor", "right_sensor", "tray_sensor")
 OPTIONAL_PINS = ("touch", "led", "brake")
@@ -462,3 +465,216 @@ class GpioShuffler(ShufflerController):
             with self._lock:
                 self._last_error = f"touch ignored: {exc}"
             self._flush()
+
+
+# ----- the hands-free build (docs/hands-free.md): riser, lid, doors, sensors, load cell -----
+
+HANDSFREE_PINS = ("riser", "lid")
+# The MCP23017's port A: the door sensors and the skew beam, each pulling low for a card.
+EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
+# The door servos on the PCA9685's channels, and their pulses (ms): an SG90 turns 90 degrees
+# for 1.0 ms of pulse (0.5-2.5 ms over 180 degrees), closed to open.
+DOOR_CHANNEL: dict[Bay, int] = {Bay.LOWER: 0, Bay.UPPER: 1}
+DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
+# The load cell: its reading is the mean of the conversions of the last WEIGH_S (the
+# NAU7802 at 80 a second), at least WEIGH_SAMPLES of them since the doors last moved.
+WEIGH_S = handsfree.DEFAULT_RESTACK.weigh_s
+WEIGH_SAMPLES = 4
+# Counts of the NAU7802 per card: a 1 kg, 1 mV/V bar at 3.3 V gives 3.3 mV at full load,
+# times the gain of 128, over the ADC's +-1.65 V in +-2^23 counts: about 2150 counts a gram,
+# 3870 for a card of 1.8 g. An estimate from the datasheets (bar cell, NAU7802): bring-up
+# measures the tare and a card's counts.
+COUNTS_PER_CARD = round(2**23 / 1.65 * (1e-3 * 3.3 * 128) / 1000 * 1.8)
+
+
+def check_handsfree_pins(pins: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The hands-free build's pins: (the Lotus-style part, checked by `check_pins`; the
+    riser and the lid). Raises ConfigurationError naming a missing or shared pin."""
+    missing = [name for name in HANDSFREE_PINS if pins.get(name) is None]
+    if missing:
+        raise ConfigurationError("hands-free shuffler pins missing from the configuration: "
+                                 + ", ".join(missing))
+    base = check_pins({k: v for k, v in pins.items() if k not in HANDSFREE_PINS})
+    extra = {k: pins[k] for k in HANDSFREE_PINS}
+    used = [str(v) for k, v in base.items()
+            if k in REQUIRED_PINS + OPTIONAL_PINS and v is not None]
+    clash = [k for k, v in extra.items() if str(v) in used]
+    if clash or str(extra["riser"]) == str(extra["lid"]):
+        raise ConfigurationError(f"the hands-free pins share a pin with another part: {extra}")
+    return base, extra
+
+
+class _HandsFreeGpioMechanism(_GpioMechanism):
+    """The Lotus-style GPIO mechanism plus the drop shaft: the riser motor (DRV8833 #2 IN1),
+    the lid sense (an input with an edge), the door servos on a ServoPwm, the door sensors
+    and the skew beam on an InputExpander, the load cell on a LoadCellAdc."""
+
+    def __init__(self, pins: Mapping[str, Any], clock: Clock, pin_factory: Any,
+                 sensor_filter_ms: float | None, router_settle: float | None,
+                 servos: ServoPwm | None, inputs: InputExpander | None,
+                 adc: LoadCellAdc | None, tare_raw: float, counts_per_card: float) -> None:
+        base, self.shaft_pins = check_handsfree_pins(pins)
+        super().__init__(base, clock, pin_factory, sensor_filter_ms, router_settle)
+        if not counts_per_card > 0:
+            raise ConfigurationError(f"counts_per_card must be above 0, got {counts_per_card}")
+        self.servos, self.inputs, self.adc = servos, inputs, adc
+        self.tare_raw, self.counts_per_card = float(tare_raw), float(counts_per_card)
+        self.riser: Any = None
+        self.lid: Any = None
+        self.on_lid: Callable[[bool], None] | None = None
+        self._bus: Any = None
+        self._samples: list[tuple[float, int]] = []
+        self._weigh_from = -math.inf
+        self.doors: dict[Bay, bool] = {Bay.LOWER: False, Bay.UPPER: False}
+
+    def open(self) -> None:
+        from gpiozero import DigitalInputDevice, DigitalOutputDevice
+
+        super().open()
+        try:
+            f = self._factory
+            self.riser = self._add(DigitalOutputDevice(self.shaft_pins["riser"],
+                                                       pin_factory=f))
+            # the lid switch's rail through a divider: high (3.3 V) when the lid is shut
+            self.lid = self._add(DigitalInputDevice(self.shaft_pins["lid"], pull_up=False,
+                                                    pin_factory=f))
+            self.lid.when_activated = lambda _dev=None: self._lid_edge(True)
+            self.lid.when_deactivated = lambda _dev=None: self._lid_edge(False)
+            if self.servos is None or self.inputs is None or self.adc is None:
+                from smbus2 import SMBus  # the Pi's I2C bus 1, GPIO 2 and 3
+
+                self._bus = SMBus(1)
+                self.servos = self.servos or i2c.PCA9685(self._bus)
+                self.inputs = self.inputs or i2c.MCP23017(self._bus)
+                self.adc = self.adc or i2c.NAU7802(self._bus)
+            self.servos.open()
+            for bay in Bay:
+                self.set_doors(bay, False)
+            self.inputs.open(pull_ups=sum(1 << p for p in EXPANDER_PINS.values()))
+            self.adc.open()
+        except Exception:
+            self.close()
+            raise
+
+    def _lid_edge(self, closed: bool) -> None:
+        if not closed:
+            # the switch has cut the actuators' power: the commands follow it
+            for part in (self.motor, self.riser):
+                if part is not None:
+                    part.off()
+        hook = self.on_lid
+        if hook is not None:
+            hook(closed)
+
+    def close(self) -> None:
+        if self.riser is not None:
+            try:
+                self.riser.off()
+            except Exception:  # closing must go on whatever a part does
+                pass
+        if self.servos is not None:
+            for bay in Bay:
+                try:
+                    self.servos.release(DOOR_CHANNEL[bay])
+                except Exception:  # an I2C error must not stop the close
+                    pass
+        super().close()
+        self.riser = self.lid = None
+        if self._bus is not None:
+            self._bus.close()
+            self._bus = None
+
+    def update(self, now: float) -> float | None:
+        due = super().update(now)
+        adc = self.adc
+        if adc is not None and adc.ready():
+            self._samples.append((now, adc.read_raw()))
+            self._samples = [(t, v) for t, v in self._samples if t > now - 4 * WEIGH_S]
+        return due
+
+    # Shaft
+    def set_riser(self, on: bool) -> None:
+        if self.riser is not None:
+            self.riser.value = on
+
+    def set_doors(self, bay: Bay, opened: bool) -> None:
+        if self.servos is None:
+            return
+        self.servos.set_pulse_ms(DOOR_CHANNEL[bay], DOOR_PULSE_MS[opened])
+        self.doors[bay] = opened
+        self._weigh_from = self._clock.monotonic()
+
+    def _expander(self, name: str) -> bool:
+        assert self.inputs is not None
+        return not self.inputs.read() >> EXPANDER_PINS[name] & 1  # low: a card
+
+    def doors_hold(self, bay: Bay) -> bool:
+        return self._expander("lower_door" if bay is Bay.LOWER else "upper_door")
+
+    def skewed(self) -> bool:
+        return self._expander("skew")
+
+    def tray_cards(self) -> float | None:
+        now = self._clock.monotonic()
+        recent = [v for t, v in self._samples if t > max(now - WEIGH_S, self._weigh_from)]
+        if len(recent) < WEIGH_SAMPLES:
+            return None
+        return (sum(recent) / len(recent) - self.tare_raw) / self.counts_per_card
+
+    def lid_closed(self) -> bool:
+        return bool(self.lid is not None and self.lid.is_active)
+
+
+class HandsFreeGpioShuffler(HandsFreeController):
+    """The hands-free shuffler on GPIO pins and I2C: the HandsFreeController over the Lotus
+    build's pins plus `riser` and `lid` (docs/hands-free.md), the door servos, the door
+    sensors and skew beam and the load cell on I2C bus 1 (`servos`, `inputs`, `adc`: by
+    default the PCA9685, MCP23017 and NAU7802 drivers over smbus2). `tare_raw` and
+    `counts_per_card` turn the load cell's counts into cards (measured at bring-up).
+    Raises ConfigurationError as GpioShuffler, and for a missing riser or lid pin.
+    """
+
+    def __init__(
+        self,
+        pins: Mapping[str, Any],
+        clock: Clock,
+        *,
+        pin_factory: Any = None,
+        rng: random.Random | None = None,
+        timing: Timing | None = None,
+        sensor_filter_ms: float | None = None,
+        router_settle: float | None = None,
+        touch_deck: int = 52,
+        touch_plan: str = "exact",
+        servos: ServoPwm | None = None,
+        inputs: InputExpander | None = None,
+        adc: LoadCellAdc | None = None,
+        tare_raw: float = 0.0,
+        counts_per_card: float = COUNTS_PER_CARD,
+    ) -> None:
+        base, _extra = check_handsfree_pins(pins)
+        if timing is None:
+            timing = Timing.for_speed(pace.default_card_speed_mm_s(), router_settle_s(base))
+        if sensor_filter_ms is None:
+            sensor_filter_ms = timing.sensor_filter * 1000.0
+        if router_settle is None:
+            router_settle = timing.router_move
+        self._gpio = _HandsFreeGpioMechanism(pins, clock, pin_factory, sensor_filter_ms,
+                                             router_settle, servos, inputs, adc, tare_raw,
+                                             counts_per_card)
+        self._gpio.on_touch = self._on_touch
+        self._gpio.on_lid = self._on_lid
+        super().__init__(self._gpio, clock, rng=rng, timing=timing, touch_deck=touch_deck,
+                         touch_plan=touch_plan)
+
+    @property
+    def mechanism(self) -> _HandsFreeGpioMechanism:
+        return self._gpio
+
+    _on_touch = GpioShuffler._on_touch
+
+    def _on_lid(self, closed: bool) -> None:
+        with self._lock:
+            self._emit("lid", {"closed": closed})
+        self._kick()  # the runner pauses the plan at its next step
+        self._flush()

@@ -37,12 +37,13 @@ BROWSER = [
 """The marks of every browser test module: `pytestmark = BROWSER`."""
 
 
-def page_daemon(state: Path) -> Daemon:
-    """`crib serve --simulate` with a fast simulated shuffler that jams once."""
+def page_daemon(state: Path, build: str = "lotus") -> Daemon:
+    """`crib serve --simulate` with a fast simulated shuffler that jams once: the Lotus-style
+    build (the player restacks) unless `build` says "handsfree"."""
     daemon = Daemon(state)
     # [shuffler] is the configuration's last table: these keys land in it.
     with daemon.config.open("a") as f:
-        f.write(f"simulate_jam_at = {JAM_AT}\n")
+        f.write(f"simulate_jam_at = {JAM_AT}\nbuild = {build!r}\n")
     return daemon
 
 

@@ -83,3 +83,47 @@ def test_one_pass_is_written_as_one_pass(crib) -> None:
                "--decks", "500").stdout
     assert "1 pass," in out and "1 coin pass:" in out and "1 pass is not" in out
     assert "1 passes" not in out
+
+
+# --- the whole hands-free machine (hardware.shuffler.handsfree_audit) ---------------------
+
+
+def test_handsfree_audit_reports_position_and_adjacency_of_the_whole_machine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["shuffle-audit", "--build", "handsfree", "--decks", "8", "--seed", "8",
+               "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["decks"] == 8 and data["cards"] == 52 and data["build"] == "handsfree"
+    assert data["wrong_restacks_made"] == 0 and data["prompts"] == 0
+    assert abs(data["position_z"]) < 4 and abs(data["adjacency_z"]) < 4
+    assert data["adjacency_expected"] == pytest.approx(2 * 51 / 52, abs=1e-4)
+    assert rc == 0 and data["ok"] is True
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--wrong-restack"], "--wrong-restack needs --build handsfree"),
+    (["--build", "handsfree", "--q", "0.7"], "--q belong to the model's audit"),
+    (["--build", "handsfree", "--decks", "0"], "at least 1 deck"),
+    (["--build", "handsfree", "--deck", "105", "--decks", "2"], "104"),
+])
+def test_handsfree_audit_bad_options_exit_2(capsys: pytest.CaptureFixture[str],
+                                            argv: list[str], message: str) -> None:
+    assert main(["shuffle-audit", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("crib shuffle-audit: ") and message in err, err
+
+
+@pytest.mark.slow
+def test_handsfree_audit_passes_the_machine_and_fails_a_wrong_restack(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """150 decks each way (1 to 4 minutes of simulation)."""
+    rc = main(["shuffle-audit", "--build", "handsfree", "--decks", "150", "--seed", "11"])
+    out = capsys.readouterr().out
+    print(out)
+    assert rc == 0 and out.rstrip().endswith("PASS: the decks are uniform"), out
+    rc = main(["shuffle-audit", "--build", "handsfree", "--decks", "150", "--seed", "7",
+               "--wrong-restack"])
+    out = capsys.readouterr().out
+    print(out)
+    assert rc == 1 and "made WRONG on purpose" in out, out
+    assert "FAIL (|z| < 4)" in out and out.rstrip().endswith("FAIL: the decks are not uniform")

@@ -1,0 +1,520 @@
+"""The hands-free controller's logic against a small deterministic drop shaft: every pass,
+the machine's own restacks, their checks, each recovery, the lid (hardware.shuffler.restack).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hardware.clock import FakeClock
+from hardware.interfaces import DeviceEvent, DeviceState
+from hardware.shuffler import design
+from hardware.shuffler.controller import Timing
+from hardware.shuffler.handsfree import BAY_OF_PILE, Bay
+from hardware.shuffler.plan import Pile
+from hardware.shuffler.restack import HandsFreeController, Phase
+
+TIMING = Timing()
+FLIGHT = TIMING.card_timeout / 3
+TRANSIT = design.card_transit_s(TIMING.feed_speed_mm_s)
+
+
+class FakeShaft:
+    """A drop shaft whose cards arrive a flight after the feed, block their beam one transit
+    and land on top of their bay; the doors drop piles as gravity and the shaft allow (the
+    upper pile lands on the lower bay's closed doors). Faults are set by the test."""
+
+    kind = "fake"
+
+    def __init__(self, cards: int) -> None:
+        self.tray: list[int] = list(range(cards))  # top first
+        self.bays: dict[Bay, list[int]] = {Bay.UPPER: [], Bay.LOWER: []}
+        self.doors_open: set[Bay] = set()
+        self.motor = self.riser = False
+        self.lid = self.lid_before = True  # closed (now, and at the last update)
+        self.router = Pile.LEFT
+        self.now = 0.0
+        self.flight: tuple[float, list[int]] | None = None
+        self.blocked: dict[Pile, float | None] = {Pile.LEFT: None, Pile.RIGHT: None}
+        self.passing: dict[Pile, tuple[float, list[int]]] = {}
+        self.arrivals: list[Pile] = []
+        self.blocks: dict[Pile, float] = {}
+        self.fed = 0
+        # faults
+        self.swap_leads = False  # the door servos' leads swapped
+        self.swap_once: int | None = None  # swap the leads for this restack only (0-based)
+        self.stall_at: int | None = None  # this card stalls on the rise
+        self.stall_free = True  # ... and the riser alone frees it
+        self.double_at: int | None = None  # this card drags the next with it
+        self.caught = 0  # drops of the lower bay that leave its bottom card on the doors
+        self.skew_once = False
+        self.tap_squares = True
+        self.skew = False
+        self.restacks = 0
+        self.motor_on_with_lid_open = 0
+
+    # Mechanism
+    def open(self) -> None: ...
+
+    def close(self) -> None:
+        self.motor = False
+
+    def set_led(self, on: bool) -> None: ...
+
+    def set_motor(self, on: bool) -> None:
+        if on and not self.lid:
+            self.motor_on_with_lid_open += 1
+        self.motor = on
+        if on and self.flight is None and self.tray:
+            cards = [self.tray.pop()]
+            self.fed += 1
+            if self.double_at == self.fed and self.tray:
+                cards.append(self.tray.pop())
+            at = self.now + FLIGHT
+            if self.stall_at == self.fed:
+                at = float("inf")
+            self.flight = (at, cards)
+
+    def set_router(self, pile: Pile) -> None:
+        self.router = pile
+
+    def set_riser(self, on: bool) -> None:
+        self.riser = on
+
+    def update(self, now: float) -> float | None:
+        if not (self.lid and self.lid_before):  # no power: nothing on the path moves
+            held = now - self.now
+            if self.flight is not None:
+                self.flight = (self.flight[0] + held, self.flight[1])
+            self.passing = {p: (c + held, cards) for p, (c, cards) in self.passing.items()}
+        self.now, self.lid_before = now, self.lid
+        if self.flight is not None and self.flight[0] == float("inf") and self.stall_free \
+                and self.riser and not self.motor:
+            # the riser alone (the feed stopped, no card behind pushing) frees the card
+            self.flight = (now + 0.4, self.flight[1])
+        if self.flight is not None and self.flight[0] <= now:
+            at, cards = self.flight
+            self.flight = None
+            pile = self.router
+            self.arrivals.append(pile)
+            self.blocked[pile] = at
+            self.passing[pile] = (at + TRANSIT * len(cards), cards)
+        for pile, (clear, cards) in list(self.passing.items()):
+            if clear <= now:
+                del self.passing[pile]
+                self.blocks[pile] = clear - (self.blocked[pile] or clear)
+                self.blocked[pile] = None
+                for c in cards:
+                    self.bays[BAY_OF_PILE[pile]].insert(0, c)
+        due = [t for t in ([self.flight[0]] if self.flight else [])
+               + [c for c, _ in self.passing.values()] if t != float("inf")]
+        return min(due) if due else None
+
+    def tray_loaded(self) -> bool:
+        return bool(self.tray)
+
+    def blocked_since(self, pile: Pile) -> float | None:
+        return self.blocked[pile]
+
+    def take_arrivals(self) -> list[Pile]:
+        out, self.arrivals = self.arrivals, []
+        return out
+
+    def take_block(self, pile: Pile) -> float | None:
+        return self.blocks.pop(pile, None)
+
+    # Shaft
+    def set_doors(self, bay: Bay, opened: bool) -> None:
+        swapped = self.swap_leads or self.swap_once == self.restacks
+        physical = bay.other if swapped else bay
+        if not opened:
+            self.doors_open.discard(physical)
+            if physical is Bay.LOWER and self.skew and self.tap_squares:
+                self.skew = False  # the press arm comes down on the deck
+            if bay is Bay.LOWER:
+                self.restacks += 1  # the doors close upper, then lower
+            return
+        self.doors_open.add(physical)
+        self._fall()
+
+    def _fall(self) -> None:
+        if Bay.UPPER in self.doors_open and self.bays[Bay.UPPER]:
+            self.bays[Bay.LOWER][0:0] = self.bays[Bay.UPPER]
+            self.bays[Bay.UPPER] = []
+        if Bay.LOWER in self.doors_open and self.bays[Bay.LOWER]:
+            pile = self.bays[Bay.LOWER]
+            keep: list[int] = []
+            if self.caught > 0:
+                self.caught -= 1
+                keep = pile[-1:]
+                pile = pile[:-1]
+            self.tray[0:0] = pile
+            self.bays[Bay.LOWER] = keep
+            if self.skew_once and not self.bays[Bay.LOWER] and not self.bays[Bay.UPPER]:
+                self.skew_once = False
+                self.skew = True
+
+    def doors_hold(self, bay: Bay) -> bool:
+        return bool(self.bays[bay])
+
+    def tray_cards(self) -> float | None:
+        return float(len(self.tray))
+
+    def skewed(self) -> bool:
+        return self.skew
+
+    def lid_closed(self) -> bool:
+        return self.lid
+
+    def deck(self) -> list[int]:
+        return self.bays[Bay.UPPER] + self.bays[Bay.LOWER] + self.tray
+
+
+class Rig:
+    def __init__(self, cards: int = 52, seed: int = 1) -> None:
+        self.clock = FakeClock()
+        self.shaft = FakeShaft(cards)
+        self.ctl = HandsFreeController(self.shaft, self.clock, rng=random.Random(seed),
+                                       timing=TIMING, touch_deck=cards)
+        self.events: list[DeviceEvent] = []
+        self.starts: list[list[int]] = []
+        self.ctl.subscribe(self._event)
+        self.ctl.open()
+
+    def _event(self, e: DeviceEvent) -> None:
+        self.events.append(e)
+        if e.kind == "plan":
+            self.starts.append(list(self.shaft.tray))
+
+    def run(self, seconds: float = 2000.0) -> None:
+        self.ctl.run_until_settled(max_seconds=seconds)
+
+    def kinds(self, kind: str) -> list[dict]:
+        return [e.data for e in self.events if e.kind == kind]
+
+    def expected(self) -> list[int]:
+        plan = self.ctl.plans[-1].handsfree
+        assert plan is not None
+        start = self.starts[-1]
+        return [start[c] for c in plan.final_order()]
+
+
+def _done(rig: Rig, cards: int) -> None:
+    assert rig.ctl.state is DeviceState.IDLE, rig.ctl.status()
+    assert rig.kinds("done"), "no done event"
+    deck = rig.shaft.deck()
+    assert sorted(deck) == list(range(cards)), "a card was lost or duplicated"
+    assert rig.shaft.tray == deck, "cards left in a bay"
+    assert deck == rig.expected()
+
+
+@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
+def test_one_touch_shuffles_exactly_with_no_prompt(cards: int, passes: int) -> None:
+    rig = Rig(cards)
+    rig.ctl.touch()
+    st = rig.ctl.status()
+    assert st.hands_free and st.phase == "pass" and st.passes_total == passes
+    assert st.seconds_left is not None and st.seconds_left > 10
+    rig.run()
+    _done(rig, cards)
+    prompts = [p for p in rig.kinds("prompt") if not p.get("done")]
+    assert prompts == []
+    assert rig.kinds("fault") == []
+    assert rig.ctl.restacks_run == passes and rig.ctl.replans == 0
+    restacks = rig.kinds("restack")
+    assert [r["finding"] for r in restacks] == ["ok"] * passes
+    assert len(rig.starts) == 1
+    assert not rig.shaft.doors_open and not rig.shaft.riser and not rig.shaft.motor
+
+
+def test_progress_carries_phase_and_a_falling_time_left() -> None:
+    rig = Rig(52)
+    rig.ctl.touch()
+    rig.run()
+    progress = rig.kinds("progress")
+    assert {p["phase"] for p in progress} >= {"pass", "restack"}
+    lefts = [p["seconds_left"] for p in progress if p["phase"] == "pass"]
+    assert lefts[0] > lefts[-1] >= 0
+    assert all(p["hands_free"] for p in progress)
+    assert max(p["restacks_done"] for p in progress) == 5  # the 6th ends the shuffle
+
+
+def test_lotus_controller_still_prompts_the_player() -> None:
+    from hardware.shuffler.simulator import SimulatedShuffler
+
+    sim = SimulatedShuffler(FakeClock(), rng=random.Random(2), machine_rng=random.Random(2))
+    sim.open()
+    sim.shuffle(52, "exact")
+    sim.run_until_settled()
+    st = sim.status()
+    assert st.state is DeviceState.WAITING and "on top of" in (st.prompt or "")
+    assert st.hands_free is False and st.phase is None
+
+
+def test_a_wrong_restack_is_detected_and_replanned_without_hands() -> None:
+    rig = Rig(52)
+    rig.shaft.swap_once = 2  # the third restack's doors open in the wrong order
+    rig.ctl.touch()
+    rig.run()
+    findings = [r["finding"] for r in rig.kinds("restack")]
+    assert findings[2] == "wrong_order"
+    assert rig.ctl.replans == 1 and rig.kinds("fault") == []
+    _done(rig, 52)
+
+
+def test_wrong_order_twice_asks_for_the_door_servo_leads() -> None:
+    rig = Rig(52)
+    rig.shaft.swap_leads = True
+    rig.ctl.touch()
+    rig.run()
+    st = rig.ctl.status()
+    assert st.state is DeviceState.FAULT and "door servos' leads" in (st.fault or "")
+    assert sorted(rig.shaft.deck()) == list(range(52))
+    rig.shaft.swap_leads = False  # the player swaps them back
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+
+
+def test_a_card_stalled_on_the_rise_is_carried_by_the_riser_alone() -> None:
+    rig = Rig(52)
+    rig.shaft.stall_at = 30
+    rig.ctl.touch()
+    rig.run()
+    assert [w for w in rig.kinds("warning") if w["kind"] == "riser_stall"]
+    assert rig.kinds("fault") == [] and rig.ctl.replans == 0
+    _done(rig, 52)
+
+
+def test_a_card_stuck_on_the_rise_asks_the_player_then_starts_afresh() -> None:
+    rig = Rig(52)
+    rig.shaft.stall_at, rig.shaft.stall_free = 30, False
+    rig.ctl.touch()
+    rig.run()
+    st = rig.ctl.status()
+    assert st.state is DeviceState.FAULT and "stuck in the riser" in (st.fault or "")
+    # the player lays the stuck card on the deck in the tray
+    assert rig.shaft.flight is not None
+    rig.shaft.tray.insert(0, *rig.shaft.flight[1])
+    rig.shaft.flight = None
+    rig.shaft.stall_at = None
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+    assert len(rig.starts) == 2
+
+
+def test_a_double_feed_finishes_the_pass_restacks_and_replans() -> None:
+    rig = Rig(52)
+    rig.shaft.double_at = 10
+    rig.ctl.touch()
+    rig.run()
+    assert rig.kinds("fault") == []
+    assert rig.ctl.replans == 1
+    _done(rig, 52)
+
+
+# each opening of doors over a held lower pile catches one card (two in a restack, two a retry)
+@pytest.mark.parametrize("caught, prompt", [(1, False), (4, False), (9, True)])
+def test_a_caught_pile_gets_its_doors_worked_then_a_prompt(caught: int, prompt: bool) -> None:
+    rig = Rig(52)
+    rig.shaft.caught = caught
+    rig.ctl.touch()
+    rig.run()
+    if prompt:
+        st = rig.ctl.status()
+        assert st.state is DeviceState.FAULT and "caught on the lower" in (st.fault or "")
+        rig.shaft.tray[0:0] = rig.shaft.bays[Bay.LOWER]  # the player pushes them down
+        rig.shaft.bays[Bay.LOWER] = []
+        rig.ctl.touch()
+        rig.run()
+    else:
+        assert rig.kinds("fault") == []
+    assert rig.ctl.replans >= 1
+    _done(rig, 52)
+
+
+@pytest.mark.parametrize("squares", [True, False])
+def test_a_skewed_pile_is_tapped_then_the_player_squares_it(squares: bool) -> None:
+    rig = Rig(52)
+    rig.shaft.skew_once, rig.shaft.tap_squares = True, squares
+    rig.ctl.touch()
+    rig.run()
+    if not squares:
+        st = rig.ctl.status()
+        assert st.state is DeviceState.FAULT and "square the deck" in (st.fault or "")
+        rig.shaft.skew = False
+        rig.ctl.touch()
+        rig.run()
+    assert rig.ctl.replans == 0  # the order was right all along
+    _done(rig, 52)
+
+
+def test_the_lid_pauses_the_plan_and_nothing_moves_while_open() -> None:
+    rig = Rig(52)
+    rig.ctl.touch()
+    # into the third pass
+    while rig.ctl.status().passes_done < 2 or rig.ctl.phase is not Phase.PASS:
+        rig.clock.sleep(max(rig.ctl.step(), 1e-6))
+    for _ in range(5):
+        rig.clock.sleep(max(rig.ctl.step(), 1e-6))
+    rig.shaft.lid = False
+    before = list(rig.shaft.deck())
+    rig.ctl.step()
+    st = rig.ctl.status()
+    assert st.phase == "paused" and st.state is DeviceState.WAITING
+    assert not rig.shaft.motor and not rig.shaft.riser
+    # touching with the lid still open does nothing; a forced step moves nothing
+    rig.ctl.touch()
+    assert rig.ctl.status().phase == "paused"
+    rig.ctl._guard.set_motor(True)
+    rig.ctl._guard.set_doors(Bay.LOWER, True)
+    assert rig.shaft.motor_on_with_lid_open == 0 and not rig.shaft.doors_open
+    assert len(rig.ctl.withheld) == 2
+    rig.clock.sleep(30.0)
+    rig.ctl.step()
+    assert sorted(rig.shaft.deck()) == sorted(before)
+    rig.shaft.lid = True
+    rig.ctl.touch()
+    assert rig.ctl.status().phase == "pass"
+    rig.run()
+    _done(rig, 52)
+    assert len(rig.starts) == 1 and rig.ctl.replans == 0
+
+
+def test_the_lid_open_during_a_restack_pauses_it() -> None:
+    rig = Rig(52)
+    rig.ctl.touch()
+    while rig.ctl.phase is not Phase.RESTACK:
+        rig.clock.sleep(max(rig.ctl.step(), 1e-6))
+    rig.clock.sleep(max(rig.ctl.step(), 1e-6))
+    rig.shaft.lid = False
+    rig.ctl.step()
+    assert rig.ctl.status().phase == "paused"
+    rig.clock.sleep(5.0)
+    rig.shaft.lid = True
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+    assert rig.ctl.replans == 0
+
+
+# ----- the whole simulated machine (hardware.shuffler.handsfree_machine) -----
+
+
+def _sim(cards: int = 52, seed: int = 5, **kw: object):
+    from hardware.shuffler.handsfree_machine import SimulatedHandsFreeShuffler
+
+    sim = SimulatedHandsFreeShuffler(FakeClock(), rng=random.Random(seed),
+                                     machine_rng=random.Random(seed), touch_deck=cards, **kw)
+    events: list[DeviceEvent] = []
+    sim.subscribe(events.append)
+    sim.open()
+    return sim, events
+
+
+def _play(sim, max_prompts: int = 3) -> list[str]:
+    """Touch once, then do what each prompt asks; returns the faults' kinds prompted."""
+    sim.touch()
+    prompted = []
+    for _ in range(max_prompts + 1):
+        sim.run_until_settled(max_seconds=3000)
+        if sim.state is not DeviceState.FAULT:
+            break
+        assert sim.fault is not None
+        prompted.append(sim.fault.kind)
+        sim.touch()
+    return prompted
+
+
+def _exact(sim, cards: int) -> None:
+    assert sim.state is DeviceState.IDLE, sim.status()
+    deck = sim.table.deck()
+    assert sorted(deck) == list(range(cards)), "a card was lost"
+    assert sim.bays_empty() and sim.table.tray == deck
+    assert deck == sim.expected_deck()
+
+
+@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
+def test_the_simulated_machine_shuffles_exactly_from_one_touch(cards: int, passes: int) -> None:
+    sim, events = _sim(cards)
+    start = sim._clock.monotonic()
+    assert _play(sim) == []
+    _exact(sim, cards)
+    assert [e.data["finding"] for e in events if e.kind == "restack"] == ["ok"] * passes
+    assert [e for e in events if e.kind == "prompt" and not e.data.get("done")] == []
+    took = sim._clock.monotonic() - start
+    # the module's own arithmetic for this plan (handsfree.shuffle_s), within a fifth
+    from hardware.shuffler import handsfree
+    plan = sim.plans[-1].handsfree
+    assert plan is not None
+    assert 0.8 < took / handsfree.shuffle_s(plan) < 1.25, took
+
+
+@pytest.mark.parametrize("fault, prompts", [
+    ({"stall_at": 40}, []),  # the riser alone frees it
+    ({"stall_at": 40, "stall_frees": False}, ["riser_stall"]),
+    ({"catch_at": 3, "catch_frees": 1}, []),  # the doors worked again free it
+    ({"catch_at": 3, "catch_frees": 9}, ["caught"]),
+    ({"skew_at": 4}, ["skewed"]),
+    ({"swapped_doors": True}, ["door_leads"]),
+    ({"double_at": 30}, []),
+])
+def test_each_fault_of_the_machine_ends_exact_and_whole(fault: dict, prompts: list) -> None:
+    sim, events = _sim(52, **fault)
+    assert _play(sim) == prompts
+    _exact(sim, 52)
+
+
+def test_one_wrong_restack_on_the_machine_is_caught_by_its_sensors() -> None:
+    sim, events = _sim(52, swapped_doors=True)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    findings = [e.data["finding"] for e in events if e.kind == "restack"]
+    assert findings[:2] == ["wrong_order", "wrong_order"]
+    assert sim.state is DeviceState.FAULT and "leads" in (sim.fault.text if sim.fault else "")
+
+
+def test_a_restack_made_wrong_behind_the_sensors_leaves_the_deck_off_target() -> None:
+    sim, _ = _sim(52, wrong_restacks=1.0)
+    assert _play(sim) == []
+    assert sim.wrong_made == 6
+    assert sim.table.deck() != sim.expected_deck()
+
+
+def test_the_lid_pauses_the_simulated_machine_and_it_ends_exact() -> None:
+    sim, events = _sim(52)
+    sim.touch()
+    clock = sim._clock
+    end = clock.monotonic() + 25.0
+    while clock.monotonic() < end:
+        clock.sleep(max(sim.step(), 1e-6))
+    sim.set_lid(False)
+    sim.step()
+    assert sim.status().phase == "paused"
+    table_deck = sim.table.deck()
+    clock.sleep(20.0)
+    sim.step()
+    assert sim.table.deck() == table_deck  # nothing moved
+    sim.set_lid(True)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    _exact(sim, 52)
+
+
+def _corner_cases() -> list:
+    from hardware.shuffler import handsfree_sim
+
+    return [pytest.param(cards, p, s, id=f"{cards}-{i}")
+            for cards in (52, 104)
+            for i, (p, s) in enumerate(handsfree_sim.corners((cards,)))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cards, params, shaft", _corner_cases())
+def test_every_corner_shuffles_exactly_with_no_prompt(cards, params, shaft) -> None:
+    sim, _ = _sim(cards, params=params, shaft_params=shaft)
+    assert _play(sim) == []
+    _exact(sim, cards)
