@@ -2,7 +2,7 @@
 most 1.5 x at every corner; 104 cards: 90 s), on the simulated machine from one touch, and
 the audit's throughput (5,000 decks: goal about 10 minutes of this computer's time).
 
-Run: .venv/bin/python tests/benchmarks/bench_handsfree.py [EVERY] [AUDIT_DECKS], or
+Run: .venv/bin/python tests/benchmarks/bench_handsfree_machine.py [EVERY] [AUDIT_DECKS], or
 `make bench`. EVERY takes every n-th corner (1: all of them).
 """
 
@@ -69,6 +69,6 @@ if __name__ == "__main__":
     main(*args)
 
 
-def test_bench_handsfree() -> None:
+def test_bench_handsfree_machine() -> None:
     """So `make bench` (pytest over tests/benchmarks) prints these figures too."""
     main()
