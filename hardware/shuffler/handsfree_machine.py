@@ -176,8 +176,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
                         self.table.tray[0:0] = pile
                         pile.clear()
                         self.table._tray_change = self.table._t
-            if kind == "jam":
-                self.table.return_jammed()
+            if kind in ("jam", "riser_stall"):
+                self.table.return_jammed()  # a card held at the gate, if that is where
             elif kind == "stuck":
                 self.table.push_stuck()
 

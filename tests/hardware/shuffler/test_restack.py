@@ -461,6 +461,7 @@ def test_the_simulated_machine_shuffles_exactly_from_one_touch(cards: int, passe
     ({"skew_at": 4}, ["skewed"]),
     ({"swapped_doors": True}, ["door_leads"]),
     ({"double_at": 30}, []),
+    ({"jam_at": 20}, []),  # held under the gate: T1 and the riser carry it on
 ])
 def test_each_fault_of_the_machine_ends_exact_and_whole(fault: dict, prompts: list) -> None:
     sim, events = _sim(52, **fault)
