@@ -13,14 +13,13 @@ import random
 from typing import Any
 
 from hardware.interfaces import Clock
-from hardware.shuffler import handsfree
+from hardware.shuffler import handsfree, pace
 from hardware.shuffler.controller import Fault, Timing
 from hardware.shuffler.handsfree import ROUTER_PILE, Bay, RestackBuild
 from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
 from hardware.shuffler.plan import Pile, ShufflePlan
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.restack import HandsFreeController
-from hardware.shuffler.simulator import measured_timing
 
 
 def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
@@ -48,9 +47,10 @@ def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
         try:
             times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
         except CalibrationError:
-            # a machine whose riser stalls a card cannot be calibrated: it runs on the feed's
-            # own timing, and its controller meets the stalls as they come
-            timing = measured_timing(table, router_settle_s, cards)
+            # a machine whose riser stalls a card cannot be calibrated: it runs on its
+            # build's card speed, and its controller meets the stalls as they come
+            timing = Timing.for_speed(pace.default_card_speed_mm_s(table.drive),
+                                      router_settle_s)
             _MEASURED[key] = timing
             return timing
         values = calibration(times)["values"]
@@ -176,8 +176,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
                         self.table.tray[0:0] = pile
                         pile.clear()
                         self.table._tray_change = self.table._t
-            if kind == "jam":
-                self.table.return_jammed()
+            if kind in ("jam", "riser_stall"):
+                self.table.return_jammed()  # a card held at the gate, if that is where
             elif kind == "stuck":
                 self.table.push_stuck()
 

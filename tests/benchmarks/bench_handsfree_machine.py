@@ -1,0 +1,74 @@
+"""Benchmark: the hands-free shuffler's whole-shuffle machine time (52 cards: goal 45 s, at
+most 1.5 x at every corner; 104 cards: 90 s), on the simulated machine from one touch, and
+the audit's throughput (5,000 decks: goal about 10 minutes of this computer's time).
+
+Run: .venv/bin/python tests/benchmarks/bench_handsfree_machine.py [EVERY] [AUDIT_DECKS], or
+`make bench`. EVERY takes every n-th corner (1: all of them).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from hardware.clock import FakeClock
+from hardware.shuffler import handsfree_audit, handsfree_sim
+from hardware.shuffler.handsfree_machine import SimulatedHandsFreeShuffler
+
+GOAL_S = {52: 45.0, 104: 90.0}
+
+
+def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int]:
+    """One whole shuffle's machine time from one touch, and the prompts it needed."""
+    clock = FakeClock()
+    sim = SimulatedHandsFreeShuffler(clock, rng=random.Random(seed),
+                                     machine_rng=random.Random(seed), touch_deck=cards,
+                                     **machine)  # type: ignore[arg-type]
+    sim.open()
+    sim.touch()
+    prompts = 0
+    for _ in range(4):
+        sim.run_until_settled(max_seconds=3600)
+        if sim.fault is None:
+            break
+        prompts += 1
+        sim.touch()
+    took = clock.monotonic()
+    sim.stop()
+    return took, prompts
+
+
+def main(every: int = 1, audit_decks: int = 100) -> None:
+    for cards in (52, 104):
+        nominal, _ = shuffle_s(cards)
+        goal = GOAL_S[cards]
+        print(f"hands-free {cards} cards, nominal: {nominal:.1f} s "
+              f"({'within' if nominal <= goal else 'OVER'} the {goal:.0f} s goal)")
+        worst, worst_label, prompted = 0.0, "", 0
+        cases = handsfree_sim.corners((cards,))[::every]
+        for params, shaft in cases:
+            took, prompts = shuffle_s(cards, params=params, shaft_params=shaft)
+            prompted += prompts > 0
+            if took > worst:
+                worst, worst_label = took, f"{params} {shaft.label()}"
+        print(f"hands-free {cards} cards, {len(cases)} corners: slowest {worst:.1f} s "
+              f"({'within' if worst <= 1.5 * goal else 'OVER'} 1.5 x the goal, "
+              f"{1.5 * goal:.0f} s) at {worst_label}; {prompted} corners needed the player")
+    started = time.perf_counter()
+    run = handsfree_audit.run(audit_decks, 52, seed=2)
+    wall = time.perf_counter() - started
+    per = wall / audit_decks
+    print(f"hands-free audit: {audit_decks} decks of 52 in {wall:.1f} s ({per:.3f} s a deck; "
+          f"5,000 decks about {5000 * per / 60:.1f} min, "
+          f"{'within' if 5000 * per <= 600 else 'OVER'} the 10 min goal); {run.summary()}")
+
+
+if __name__ == "__main__":
+    args = [int(a) for a in sys.argv[1:]]
+    main(*args)
+
+
+def test_bench_handsfree_machine() -> None:
+    """So `make bench` (pytest over tests/benchmarks) prints these figures too."""
+    main()
