@@ -51,6 +51,13 @@ END_WALL_PAD_MM = 3.0
 # much faster.
 SPEED_TOLERANCE = 0.10
 
+# The hands-free build's riser rollers turn this much over the feed roller's no-load speed.
+# The riser has its own motor, spread +-15 % like the feed's (ranges.py), so it stays ahead
+# of the feed at every corner only above 1.15 / 0.85 - 1 = 0.35: a riser slower than the
+# feed bunches the cards and moves the flap under a card's tail. Once a card's tail leaves
+# the nip it runs at the riser's speed: it clears its beam and the flap that much sooner.
+RISER_OVERDRIVE = 0.40
+
 # What a player takes to square the two piles and put the deck back in the tray.
 RESTACK_S = 4.0
 

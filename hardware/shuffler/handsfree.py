@@ -26,7 +26,7 @@ import enum
 import math
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -506,9 +506,13 @@ def handsfree_pace(cards: int = 52, params: Params | None = None,
                    drive: design.DriveBuild = HANDSFREE_DRIVE) -> pace.Pace:
     """The hands-free build's pace for a deck of `cards` at a corner of the ranges (`params`,
     hardware.shuffler.ranges; None: the middle of every range): the card speed its simulated
-    feed is calibrated to (a card at the middle of the deck), with the solenoid router."""
+    feed is calibrated to (a card at the middle of the deck), with the solenoid router; a
+    card clears its beam at the riser's speed, design.RISER_OVERDRIVE over the feed's (at
+    least: the feed's card speed is under its no-load speed, the riser's reference)."""
     v = pace.measured_card_speed_mm_s(drive, params, cards, HANDSFREE_ROUTER.settle_s)
-    return pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
+    p = pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
+    clear = design.card_transit_s((1.0 + design.RISER_OVERDRIVE) * v)
+    return replace(p, transit_s=clear, same_wait_s=clear)
 
 
 def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:

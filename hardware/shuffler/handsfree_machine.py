@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from hardware.interfaces import Clock
-from hardware.shuffler import handsfree, pace
+from hardware.shuffler import design, handsfree, pace
 from hardware.shuffler.controller import Fault, Timing
 from hardware.shuffler.handsfree import ROUTER_PILE, Bay, RestackBuild
 from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
@@ -74,7 +74,8 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
     `wrong_restacks` (0 to 1) is the share of verified restacks the simulation then turns
     into the wrong order behind the sensors' back (an audit's deliberately broken machine);
     `wrong_pass` makes every plan's restack after that pass (1-based) wrong the same way.
-    `cards` is how many cards the player loads (default: the deck size asked for).
+    `cards` is how many cards the player loads (default: the deck size asked for); `drive`
+    is the feed's (the hands-free build's own, design.HANDSFREE_DRIVE).
     Raises ShufflerError for bad settings.
     """
 
@@ -96,12 +97,14 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
         restack: RestackBuild = handsfree.DEFAULT_RESTACK,
         wrong_restacks: float = 0.0,
         wrong_pass: int | None = None,
+        drive: design.DriveBuild = design.HANDSFREE_DRIVE,
         **faults: Any,
     ) -> None:
         settle = (handsfree.HANDSFREE_ROUTER.settle_s if router_settle_s is None
                   else router_settle_s)
         self.table = HandsFreeTable(speed=speed, rng=machine_rng, params=params,
-                                    spread=spread, router_settle_s=settle, **faults)
+                                    spread=spread, router_settle_s=settle, drive=drive,
+                                    **faults)
         if timing is None:
             timing = handsfree_timing(self.table, settle / speed)
         self.cards = cards

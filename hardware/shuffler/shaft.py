@@ -34,11 +34,7 @@ class ShaftGeometry:
     skew_beam_z_mm: float = 40.0
     inside_length_mm: float = 92.0  # the shaft inside, along the card
     inside_width_mm: float = 66.5
-    # The riser's rollers turn this much over the feed roller's no-load speed. The riser has
-    # its own motor, spread +-15 % like the feed's (ranges.py), so it stays ahead of the
-    # feed at every corner only above 1.15 / 0.85 - 1 = 0.35: a riser slower than the feed
-    # bunches the cards and moves the flap under a card's tail.
-    riser_overdrive: float = 0.40
+    riser_overdrive: float = design.RISER_OVERDRIVE  # the riser's rollers over the feed's
 
     def __post_init__(self) -> None:
         stations = (0.0, self.gate_mm, self.t1_mm, self.flap_mm, self.beam_mm, self.t2_mm,

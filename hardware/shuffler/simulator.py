@@ -700,7 +700,9 @@ def measured_timing(table: ShufflerTable, router_settle_s: float,
     """The timing `crib shuffler calibrate` would write for this table's machine: a twin of
     it (no faults, the same physics) measured over a full tray of `cards`. Cached per
     machine, so many simulators of one machine measure it once."""
-    key = (table.params, table.drive, table.geometry, table.speed, table._speed_scale,
+    # the table's kind and any parts of its own (a hands-free shaft) are the machine too
+    key = (type(table), table.params, table.drive, table.geometry, table.speed,
+           table._speed_scale, getattr(table, "shaft", None), getattr(table, "sp", None),
            round(router_settle_s, 9), cards)
     timing = _MEASURED.get(key)
     if timing is None:
