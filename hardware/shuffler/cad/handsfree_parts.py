@@ -360,7 +360,7 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
         for side in (-1, 1):
             # the open leaf hangs in this pocket (2.5 mm into the wall)
             pocket = sorted((side * (yi - 0.01), side * (h.hinge_y + h.leaf_t / 2 + 0.3)))
-            body -= _box(lx0 - 0.5, lx1 + 0.5, *pocket, zd - h.leaf_width - 3.0, zd + 0.5)
+            body -= _box(lx0 - 0.5, lx1 + 0.5, *pocket, zd - h.leaf_width - 3.0, zd + 1.5)
             body -= _x_cylinder(xo - 1, lx1 + 0.5, side * h.hinge_y, hinge_z(h, bay),
                                 h.hinge_d + 0.6)
             # the hinge pin's holes through the back wall and the knuckle's seat
@@ -403,10 +403,11 @@ def vent_xs(h: HandsFree) -> list[float]:
 
 # ----- the doors -----
 
-def leaf(h: HandsFree, bay: Bay, side: int, opened: float = 0.0) -> Part:
+def leaf(h: HandsFree, bay: Bay, side: int, opened: float = 0.0, gear: bool = True) -> Part:
     """One door leaf of ``bay`` on the ``side`` (-1: -y) wall, turned ``opened`` degrees
     (0 closed, 90 hanging in its pocket): the plate, its knuckle through the back wall, and
-    the spur segment that meshes with the other leaf's behind it."""
+    the spur segment that meshes with the other leaf's behind it (``gear``: printed apart,
+    pressed and glued onto the knuckle's end with the leaves shut)."""
     lx0, lx1 = leaf_x(h)
     xo = shaft_outer(h)[0]
     hy, hz = side * h.hinge_y, hinge_z(h, bay)
@@ -416,7 +417,8 @@ def leaf(h: HandsFree, bay: Bay, side: int, opened: float = 0.0) -> Part:
     plate = _box(lx0, lx1, *sorted((hy, inner)), zd - h.leaf_t, zd)
     plate += _x_cylinder(lx0, lx1, hy, hz, h.hinge_d)
     plate += _x_cylinder(gear_x(h, bay)[0], lx0 + 0.01, hy, hz, h.hinge_d - 1.0)
-    plate += gear_segment(h, bay, side)
+    if gear:
+        plate += gear_segment(h, bay, side)
     plate -= _x_cylinder(xo - 20, lx1 + 1, hy, hz, h.pin_d + 0.3)
     # opening turns the leaf down: the -y leaf about +x, the +y leaf about -x
     return Pos(0, hy, hz) * Rot(side * opened, 0, 0) * Pos(0, -hy, -hz) * plate
@@ -536,7 +538,7 @@ def _servo_plate(h: HandsFree) -> tuple[float, float, float, float, float, float
 def legs_z(h: HandsFree) -> tuple[float, float]:
     """The mount's legs run under the lower gears' sweep, at the back wall's foot."""
     z0 = shaft_bottom(h) + 0.5
-    return z0, z0 + 6.0
+    return z0, z0 + 5.0
 
 
 def servo_mount_screws(h: HandsFree) -> list[tuple[float, float, float]]:
@@ -572,7 +574,7 @@ def servo_bosses(h: HandsFree) -> Part:
     xo = shaft_outer(h)[0]
     out = None
     for _x, y, z in servo_mount_screws(h):
-        b = _x_cylinder(xo - SERVO_BOSS, xo + 0.01, y, z, 7.0)
+        b = _x_cylinder(xo - SERVO_BOSS, xo + 0.01, y, z, 6.0)
         out = b if out is None else out + b
     for _x, y, z in servo_mount_screws(h):
         out -= _x_cylinder(
@@ -594,12 +596,14 @@ FOOT_H = 8.0
 def press_pivot(h: HandsFree) -> Point:
     """(x, y) of the arm's upright pivot pin, outside the -y wall."""
     x0, x1 = h.g.press_x
-    return (x0 + x1) / 2, -(h.shaft_half_w + h.shaft_wall + 8.0)
+    return (x0 + x1) / 2, -(h.shaft_half_w + h.shaft_wall + 13.75)
 
 
 def press_notch(h: HandsFree) -> tuple[float, float]:
+    """(x0, x1) of the notch in the -y wall's foot the arm and its foot swing out through
+    (the foot's back corner crosses the wall up to about 55 mm behind the pivot)."""
     px, _py = press_pivot(h)
-    return px - 6.0, px + 24.0
+    return px - 60.0, px + 11.0
 
 
 def press_arm(h: HandsFree = HANDSFREE, swung: float = 0.0) -> Part:
@@ -615,7 +619,8 @@ def press_arm(h: HandsFree = HANDSFREE, swung: float = 0.0) -> Part:
     return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * arm
 
 
-def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None) -> Part:
+def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None, swung: float = 0.0
+               ) -> Part:
     """The foot on the deck over the nip, a pocket for its steel weight, its guide pin's
     bore (it hangs from the arm on the pin and slides down it as the deck empties)."""
     g = h.g
@@ -629,7 +634,8 @@ def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None) -> Part:
     foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, 18.0, zb + 2.0, zb + FOOT_H + 1)
     foot -= _z_cylinder(px, 0.0, 3.4, zb + 2.0, zb + FOOT_H + 1)
     assert abs(px - cx) < 5, "the guide pin stands over the foot"
-    return foot
+    _px, py = press_pivot(h)
+    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * foot
 
 
 # ----- the lid, its switch, the load cell -----
@@ -673,8 +679,11 @@ def lid(h: HandsFree = HANDSFREE) -> Part:
             plate += kn
     # the tab that closes the lid switch's lever, up beside the switch
     sx0, sx1, _sy0, _sy1, sz0, _sz1 = switch_frame(h)
-    plate += _box(sx0 + 2.0, sx1 - 2.0, yo + 0.2, yo + SWITCH_BLOCK + h.switch[1],
-                  zt - 0.01, sz0 - 3.0)
+    reach = SWITCH_BLOCK + h.switch[1]
+    tab = [(yo + 0.1, zt - 1.2 * reach), (yo + reach, zt), (yo + reach, sz0 - 3.0),
+           (yo + 0.1, sz0 - 3.0)]  # its underside 50 degrees from level: no overhang
+    face = Pos(sx0 + 2.0, 0, 0) * Rot(0, 90, 0) * Polygon(*[(-z, y) for y, z in tab], align=None)
+    plate += extrude(face, amount=sx1 - sx0 - 4.0)
     return plate
 
 
@@ -801,8 +810,12 @@ def handsfree_tray(h: HandsFree = HANDSFREE) -> Part:
     keep += _box(g.gate_setback, x1 + 1, -yo - 20, yo + 20, g.tray_floor_z - g.floor - 1,
                  h.zf + g.ear_height)
     cut = whole & keep
-    return cut - _box(x0 - 1, g.gate_setback, g.tray_inner[1] / 2 - 0.01, yo + 1, h.zf - 0.01,
-                      h.zf + h.tray_wall_h + 1)
+    cut -= _box(x0 - 1, g.gate_setback, g.tray_inner[1] / 2 - 0.01, yo + 1, h.zf - 0.01,
+                h.zf + h.tray_wall_h + 1)
+    # under the shaft's notch the -y wall is gone too: the press's foot swings out there
+    nx0, nx1 = press_notch(h)
+    return cut - _box(nx0, min(nx1, g.gate_setback), -yo - 1, -g.tray_inner[1] / 2 + 0.01,
+                      h.zf - 0.01, h.zf + h.tray_wall_h + 1)
 
 
 @dataclass(frozen=True)
@@ -822,7 +835,10 @@ PRINTED = {
     "riser_hub": riser_hub,
     "riser_idler": riser_idler,
     "shaft": shaft,
-    "door_leaf": lambda h: leaf(h, Bay.LOWER, -1),
+    "door_leaf": lambda h: leaf(h, Bay.LOWER, -1, gear=False),
+    "door_gear": lambda h: gear_segment(h, Bay.LOWER, -1) - _x_cylinder(
+        gear_x(h, Bay.LOWER)[0] - 1, gear_x(h, Bay.LOWER)[1] + 1, -h.hinge_y,
+        hinge_z(h, Bay.LOWER), h.hinge_d - 1.0),
     "door_servo_mount": servo_mount,
     "press_arm": press_arm,
     "press_foot": press_foot,
@@ -838,16 +854,17 @@ PRINT_ORIENTATION = {
     "riser_hub": Orientation(about_x=90, note="on its end face"),
     "riser_idler": Orientation(about_x=90, note="on its end face"),
     "shaft": Orientation(about_x=180, note="top down, open bottom up"),
-    "door_leaf": Orientation(about_x=180, note="top face down"),
-    "door_servo_mount": Orientation(about_y=90, note="plate down"),
+    "door_leaf": Orientation(about_y=90, note="standing on its front end"),
+    "door_gear": Orientation(about_y=90, note="flat"),
+    "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
     "press_arm": Orientation(note="flat"),
     "press_foot": Orientation(note="floor down, pocket up"),
-    "lid": Orientation(about_x=-90, note="outside face down"),
+    "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),
 }
 
-COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4}  # printed this many, alike
+COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4}  # printed this many, alike
 
 
 def printable(name: str, h: HandsFree = HANDSFREE) -> Part:
@@ -863,10 +880,12 @@ def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
     """Every printed part in place: the leaves at ``doors`` degrees open, the press arm
     swung ``press`` degrees out."""
     out = {name: PRINTED[name](h) for name in PRINTED
-           if name not in ("door_leaf", "riser_hub", "riser_idler", "press_arm")}
+           if name not in ("door_leaf", "door_gear", "riser_hub", "riser_idler",
+                           "press_arm")}
     out["riser_rollers"] = riser_rollers(h)
     out["door_leaves"] = door_leaves(h, doors)
     out["press_arm"] = press_arm(h, press)
+    out["press_foot"] = press_foot(h, None if press == 0 else 0, press)
     return out
 
 
