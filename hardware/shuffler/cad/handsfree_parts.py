@@ -864,7 +864,8 @@ PRINT_ORIENTATION = {
     "load_cell_foot": Orientation(note="floor down"),
 }
 
-COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4}  # printed this many, alike
+# printed this many, alike
+COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4}
 
 
 def printable(name: str, h: HandsFree = HANDSFREE) -> Part:

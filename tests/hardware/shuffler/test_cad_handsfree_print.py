@@ -75,3 +75,18 @@ def test_the_bom_lists_every_screw_of_the_model_with_its_size_and_count_and_adds
     n = len(handsfree_parts.rollers(HANDSFREE))
     assert int(rows["Roller shafts"][2]) == n and int(rows["Roller bearings"][2]) == 2 * n
     assert int(rows["Pulleys"][2]) == n + 1  # and the riser motor's
+
+
+def test_the_readme_shows_the_hands_free_machine_drawn_from_its_cad():
+    import xml.etree.ElementTree as ET
+    from pathlib import Path
+
+    root_dir = Path(__file__).resolve().parents[3]
+    path = root_dir / "docs" / "shuffler-handsfree.svg"
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg")
+    lines = [e for e in root.iter() if e.tag.split("}")[-1] in ("line", "path")]
+    assert len(lines) > 200 and path.stat().st_size < 400_000
+    readme = (root_dir / "README.md").read_text()
+    assert "![The hands-free shuffler, from its parametric CAD" in readme
+    assert "](docs/shuffler-handsfree.svg)" in readme
