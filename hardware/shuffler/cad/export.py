@@ -42,21 +42,7 @@ def assembly_svg(path: Path, g: Geometry = DEFAULT, hidden: bool = False,
     ``hidden`` adds the hidden lines, dotted (for the side view, where the path is inside).
     """
     model = Compound(children=list(assembly(g).values()))
-    centre = model.bounding_box().center()
-    norm = math.sqrt(sum(c * c for c in view_from))
-    origin = tuple(tuple(centre)[i] + 1000 * view_from[i] / norm for i in range(3))
-    visible, concealed = model.project_to_viewport(origin, viewport_up=(0, 0, 1),
-                                                   look_at=tuple(centre))
-    size = max(*tuple(model.bounding_box().size))
-    svg = ExportSVG(scale=170 / size, margin=4, line_weight=0.18)
-    svg.add_layer("visible", line_weight=0.18)
-    svg.add_shape(visible, layer="visible")
-    if hidden:
-        svg.add_layer("hidden", line_color=(160, 160, 160), line_type=LineType.ISO_DOT)
-        svg.add_shape(concealed, layer="hidden")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    svg.write(str(path))
-    return path
+    return _draw(model, path, hidden, view_from)
 
 
 def handsfree_svg(path: Path, view_from: tuple[float, float, float] = VIEW_FROM) -> Path:
