@@ -29,7 +29,7 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
         Fastener("Door servo screws", "pan", 2.0, 8,
                  tuple(p for bay in BAYS for p in hp.servo_screw_points(h, bay)), (1, 0, 0),
                  ("door_sg90s",), "door_servo_mount"),
-        Fastener("Servo mount screws", "pan", 3.0, 10, tuple(hp.servo_mount_screws(h)),
+        Fastener("Servo mount screws", "pan", 3.0, 16, tuple(hp.servo_mount_screws(h)),
                  (1, 0, 0), ("door_servo_mount",), "shaft"),
         Fastener("Lid switch screws", "pan", 2.0, 12,
                  tuple((x, sy1, z) for x, z in hp.switch_screw_points(h)), (0, -1, 0),

@@ -136,9 +136,13 @@ def _channel_walls(h: HandsFree) -> Part:
     return walls
 
 
+VOID_OVER = 0.02  # the channel is cut this much over each side: more than the sagitta of
+# the outline's 2 mm chords on the 40 mm curl (0.0125 mm), so no chord stands into the path
+
+
 def _voids(h: HandsFree, y0: float, y1: float) -> Part:
     start = riser_start(h) - 1
-    fo, ro = floor_off(h), roof_off(h)
+    fo, ro = floor_off(h) - VOID_OVER, roof_off(h) + VOID_OVER
     out = None
     for bay in BAYS:
         end = h.path(bay)[-1].s + h.wall + 2
@@ -177,7 +181,8 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
         bx, bz = beam_point(h, bay)
         body -= _y_cylinder(bx, bz, h.beam_d, yb - 1, -yi + 0.01)
     for x, z in riser_screw_points(h):
-        body -= _y_cylinder(x, z, 2.5, -yi - 0.01, yi)  # the cover's thread-forming M3s
+        body += _y_cylinder(x, z, RISER_BOSS, -yi - 0.01, yi)
+        body -= _y_cylinder(x, z, 2.5, -yi + 2.0, yi + 0.01)  # the cover's thread-forming M3s
     return body
 
 
@@ -236,16 +241,15 @@ def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Pa
     return out
 
 
+RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws thread into
+
+
 def riser_screw_points(h: HandsFree) -> list[Point]:
-    """(x, z) of the M3 screws that hold the cover to the channel's walls: in the floor
-    wall of the lower branch and the roof wall of the upper, clear of the rollers."""
-    out = []
-    fo, ro = floor_off(h), roof_off(h)
-    for bay, s, off in ((Bay.LOWER, 70.0, fo - h.wall / 2), (Bay.LOWER, 135.0, fo - h.wall / 2),
-                        (Bay.UPPER, 150.0, ro + h.wall / 2), (Bay.UPPER, 215.0, fo - h.wall / 2)):
-        p = h.at(bay, s)
-        out.append((p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)))
-    return out
+    """(x, z) of the M3 screws that hold the cover: in columns inside the lower curl, clear
+    of its idlers (they run 30-40 mm from the curl's centre)."""
+    cx, cz = h.curl_start, h.centre_z0 + h.shaft.curl_radius_mm
+    return [(cx + dx, cz + dz) for dx, dz in ((-8.0, -12.0), (14.0, -12.0), (-8.0, 16.0),
+                                               (14.0, 16.0))]
 
 
 def riser_hub(h: HandsFree = HANDSFREE, r: Roller | None = None) -> Part:
@@ -578,7 +582,7 @@ def servo_bosses(h: HandsFree) -> Part:
         out = b if out is None else out + b
     for _x, y, z in servo_mount_screws(h):
         out -= _x_cylinder(
-            xo - SERVO_BOSS - 1, xo + 1.5, y, z, 2.5)
+            xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
     return out
 
 

@@ -154,20 +154,23 @@ def test_the_shut_doors_carry_a_pile_and_the_open_ones_clear_the_shafts_inside()
     assert handsfree_sweep.common(inside, handsfree_parts.door_leaves(H, 90.0)) == 0.0
 
 
-def test_every_fastener_is_a_solid_from_its_table_and_sits_in_its_parts(closed):
+def test_every_fastener_is_a_solid_from_its_table_and_threads_deep_enough(closed):
+    """Each screw reaches into the part it threads into by two diameters in printed plastic
+    (the bought load cell's M4 threads: a diameter), and stops before leaving it."""
+    from hardware.shuffler.cad.fasteners import MIN_ENGAGEMENT
+    from hardware.shuffler.cad.measure import material_runs
+
     rows = handsfree_fasteners.table(H)
     solids = handsfree_fasteners.assembly_solids(H)
     assert len(solids) == sum(len(f.seats) for f in rows)
     for f in rows:
-        for n in range(len(f.seats)):
-            s = solids[f"{f.row} #{n + 1}"]
-            # each screw reaches into the part it threads into
-            if f.thread_in:
-                assert handsfree_sweep.common(
-                    s.bounding_box() and handsfree_parts._box(
-                        *_box_of(s)), closed[f.thread_in]) > 0, (f.row, n)
-
-
-def _box_of(s):
-    b = s.bounding_box()
-    return b.min.X, b.max.X, b.min.Y, b.max.Y, b.min.Z, b.max.Z
+        need = (1.0 if f.thread_in == "load_cell" else MIN_ENGAGEMENT) * f.d
+        for n, seat in enumerate(f.seats):
+            assert f"{f.row} #{n + 1}" in solids
+            # a ray beside the axis, in the thread the screw forms (not its pilot hole)
+            off = [0.0, 0.0, 0.0]
+            off[[i for i in range(3) if f.axis[i] == 0][0]] = f.d / 2 * 0.95
+            start = [seat[i] + off[i] - f.axis[i] * 30.0 for i in range(3)]
+            runs = material_runs(closed[f.thread_in], tuple(start), f.axis)
+            grip = sum(max(0.0, min(b, 30.0 + f.tip) - max(a, 30.0)) for a, b in runs)
+            assert grip >= need, (f.row, n, round(grip, 2))

@@ -54,14 +54,14 @@ def _bom() -> list[list[str]]:
     text = (Path(__file__).resolve().parents[3] / "docs" / "shuffler-build.md").read_text()
     section = text.split("## Hands-free build: parts to add", 1)[1].split("\n## ", 1)[0]
     rows = [[c.strip() for c in ln.split("|")[1:-1]] for ln in section.splitlines()
-            if ln.startswith("| ") and not ln.startswith("| Item") and "---" not in ln]
+            if ln.startswith("| ") and not ln.startswith(("| Item", "| Part")) and "---" not in ln]
     return rows
 
 
 def test_the_bom_lists_every_screw_of_the_model_with_its_size_and_count_and_adds_up():
     from hardware.shuffler.cad import handsfree_fasteners
 
-    rows = {r[0]: r for r in _bom()}
+    rows = {r[0]: r for r in _bom() if not r[0].startswith("`")}
     for f in handsfree_fasteners.table(HANDSFREE):
         row = rows[f.row]
         assert f.size in row[1], (f.row, f.size)
@@ -90,3 +90,13 @@ def test_the_readme_shows_the_hands_free_machine_drawn_from_its_cad():
     readme = (root_dir / "README.md").read_text()
     assert "![The hands-free shuffler, from its parametric CAD" in readme
     assert "](docs/shuffler-handsfree.svg)" in readme
+
+
+def test_the_build_docs_hands_free_parts_table_is_the_model():
+    rows = {r[0].strip("`"): r for r in _bom() if r[0].startswith("`")}
+    assert set(rows) == set(handsfree_parts.PRINTED)
+    for name, row in rows.items():
+        assert int(row[1]) == handsfree_parts.COUNTS.get(name, 1), name
+        b = handsfree_parts.printable(name).bounding_box()
+        dims = [float(v) for v in row[3].split(" × ")]
+        assert dims == pytest.approx([b.size.X, b.size.Y, b.size.Z], abs=0.06), name
