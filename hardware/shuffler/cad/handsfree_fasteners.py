@@ -34,7 +34,7 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
         Fastener("Lid switch screws", "pan", 2.0, 12,
                  tuple((x, sy1, z) for x, z in hp.switch_screw_points(h)), (0, -1, 0),
                  ("microswitch",), "shaft"),
-        Fastener("Tray screws (into the saddle)", "countersunk", 3.0, 10,
+        Fastener("Tray screws (into the saddle)", "countersunk", 3.0, 12,
                  tuple((x, y, g.tray_floor_z - COUNTERSINK_DEPTH)
                        for x, y in parts.tray_screw_points(g)),
                  (0, 0, -1), ("handsfree_tray",), "tray_saddle"),

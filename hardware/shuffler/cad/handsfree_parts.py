@@ -384,7 +384,10 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
     body -= _box(px0, px1, -yo - 1, -yi + 0.01, z0 - 1, press_arm_z(h)[1] + 2)
     for x in lid_hinge_xs(h):
         body += _lid_knuckle(h, x)
-    return body + servo_bosses(h) + switch_mount(h)
+    body += servo_bosses(h) + switch_mount(h)
+    for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
+        body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
+    return body
 
 
 def _x_cylinder(x0: float, x1: float, y: float, z: float, d: float) -> Part:
@@ -748,7 +751,8 @@ def tray_saddle(h: HandsFree = HANDSFREE) -> Part:
     x0 = h.g.tray_x[0] + h.wall
     plate = _box(x0, -20.0, -h.g.tray_inner[1] / 2, h.g.tray_inner[1] / 2, z0, z1)
     for x, y in parts.tray_screw_points(h.g):
-        plate -= _z_cylinder(x, y, 2.5, z0 - 1, z1 + 1)
+        plate += _z_cylinder(x, y, 7.0, z0 - SADDLE_BOSS, z0 + 0.01)
+        plate -= _z_cylinder(x, y, 2.5, z0 - SADDLE_BOSS - 1, z1 + 1)
     lx0, lx1 = load_cell_x(h)
     plate += _box(lx1 - 20.0, lx1, -h.load_cell[1] / 2, h.load_cell[1] / 2, z0 - 2.0, z0 + 0.01)
     for x in load_cell_holes(h)[1]:
@@ -758,6 +762,7 @@ def tray_saddle(h: HandsFree = HANDSFREE) -> Part:
 
 
 SADDLE_CBORE = 3.4
+SADDLE_BOSS = 5.0  # under the saddle: thread for the tray's screws
 
 
 def load_cell_holes(h: HandsFree) -> tuple[list[float], list[float]]:
