@@ -22,15 +22,27 @@ class ShaftGeometry:
     """
 
     gate_mm: float = 7.0  # the gate blade
-    t1_mm: float = 25.0  # the take-away pair: holds each card before its tail leaves the nip
+    # the take-away pair, on the curl's start: holds each card before its tail leaves the nip
+    # (its 16 mm hub clear of the floating tray's lip, which ends 22.8 mm from the nip)
+    t1_mm: float = 33.0
     curl_radius_mm: float = 40.0  # on the card's centre line: the tightest bend
     flap_mm: float = design.NIP_TO_FLAP_MM  # the fork and the router's flap
     beam_mm: float = design.NIP_TO_BEAM_MM  # each bay's beam, on its branch
     t2_mm: float = 105.0  # T2L / T2U, one pair on each branch
-    lower_slot_mm: float = 141.0  # the card enters the lower bay, over its fullest pile
-    upper_slot_mm: float = 165.0
+    # The CAD's path (hardware/shuffler/cad/handsfree_params.py, measured on its centre
+    # line): the lower branch curls a half turn at R 40 and runs back 15.5 mm into its bay;
+    # the upper one bends back past the flap (so a septum parts the channels at its tip),
+    # curls up, rises and curls over, 40 mm above the lower (as the doors).
+    lower_slot_mm: float = 166.2  # the card enters the lower bay, over its fullest pile
+    upper_slot_mm: float = 248.1
+    # The upper branch is longer than two card lengths past T1, so a third pair (T3U, on the
+    # same belt) holds the card over its top curl: every stretch between nips is under a card.
+    t3_upper_mm: float = 180.0
     lower_doors_z_mm: float = 55.0
-    upper_doors_z_mm: float = 90.0
+    # 40 mm over the lower doors: the lower leaves' gear segments (pitch radius 34.75 mm,
+    # meshing on the centre line) reach 36.3 mm up from their hinge as they turn, under the
+    # upper leaves' knuckles (the CAD's sweep of the doors checks it)
+    upper_doors_z_mm: float = 95.0
     skew_beam_z_mm: float = 40.0
     inside_length_mm: float = 92.0  # the shaft inside, along the card
     inside_width_mm: float = 66.5
@@ -45,6 +57,10 @@ class ShaftGeometry:
             raise ValueError("the upper bay's slot must lie beyond the lower bay's")
         if self.t2_mm - self.t1_mm >= design.CARD_LENGTH_MM:
             raise ValueError("T1 to T2 must be shorter than a card, so a nip always holds it")
+        if not self.t2_mm < self.t3_upper_mm < self.upper_slot_mm:
+            raise ValueError("T3U must lie between T2U and the upper slot")
+        if self.t3_upper_mm - self.t2_mm >= design.CARD_LENGTH_MM:
+            raise ValueError("T2U to T3U must be shorter than a card, so a nip always holds it")
 
     def slot_mm(self, bay: Bay) -> float:
         """The path length from the nip to `bay`'s slot."""

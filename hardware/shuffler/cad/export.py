@@ -42,6 +42,20 @@ def assembly_svg(path: Path, g: Geometry = DEFAULT, hidden: bool = False,
     ``hidden`` adds the hidden lines, dotted (for the side view, where the path is inside).
     """
     model = Compound(children=list(assembly(g).values()))
+    return _draw(model, path, hidden, view_from)
+
+
+def handsfree_svg(path: Path, view_from: tuple[float, float, float] = VIEW_FROM) -> Path:
+    """Draw the hands-free machine (printed and bought parts, a deck in the tray, every
+    screw) as an SVG projection, visible lines, as ``assembly_svg`` draws the Lotus build."""
+    from hardware.shuffler.cad.handsfree_parts import assembly as handsfree_assembly
+
+    model = Compound(children=list(handsfree_assembly().values()))
+    return _draw(model, path, False, view_from)
+
+
+def _draw(model: Compound, path: Path, hidden: bool,
+          view_from: tuple[float, float, float]) -> Path:
     centre = model.bounding_box().center()
     norm = math.sqrt(sum(c * c for c in view_from))
     origin = tuple(tuple(centre)[i] + 1000 * view_from[i] / norm for i in range(3))

@@ -5,7 +5,8 @@ length against the parts it joins (measured on the solids by the tests). Heads a
 to their standards, so a head that stands where a card or a part goes is found like any
 other part:
 
-- ISO 7045 pan head (cross recess): M2 4.0 x 1.6, M2.5 5.0 x 2.0, M3 5.6 x 2.4 mm.
+- ISO 7045 pan head (cross recess): M2 4.0 x 1.6, M2.5 5.0 x 2.0, M3 5.6 x 2.4, M4 8.0 x
+  3.1 mm.
 - ISO 10642 countersunk (hexagon socket), 90 degrees: M3 head 6.0 mm across; it sits in a
   6.4 mm countersink 0.2 mm under the surface.
 - ISO 4032 hexagon nut M3: 5.5 mm across flats, 2.4 mm high; ISO 7089 washer M3: 7 x 0.5 mm.
@@ -28,11 +29,11 @@ Vec = tuple[float, float, float]
 
 # (head diameter, head height) by kind and thread; the countersunk head's height is its cone.
 HEADS = {("pan", 2.0): (4.0, 1.6), ("pan", 2.5): (5.0, 2.0), ("pan", 3.0): (5.6, 2.4),
-         ("countersunk", 3.0): (6.0, 1.5)}
+         ("countersunk", 3.0): (6.0, 1.5), ("pan", 4.0): (8.0, 3.1)}
 # The thread's core (minor) diameter: the shank as modelled, so that a thread-forming screw
 # in its pilot hole (2.5 mm for M3, 2.2 for M2.5, 2.0 for M2 less the thread it forms) is
 # not counted as an overlap with the plastic it cuts.
-CORE = {2.0: 1.567, 2.5: 1.933, 3.0: 2.387}
+CORE = {2.0: 1.567, 2.5: 1.933, 3.0: 2.387, 4.0: 3.141}
 NUT = {3.0: (5.5, 2.4)}  # across flats, height
 PILOT = {2.0: 1.7, 2.5: 2.2, 3.0: 2.5}  # the printed hole a thread-forming screw cuts into
 WASHER = {3.0: (7.0, 0.5)}  # outside diameter, thickness

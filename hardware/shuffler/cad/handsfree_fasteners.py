@@ -1,0 +1,56 @@
+"""Every screw of the hands-free build's new parts: one table, each as a solid where it sits.
+
+The same kinds and standards as ``fasteners`` (the Lotus build's table); the hands-free
+build's BOM (docs/shuffler-build.md, "Hands-free build: parts to add") lists each row, and the
+tests check every screw against the parts it joins and against every moving part's path.
+"""
+
+from __future__ import annotations
+
+from build123d import Part
+
+from hardware.shuffler.cad import fasteners, handsfree_parts, parts
+from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH, Fastener
+from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
+
+
+def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
+    """Every fastener of the hands-free parts, from the parts' own screw positions."""
+    hp = handsfree_parts
+    g = h.g
+    _yi, _yb, yc = hp.riser_halves(h)
+    lz0, _lz1 = hp.load_cell_z(h)
+    _sz0, sz1 = hp.saddle_z(h)
+    sx0, sx1, sy0, sy1, sz0_, sz1_ = hp.switch_frame(h)
+    return [
+        Fastener("Riser cover screws", "pan", 3.0, 12,
+                 tuple((x, yc, z) for x, z in hp.riser_screw_points(h)), (0, -1, 0),
+                 ("riser_cover",), "riser_body"),
+        Fastener("Door servo screws", "pan", 2.0, 8,
+                 tuple(p for bay in BAYS for p in hp.servo_screw_points(h, bay)), (1, 0, 0),
+                 ("door_sg90s",), "door_servo_mount"),
+        Fastener("Servo mount screws", "pan", 3.0, 16, tuple(hp.servo_mount_screws(h)),
+                 (1, 0, 0), ("door_servo_mount",), "shaft"),
+        Fastener("Lid switch screws", "pan", 2.0, 12,
+                 tuple((x, sy1, z) for x, z in hp.switch_screw_points(h)), (0, -1, 0),
+                 ("microswitch",), "shaft"),
+        Fastener("Tray screws (into the saddle)", "countersunk", 3.0, 12,
+                 tuple((x, y, g.tray_floor_z - COUNTERSINK_DEPTH)
+                       for x, y in parts.tray_screw_points(g)),
+                 (0, 0, -1), ("handsfree_tray",), "tray_saddle"),
+        Fastener("Load cell screws, loaded end", "pan", 4.0, 10,
+                 tuple((x, 0.0, sz1 - hp.SADDLE_CBORE) for x in hp.load_cell_holes(h)[1]),
+                 (0, 0, -1), ("tray_saddle",), "load_cell"),
+        Fastener("Load cell screws, fixed end", "pan", 4.0, 16,
+                 tuple((x, 0.0, lz0 - 10.0) for x in hp.load_cell_holes(h)[0]),
+                 (0, 0, 1), ("load_cell_foot",), "load_cell"),
+    ]
+
+
+def assembly_solids(h: HandsFree = HANDSFREE) -> dict[str, Part]:
+    """Every fastener as a solid, keyed ``row #n``."""
+    out: dict[str, Part] = {}
+    for f in table(h):
+        for n, solid in enumerate(fasteners.solids(f)):
+            out[f"{f.row} #{n + 1}"] = solid
+    return out

@@ -1,0 +1,307 @@
+"""The hands-free build's riser and drop shaft: the card's path and the shaft's dimensions.
+
+Pure Python (no CAD kernel), in the Lotus build's frame (``params``): x along the card's
+travel out of the tray (the nip at x = 0), y across, z up from the table. Heights that
+``hardware.shuffler.shaft`` gives from the tray floor's top are ``Geometry.tray_floor_z``
+higher here. The path is the card's centre line, built from straight runs and arcs:
+
+- both branches: level from the nip to T1, then the curl up at ``curl_radius_mm``;
+- the lower branch keeps curling to a half turn and runs back, level, into the lower bay;
+- the upper branch leaves the curl at the fork (the flap) on a reverse arc of the same
+  radius for ``fork_reverse`` (so the two channels part, with a septum between them, just
+  past the flap's tip), curls to vertical, rises straight, curls over and runs back into
+  the upper bay, ``upper_rise`` above the lower branch.
+
+Docs: docs/hands-free.md ("The drop shaft, specified", "Building the hands-free machine").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from hardware.shuffler.cad.params import DEFAULT, Geometry
+from hardware.shuffler.handsfree import Bay
+from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
+
+BAYS = (Bay.LOWER, Bay.UPPER)
+SEPTUM_GAP = 3.0  # the most a card crosses unguided from the flap's tip to the septum
+
+
+class Piece(NamedTuple):
+    """One piece of the centre line: a straight run (``radius`` 0) or an arc turning
+    ``turn`` radians (positive: towards +z from +x, the curl's sense)."""
+
+    length: float
+    radius: float = 0.0
+
+    @property
+    def turn(self) -> float:
+        return self.length / self.radius if self.radius else 0.0
+
+
+class Pose(NamedTuple):
+    """A point of the centre line, its heading (radians from +x towards +z) and its path
+    length from the nip."""
+
+    s: float
+    x: float
+    z: float
+    heading: float
+
+
+@dataclass(frozen=True, slots=True)
+class HandsFree:
+    """Every dimension the hands-free parts are built from.
+
+    Raises ValueError when the shaft's stations do not fit the path the riser can make.
+    """
+
+    g: Geometry = DEFAULT
+    shaft: ShaftGeometry = DEFAULT_SHAFT
+    # The upper branch bends back (away from the curl's centre) this far past the fork, at
+    # the curl's radius: the two channels then part just past the flap's tip.
+    fork_reverse: float = 14.0
+    # The curl starts on the land just past the tray's lip; T1 (shaft.py) sits on it, its
+    # hub clear of the floating tray.
+    curl_start: float = 25.0
+    wall: float = 2.4
+    septum: float = 1.6
+    gap: float = 4.0  # the channel, floor to roof, as the Lotus chute
+    shaft_wall: float = 5.0  # the shaft's long walls: 2.5 mm pockets for the open leaves
+    leaf_t: float = 2.4
+    leaf_width: float = 32.0  # each door leaf, hinge axis to its free edge
+    hinge_d: float = 5.0  # the leaf's knuckle round its 2 mm steel pin
+    pin_d: float = 2.0
+    window_h: float = 45.0  # the loading window, up from the tray floor
+    tray_wall_h: float = 10.0  # the hands-free tray's walls (the shaft carries the rest)
+    float_gap: float = 1.0  # the tray floats on its load cell: nothing else touches it
+    roof: float = 10.0  # the shaft's closed top above the upper slot's roof
+    vent_w: float = 3.0
+    hub_d: float = 16.0  # the riser's driven hubs, O-rings on
+    idler_d: float = 10.0
+    bearing_od: float = 6.0  # MR63ZZ: 3 x 6 x 2.5 mm
+    bearing_w: float = 2.5
+    pulley_d: float = 12.2  # GT2 16-tooth, over the teeth
+    beam_d: float = 3.1
+    slot_clearance: float = 3.0  # a card's underside above the fullest pile at its slot
+    bay_capacity: int = 64
+    load_cell: tuple[float, float, float] = (80.0, 12.7, 12.7)  # YZC-133 1 kg bar
+    load_cell_holes: tuple[float, float] = (5.0, 15.0)  # from each end, M4 (two each end)
+    switch: tuple[float, float, float] = (20.0, 6.4, 10.2)  # SS-5GL body, its M2 holes
+    switch_hole_pitch: float = 9.5
+    gear_module: float = 1.5
+
+    def __post_init__(self) -> None:
+        problems = self.check()
+        if problems:
+            raise ValueError("hands-free geometry: " + "; ".join(problems))
+
+    # ----- heights (z above the table) -----
+    @property
+    def zf(self) -> float:
+        """The tray floor's top."""
+        return self.g.tray_floor_z
+
+    @property
+    def centre_z0(self) -> float:
+        """The card's centre line at the nip: on the tyre's top, half a card up."""
+        return self.g.land_z + self.g.card_thickness_max / 2
+
+    def doors_z(self, bay: Bay) -> float:
+        """The top of ``bay``'s door leaves."""
+        return self.zf + self.shaft.doors_z_mm(bay)
+
+    def pile_top(self, bay: Bay, cards: int | None = None) -> float:
+        n = self.bay_capacity if cards is None else cards
+        return self.doors_z(bay) + n * self.g.card_thickness_max
+
+    # ----- the shaft, inside -----
+    @property
+    def shaft_x(self) -> tuple[float, float]:
+        """(back, front) inner faces: the tray's inside plus a share of the spare length."""
+        front = self.g.gate_x + (self.shaft.inside_length_mm - self.g.tray_inner[0]) / 2
+        return front - self.shaft.inside_length_mm, front
+
+    @property
+    def shaft_half_w(self) -> float:
+        return self.shaft.inside_width_mm / 2
+
+    @property
+    def hinge_y(self) -> float:
+        """The hinge pins' |y|: in the long walls, so that a leaf turned down lies in its
+        pocket, clear of the shaft's inside."""
+        return self.shaft_half_w + self.leaf_t / 2 + 0.3
+
+    # ----- the path -----
+    def pieces(self, bay: Bay) -> list[Piece]:
+        """The centre line from the nip to ``bay``'s slot (the front wall's inner face)."""
+        r, s = self.shaft.curl_radius_mm, self.shaft
+        into_curl = s.flap_mm - self.curl_start
+        if bay is Bay.LOWER:
+            head = [Piece(self.curl_start), Piece(math.pi * r, r)]
+        else:
+            heading = (into_curl - self.fork_reverse) / r
+            rise = [Piece(self.curl_start), Piece(into_curl, r), Piece(self.fork_reverse, -r),
+                    Piece((math.pi / 2 - heading) * r, r)]
+            top = self._run(rise + [Piece(math.pi / 2 * r, r)])[-1].z
+            # the straight rise makes the top run ``upper_rise`` above the lower branch's
+            up = self.centre_z0 + 2 * r + self.upper_rise - top
+            head = rise + [Piece(up), Piece(math.pi / 2 * r, r)]
+        end = self._run(head)[-1]
+        return head + [Piece(end.x - self.shaft_x[1])]
+
+    @property
+    def upper_rise(self) -> float:
+        """The upper branch's top run above the lower's: the lower bay's roof (the upper
+        doors and their knuckles) and a full upper pile above its slot's floor."""
+        return self.shaft.upper_doors_z_mm - self.shaft.lower_doors_z_mm
+
+    def _run(self, pieces: list[Piece], step: float = 0.5) -> list[Pose]:
+        x, z, h, s = 0.0, self.centre_z0, 0.0, 0.0
+        out = [Pose(s, x, z, h)]
+        for p in pieces:
+            n = max(1, math.ceil(p.length / step))
+            for _ in range(n):
+                ds = p.length / n
+                if p.radius:
+                    dh = ds / p.radius
+                    # exact chord of the arc: no drift with the step
+                    c = 2 * p.radius * math.sin(dh / 2)
+                    x += c * math.cos(h + dh / 2)
+                    z += c * math.sin(h + dh / 2)
+                    h += dh
+                else:
+                    x += ds * math.cos(h)
+                    z += ds * math.sin(h)
+                s += ds
+                out.append(Pose(s, x, z, h))
+        return out
+
+    def path(self, bay: Bay, step: float = 0.5) -> list[Pose]:
+        """The centre line sampled every ``step`` mm or less, nip to ``bay``'s slot."""
+        return self._run(self.pieces(bay), step)
+
+    def at(self, bay: Bay, s: float) -> Pose:
+        """The centre line ``s`` mm from the nip (past the slot: on into the bay, level).
+
+        Raises ValueError for an ``s`` before the nip.
+        """
+        if s < 0:
+            raise ValueError(f"{s:.1f} mm is before the nip")
+        pts = self.path(bay, 0.25)
+        if s >= pts[-1].s:
+            end = pts[-1]
+            return Pose(s, end.x - (s - end.s), end.z, math.pi)
+        i = min(int(s / (pts[-1].s / (len(pts) - 1))), len(pts) - 2)
+        while pts[i].s > s:
+            i -= 1
+        while pts[i + 1].s < s:
+            i += 1
+        a, b = pts[i], pts[i + 1]
+        t = (s - a.s) / (b.s - a.s)
+        return Pose(s, a.x + t * (b.x - a.x), a.z + t * (b.z - a.z),
+                    a.heading + t * (b.heading - a.heading))
+
+    def slot_length(self, bay: Bay) -> float:
+        """Nip to ``bay``'s slot along the centre line (measured on the sampled path)."""
+        pts = self.path(bay, 0.1)
+        return sum(math.dist((a.x, a.z), (b.x, b.z)) for a, b in zip(pts, pts[1:], strict=False))
+
+    def slot_z(self, bay: Bay) -> float:
+        """The centre line's height where it enters ``bay``."""
+        return self.path(bay)[-1].z
+
+    def parting(self, apart: float) -> float:
+        """Path length past the fork where the upper branch's centre line first stands
+        ``apart`` mm from the lower branch's (measured between the sampled paths)."""
+        fork = self.shaft.flap_mm
+        lower = [(p.x, p.z) for p in self.path(Bay.LOWER, 0.25) if p.s >= fork - 1]
+        for p in self.path(Bay.UPPER, 0.25):
+            if p.s > fork and min(math.dist((p.x, p.z), q) for q in lower) >= apart:
+                return p.s - fork
+        raise ValueError(f"the branches never stand {apart} mm apart")
+
+    @property
+    def septum_apex(self) -> float:
+        """Past the fork, where the two channels (``gap`` each) part."""
+        return self.parting(self.gap)
+
+    @property
+    def septum_start(self) -> float:
+        """Past the fork, where the septum has its flat (``Geometry.septum_flat``)."""
+        return self.parting(self.gap + self.g.septum_flat)
+
+    def tightest_bend(self, step: float = 2.0) -> float:
+        """The smallest radius of the centre line over both paths: the circle through each
+        three points ``step`` apart (the path's own points, not a stated radius)."""
+        best = math.inf
+        for bay in BAYS:
+            pts = self.path(bay, step / 4)
+            for a, b, c in zip(pts, pts[4:], pts[8:], strict=False):
+                best = min(best, _circumradius((a.x, a.z), (b.x, b.z), (c.x, c.z)))
+        return best
+
+    def station(self, bay: Bay, s: float) -> tuple[float, float, float]:
+        """(x, z, heading) of the centre line at ``s``."""
+        p = self.at(bay, s)
+        return p.x, p.z, p.heading
+
+    def floor_point(self, bay: Bay, s: float, side: float = -1.0, extra: float = 0.0
+                    ) -> tuple[float, float]:
+        """The point beside the centre line at ``s`` on the outside of the curl (``side``
+        -1: the floor the card slides on, towards -normal) ``gap / 2 + extra`` away."""
+        p = self.at(bay, s)
+        d = (self.gap / 2 + extra) * side
+        return p.x - d * math.sin(p.heading), p.z + d * math.cos(p.heading)
+
+    def check(self) -> list[str]:
+        """What makes the path unbuildable, in words (empty when it is fine)."""
+        out = []
+        s = self.shaft
+        fork = self.at(Bay.LOWER, s.flap_mm)
+        if fork.heading <= 0:
+            out.append("the fork lies before the curl")
+        lower_z = self.slot_z(Bay.LOWER) - self.g.card_thickness_max / 2
+        if lower_z < self.pile_top(Bay.LOWER) + self.slot_clearance:
+            out.append(f"the lower slot's floor at {lower_z - self.zf:.1f} mm is under a full "
+                       f"lower pile plus {self.slot_clearance} mm")
+        upper_z = self.slot_z(Bay.UPPER) - self.g.card_thickness_max / 2
+        if upper_z < self.pile_top(Bay.UPPER) + self.slot_clearance:
+            out.append(f"the upper slot's floor at {upper_z - self.zf:.1f} mm is under a full "
+                       f"upper pile plus {self.slot_clearance} mm")
+        roof = self.slot_z(Bay.LOWER) + self.gap / 2
+        if roof > self.doors_z(Bay.UPPER) - self.leaf_t - self.hinge_d / 2:
+            out.append("the lower slot's roof reaches the upper doors")
+        if self.pieces(Bay.UPPER)[2].turn <= -self.pieces(Bay.UPPER)[1].turn:
+            out.append("the upper branch's reverse arc turns it level or down")
+        if self.pieces(Bay.UPPER)[4].length < 0:
+            out.append("the upper branch has no straight rise")
+        tip = self.g.vane_length + self.g.vane_clearance
+        if tip >= self.septum_apex:
+            out.append(f"the flap ({self.g.vane_length} mm) reaches the septum at "
+                       f"{self.septum_apex:.1f} mm past the fork")
+        elif self.septum_apex > tip + SEPTUM_GAP:
+            out.append(f"the septum starts {self.septum_apex:.1f} mm past the fork, more than "
+                       f"{SEPTUM_GAP} mm past the flap's tip: a card to the lower bay would "
+                       f"find no floor there")
+        if self.pieces(Bay.LOWER)[-1].length < self.wall:
+            out.append("the lower curl's top stands over the shaft")
+        return out
+
+
+def _circumradius(a: tuple[float, float], b: tuple[float, float],
+                  c: tuple[float, float]) -> float:
+    """The radius of the circle through three points (inf when they are in line)."""
+    ab, bc, ca = math.dist(a, b), math.dist(b, c), math.dist(c, a)
+    cross = abs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+    return math.inf if cross < 1e-12 else ab * bc * ca / (2 * cross)
+
+
+def card_strain(radius_mm: float, thickness_mm: float) -> float:
+    """A card's surface strain bent to ``radius_mm`` on its centre line: t / 2R."""
+    return thickness_mm / (2 * radius_mm)
+
+
+HANDSFREE = HandsFree()

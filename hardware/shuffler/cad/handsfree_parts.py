@@ -1,0 +1,920 @@
+"""The hands-free build's printed parts and the bought parts they hold, as build123d solids.
+
+Built in place in the Lotus build's frame (``params``), from ``handsfree_params.HandsFree``.
+The hands-free machine keeps the Lotus build's tray floor, gate, feed roller and motor; its
+tray's walls stop ``tray_wall_h`` up (the window side has none: the lid is that wall) and
+the tray floats on its load cell, touching nothing else. Over it: the shaft (back and long
+walls and a closed top, printed top down), the riser (its body and its cover) whose front
+plate closes the shaft above the gate blade, the door leaves, the press arm, the lid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from build123d import Cylinder, Part, Polygon, Pos, Rot, extrude
+
+from hardware.shuffler.cad import parts
+from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
+from hardware.shuffler.cad.parts import _box, _prism_xz, _y_cylinder, _z_cylinder
+from hardware.shuffler.handsfree import Bay
+
+Point = tuple[float, float]
+
+
+# ----- the path's outlines -----
+
+def _offset_line(h: HandsFree, bay: Bay, s0: float, s1: float, off: float,
+                 step: float = 2.0) -> list[Point]:
+    """The line ``off`` mm along the normal (towards the curl's centre) from the centre
+    line, from ``s0`` to ``s1`` along the path to ``bay``."""
+    n = max(2, math.ceil((s1 - s0) / step))
+    out = []
+    for i in range(n + 1):
+        p = h.at(bay, s0 + (s1 - s0) * i / n)
+        out.append((p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)))
+    return out
+
+
+def _strip(h: HandsFree, bay: Bay, s0: float, s1: float, lo: float, hi: float) -> list[Point]:
+    """The side-view outline between offsets ``lo`` and ``hi`` from ``s0`` to ``s1``."""
+    return _offset_line(h, bay, s0, s1, lo) + _offset_line(h, bay, s0, s1, hi)[::-1]
+
+
+def floor_off(h: HandsFree) -> float:
+    """The channel's floor (the curl's outside, the card's underside) from the centre line."""
+    return -h.g.card_thickness_max / 2
+
+
+def roof_off(h: HandsFree) -> float:
+    return floor_off(h) + h.gap
+
+
+@dataclass(frozen=True)
+class Roller:
+    """A roller pair on the riser: ``bay``'s path at ``s``; the driven hub under the floor,
+    the sprung idler over the roof."""
+
+    name: str
+    bay: Bay
+    s: float
+
+    def hub_axis(self, h: HandsFree) -> Point:
+        p = h.at(self.bay, self.s)
+        off = floor_off(h) - h.hub_d / 2
+        return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+    def idler_axis(self, h: HandsFree) -> Point:
+        p = h.at(self.bay, self.s)
+        off = -floor_off(h) + h.idler_d / 2
+        return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+
+def rollers(h: HandsFree = HANDSFREE) -> list[Roller]:
+    """T1 (both paths), T2L, T2U and T3U, at shaft.py's stations."""
+    s = h.shaft
+    return [Roller("T1", Bay.LOWER, s.t1_mm), Roller("T2L", Bay.LOWER, s.t2_mm),
+            Roller("T2U", Bay.UPPER, s.t2_mm), Roller("T3U", Bay.UPPER, s.t3_upper_mm)]
+
+
+def riser_start(h: HandsFree) -> float:
+    """The riser's first point along the path: past the tray's lip by the float gap."""
+    return h.g.router_x0 + h.float_gap
+
+
+def _channel_outline(h: HandsFree, bay: Bay, lo: float, hi: float, s_from: float) -> Part:
+    end = h.path(bay)[-1].s
+    return _prism_xz(_strip(h, bay, s_from, end + h.wall + 0.5, lo, hi), -1, 1)
+
+
+def _profile(h: HandsFree, outline: list[Point]) -> object:
+    return Polygon(*outline, align=None)
+
+
+def _side_outline(h: HandsFree) -> list[Point]:
+    """The riser's side plates: round the upper branch's outside, down the shaft's front."""
+    fo = floor_off(h) - h.wall
+    start = riser_start(h)
+    end = h.path(Bay.UPPER)[-1].s
+    outer = _offset_line(h, Bay.UPPER, start, end, fo - 0.0, step=2.0)
+    front = h.shaft_x[1]
+    top = riser_top(h)
+    return [(start, h.g.land_z - h.wall - 8.0), *outer[1:],
+            (front, top), (front, h.g.tray_wall_top + h.g.gate_travel + 0.5),
+            (front + h.wall, h.g.tray_wall_top + h.g.gate_travel + 0.5),
+            (front + h.wall, h.g.land_z + h.float_gap),
+            (start, h.g.land_z + h.float_gap)]
+
+
+def riser_top(h: HandsFree) -> float:
+    """The riser's front plate's top: over the upper slot's roof wall."""
+    return h.slot_z(Bay.UPPER) + roof_off(h) + h.wall
+
+
+def _xz_prism(points: list[Point], y0: float, y1: float) -> Part:
+    return _prism_xz(points, y0, y1)
+
+
+def riser_halves(h: HandsFree) -> tuple[float, float, float]:
+    """(inner y, body's outer y, cover's outer y): the channel's half width and the side
+    plates on either side (the body's at -y, the cover's at +y)."""
+    yi = h.g.channel_width / 2
+    return yi, -(yi + h.wall), yi + h.wall
+
+
+def _channel_walls(h: HandsFree) -> Part:
+    """Floor and roof of both branches, and the lower branch's start, as one side-view set."""
+    start = riser_start(h)
+    fo, ro = floor_off(h), roof_off(h)
+    walls = None
+    for bay in BAYS:
+        end = h.path(bay)[-1].s
+        for lo, hi in ((fo - h.wall, fo), (ro, ro + h.wall)):
+            w = _prism_xz(_strip(h, bay, start, end, lo, hi), 0, 1)
+            walls = w if walls is None else walls + w
+    return walls
+
+
+VOID_OVER = 0.02  # the channel is cut this much over each side: more than the sagitta of
+# the outline's 2 mm chords on the 40 mm curl (0.0125 mm), so no chord stands into the path
+
+
+def _voids(h: HandsFree, y0: float, y1: float) -> Part:
+    start = riser_start(h) - 1
+    fo, ro = floor_off(h) - VOID_OVER, roof_off(h) + VOID_OVER
+    out = None
+    for bay in BAYS:
+        end = h.path(bay)[-1].s + h.wall + 2
+        v = _prism_xz(_strip(h, bay, start, end, fo, ro), y0, y1)
+        out = v if out is None else out + v
+    return out
+
+
+def riser_body(h: HandsFree = HANDSFREE) -> Part:
+    """The riser: the -y side plate with the channel's floors and roofs standing on it (both
+    branches, the septum where they part), the front plate over the shaft with each bay's
+    slot, the roller pairs' bearing seats and windows, the beams' bores, the flap's gap."""
+    yi, yb, _yc = riser_halves(h)
+    body = _xz_prism(_side_outline(h), yb, -yi)
+    # the channel's walls across the card's width
+    start = riser_start(h)
+    fo, ro = floor_off(h), roof_off(h)
+    for bay in BAYS:
+        end = h.path(bay)[-1].s
+        for lo, hi in ((fo - h.wall, fo), (ro, ro + h.wall)):
+            body += _xz_prism(_strip(h, bay, start, end, lo, hi), -yi, yi)
+    # the front plate, above the gate blade, closing the shaft
+    front = h.shaft_x[1]
+    zb = h.g.tray_wall_top + h.g.gate_travel + 0.5
+    top = riser_top(h)
+    body += _box(front, front + h.wall, -yi, yi, zb, top)
+    body -= _voids(h, -yi, yi)
+    # the flap's opening in the lower branch's floor, from the fork to past its tip
+    fork = h.shaft.flap_mm
+    body -= _xz_prism(_strip(h, Bay.LOWER, fork - 0.5, fork + h.g.vane_length + 0.4,
+                             fo - h.wall - 0.1, fo + 0.1), -yi, yi)
+    body -= _flap_axle_hole(h, yb - 1, yi)
+    for r in rollers(h):
+        body -= _roller_cutouts(h, r, yb)
+    for bay in BAYS:
+        bx, bz = beam_point(h, bay)
+        body -= _y_cylinder(bx, bz, h.beam_d, yb - 1, -yi + 0.01)
+    for x, z in riser_screw_points(h):
+        body += _y_cylinder(x, z, RISER_BOSS, -yi - 0.01, yi)
+        body -= _y_cylinder(x, z, 2.5, -yi + 2.0, yi + 0.01)  # the cover's thread-forming M3s
+    return body
+
+
+def riser_cover(h: HandsFree = HANDSFREE) -> Part:
+    """The riser's +y side plate, screwed to the channel's walls: bearing seats and beams."""
+    yi, _yb, yc = riser_halves(h)
+    cover = _xz_prism(_side_outline(h), yi, yc)
+    cover -= _flap_axle_hole(h, yi - 1, yc + 1)
+    for r in rollers(h):
+        cover -= _roller_cutouts(h, r, yc, side=1)
+    for bay in BAYS:
+        bx, bz = beam_point(h, bay)
+        cover -= _y_cylinder(bx, bz, h.beam_d, yi - 0.01, yc + 1)
+    for x, z in riser_screw_points(h):
+        cover -= _y_cylinder(x, z, 3.4, yi - 1, yc + 1)
+    return cover
+
+
+def _flap_axle_hole(h: HandsFree, y0: float, y1: float) -> Part:
+    x, z = flap_pivot(h)
+    return _y_cylinder(x, z, h.g.axle_d + 0.3, y0, y1)
+
+
+def flap_pivot(h: HandsFree) -> Point:
+    """The flap's axle: under the lower branch's floor at the fork."""
+    p = h.at(Bay.LOWER, h.shaft.flap_mm)
+    off = floor_off(h) - h.g.vane_thickness / 2 - 0.05
+    return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+
+def beam_point(h: HandsFree, bay: Bay) -> Point:
+    """Each bay's beam: mid-channel, ``NIP_TO_BEAM`` along its branch."""
+    p = h.at(bay, h.shaft.beam_mm)
+    off = (floor_off(h) + roof_off(h)) / 2
+    return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+
+def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Part:
+    """Windows through the floor and roof for the hub and the idler, the hub's bearing seat
+    (6 mm, 2.5 deep from the plate's outside) and shaft hole, the idler's sprung slot."""
+    yi = h.g.channel_width / 2
+    hx, hz = r.hub_axis(h)
+    ix, iz = r.idler_axis(h)
+    wy = yi + 0.01
+    out = _y_cylinder(hx, hz, h.hub_d + 2, -wy, wy) + _y_cylinder(ix, iz, h.idler_d + 2, -wy, wy)
+    y_in = side * yi
+    lo, hi = sorted((y_out - side * 1.0, y_in))
+    out += _y_cylinder(hx, hz, 3.4, lo - 1, hi + 1)
+    seat = sorted((y_out + side * 0.01, y_out - side * h.bearing_w))
+    out += _y_cylinder(hx, hz, h.bearing_od + 0.1, *seat)
+    # the idler's pin rides in a slot along the normal: its spring pushes it onto the card
+    p = h.at(r.bay, r.s)
+    nx, nz = -math.sin(p.heading), math.cos(p.heading)
+    for k in range(5):
+        out += _y_cylinder(ix + nx * k * 0.5, iz + nz * k * 0.5, 3.2, lo - 1, hi + 1)
+    return out
+
+
+RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws thread into
+
+
+def riser_screw_points(h: HandsFree) -> list[Point]:
+    """(x, z) of the M3 screws that hold the cover: in columns inside the lower curl, clear
+    of its idlers (they run 30-40 mm from the curl's centre)."""
+    cx, cz = h.curl_start, h.centre_z0 + h.shaft.curl_radius_mm
+    return [(cx + dx, cz + dz) for dx, dz in ((-8.0, -12.0), (14.0, -12.0), (-8.0, 16.0),
+                                               (14.0, 16.0))]
+
+
+def riser_hub(h: HandsFree = HANDSFREE, r: Roller | None = None) -> Part:
+    """A driven hub: two O-ring grooves, on its 3 mm shaft (all four alike; T1's here)."""
+    r = r or rollers(h)[0]
+    hx, hz = r.hub_axis(h)
+    half = h.g.channel_width / 2 - 0.5
+    hub = _y_cylinder(hx, hz, h.hub_d - 2 * 1.8 + 2 * 0.8, -half, half)  # flanges
+    for y in (-18.0, 18.0):
+        groove = _y_cylinder(hx, hz, h.hub_d, y - 1.35, y + 1.35)
+        groove -= _y_cylinder(hx, hz, h.hub_d - 2 * 2.4, y - 2, y + 2)
+        hub -= groove
+    return hub - _y_cylinder(hx, hz, 3.1, -half - 1, half + 1)
+
+
+def riser_idler(h: HandsFree = HANDSFREE, r: Roller | None = None) -> Part:
+    """A plain idler over the card, free on its pin."""
+    r = r or rollers(h)[0]
+    ix, iz = r.idler_axis(h)
+    half = h.g.channel_width / 2 - 0.5
+    return _y_cylinder(ix, iz, h.idler_d, -half, half) - _y_cylinder(ix, iz, 3.3, -half - 1,
+                                                                     half + 1)
+
+
+def riser_rollers(h: HandsFree = HANDSFREE) -> Part:
+    """Every hub and idler in place (printed, four of each)."""
+    out = None
+    for r in rollers(h):
+        for p in (riser_hub(h, r), riser_idler(h, r)):
+            out = p if out is None else out + p
+    return out
+
+
+def riser_tyres(h: HandsFree = HANDSFREE) -> Part:
+    """The O-rings on the hubs: their tops are the channel's floor line (the card's
+    underside)."""
+    from build123d import Torus
+
+    out = None
+    for r in rollers(h):
+        hx, hz = r.hub_axis(h)
+        for y in (-18.0, 18.0):
+            ring = Pos(hx, y, hz) * Rot(90, 0, 0) * Torus(h.hub_d / 2 - 1.2, 1.2)
+            out = ring if out is None else out + ring
+    return out
+
+
+def riser_shafts(h: HandsFree = HANDSFREE) -> Part:
+    """The 3 mm steel shafts (80 mm) through the hubs, and the bearings on them, and the
+    GT2 pulleys outside the cover."""
+    yi, yb, yc = riser_halves(h)
+    out = None
+    for r in rollers(h):
+        hx, hz = r.hub_axis(h)
+        part = _y_cylinder(hx, hz, 3.0, yc + 9.0 - 80.0, yc + 9.0)
+        for y0, y1 in ((yb, yb + h.bearing_w), (yc - h.bearing_w, yc)):
+            part += _y_cylinder(hx, hz, h.bearing_od, y0, y1) - _y_cylinder(hx, hz, 3.0, y0 - 1,
+                                                                              y1 + 1)
+        part += _y_cylinder(hx, hz, h.pulley_d, yc + 1.0, yc + 8.0)  # GT2 16T, 6 mm belt
+        ix, iz = r.idler_axis(h)
+        part += _y_cylinder(ix, iz, 3.0, yb + 0.5, yc - 0.5)  # the idler's pin
+        out = part if out is None else out + part
+    return out
+
+
+# ----- the shaft -----
+
+def shaft_outer(h: HandsFree) -> tuple[float, float, float, float]:
+    """(back outer x, front x, outer |y|, top z)."""
+    xb, xf = h.shaft_x
+    top = h.slot_z(Bay.UPPER) + roof_off(h) + h.wall + h.roof - h.wall
+    return xb - h.wall, xf, h.shaft_half_w + h.shaft_wall, top
+
+
+def shaft_bottom(h: HandsFree) -> float:
+    return h.zf + h.tray_wall_h + h.float_gap
+
+
+LEAF_END = 1.0  # each leaf's front end short of the gate's ears
+
+
+def skew_x(h: HandsFree) -> float:
+    """The skew beam's x: across the shaft near its back wall, behind the press's foot and
+    the leaves' back ends."""
+    return h.shaft_x[0] + 3.5
+
+
+def leaf_x(h: HandsFree) -> tuple[float, float]:
+    """(back, front) of every door leaf: from past the skew beam to short of the blade."""
+    return skew_x(h) + h.beam_d / 2 + 2.0, h.g.gate_setback - LEAF_END
+
+
+def shaft(h: HandsFree = HANDSFREE) -> Part:
+    """The shaft: back wall, long walls with the open leaves' pockets and vents, the closed
+    top; the window side's wall stops over the window; the hinge pins' holes, the skew
+    beam's bore, the press arm's notch, the lid's hinge knuckles."""
+    xo, xf, yo, top = shaft_outer(h)
+    xb, _ = h.shaft_x
+    yi = h.shaft_half_w
+    z0 = shaft_bottom(h)
+    g = h.g
+    # the long walls end short of the gate blade; the riser's front plate closes the front
+    body = _box(xo, g.gate_x - 0.1, -yo, yo, z0, top)
+    body -= _box(xb, xf + 1, -yi, yi, z0 - 1, top - h.wall)
+    body -= _box(g.gate_setback - 0.5, xf + 1, -yo - 1, yo + 1, z0 - 1,
+                 h.zf + g.ear_height + h.float_gap)
+    # the window: the +y wall stops above it (the lid covers it)
+    body -= _box(xo - 1, xf + 1, yi - 0.01, yo + 1, z0 - 1, h.zf + h.window_h)
+    lx0, lx1 = leaf_x(h)
+    for bay in BAYS:
+        zd = h.doors_z(bay)
+        for side in (-1, 1):
+            # the open leaf hangs in this pocket (2.5 mm into the wall)
+            pocket = sorted((side * (yi - 0.01), side * (h.hinge_y + h.leaf_t / 2 + 0.3)))
+            body -= _box(lx0 - 0.5, lx1 + 0.5, *pocket, zd - h.leaf_width - 3.0, zd + 1.5)
+            body -= _x_cylinder(xo - 1, lx1 + 0.5, side * h.hinge_y, hinge_z(h, bay),
+                                h.hinge_d + 0.6)
+            # the hinge pin's holes through the back wall and the knuckle's seat
+            body -= _x_cylinder(xo - 1, xb + 1, side * h.hinge_y, hinge_z(h, bay),
+                                h.hinge_d + 0.4)
+        # vents over the doors, upright slots (no bridge as printed, top down)
+        for x in vent_xs(h):
+            for side in (-1, 1):
+                if side > 0 and zd + 4 < h.zf + h.window_h:
+                    continue
+                y = sorted((side * (yi - 1), side * (yo + 1)))
+                body -= _box(x - h.vent_w / 2, x + h.vent_w / 2, *y, zd + 4, zd + 24)
+    # the skew beam's bore across y, through the -y wall (the receiver is in the lid)
+    body -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, -yo - 1, -yi + 0.01)
+    # the press arm swings out through a notch at the -y wall's foot
+    px0, px1 = press_notch(h)
+    body -= _box(px0, px1, -yo - 1, -yi + 0.01, z0 - 1, press_arm_z(h)[1] + 2)
+    for x in lid_hinge_xs(h):
+        body += _lid_knuckle(h, x)
+    body += servo_bosses(h) + switch_mount(h)
+    for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
+        body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
+    return body
+
+
+def _x_cylinder(x0: float, x1: float, y: float, z: float, d: float) -> Part:
+    return Pos(x0, y, z) * Rot(0, 90, 0) * Cylinder(d / 2, x1 - x0, align=parts.LOW)
+
+
+def hinge_z(h: HandsFree, bay: Bay) -> float:
+    """The hinge pins' height: the leaves' top face is at the doors' height."""
+    return h.doors_z(bay) - h.leaf_t / 2
+
+
+def skew_z(h: HandsFree) -> float:
+    return h.zf + h.shaft.skew_beam_z_mm
+
+
+def vent_xs(h: HandsFree) -> list[float]:
+    xb, xf = h.shaft_x
+    return [xb + 12 + 17 * k for k in range(5)]
+
+
+# ----- the doors -----
+
+def leaf(h: HandsFree, bay: Bay, side: int, opened: float = 0.0, gear: bool = True) -> Part:
+    """One door leaf of ``bay`` on the ``side`` (-1: -y) wall, turned ``opened`` degrees
+    (0 closed, 90 hanging in its pocket): the plate, its knuckle through the back wall, and
+    the spur segment that meshes with the other leaf's behind it (``gear``: printed apart,
+    pressed and glued onto the knuckle's end with the leaves shut)."""
+    lx0, lx1 = leaf_x(h)
+    xo = shaft_outer(h)[0]
+    hy, hz = side * h.hinge_y, hinge_z(h, bay)
+    zd = h.doors_z(bay)
+    # built about the hinge: the plate reaches towards the centre line
+    inner = side * (h.hinge_y - h.leaf_width)
+    plate = _box(lx0, lx1, *sorted((hy, inner)), zd - h.leaf_t, zd)
+    plate += _x_cylinder(lx0, lx1, hy, hz, h.hinge_d)
+    plate += _x_cylinder(gear_x(h, bay)[0], lx0 + 0.01, hy, hz, h.hinge_d - 1.0)
+    if gear:
+        plate += gear_segment(h, bay, side)
+    plate -= _x_cylinder(xo - 20, lx1 + 1, hy, hz, h.pin_d + 0.3)
+    # opening turns the leaf down: the -y leaf about +x, the +y leaf about -x
+    return Pos(0, hy, hz) * Rot(side * opened, 0, 0) * Pos(0, -hy, -hz) * plate
+
+
+GEAR_T = 4.0
+GEAR_GAP = 1.0  # between the back wall and the lower bay's gears, and between the two pairs
+
+
+def gear_x(h: HandsFree, bay: Bay) -> tuple[float, float]:
+    """(x0, x1) of ``bay``'s gear segments: the lower pair next to the back wall, the upper
+    pair behind it (each pair turns clear of the other's knuckles and horn)."""
+    x1 = shaft_outer(h)[0] - GEAR_GAP - (0.0 if bay is Bay.LOWER else GEAR_T + GEAR_GAP)
+    return x1 - GEAR_T, x1
+
+
+def gear_segment(h: HandsFree, bay: Bay, side: int) -> Part:
+    """A spur segment on the leaf's knuckle, behind the back wall: pitch radius the hinge's
+    |y|, so the two leaves' segments mesh on the centre line and turn them alike."""
+    x0, x1 = gear_x(h, bay)
+    hy, hz = side * h.hinge_y, hinge_z(h, bay)
+    m = h.gear_module
+    rp = h.hinge_y
+    teeth = round(2 * rp / m)
+    ra, rf = rp + m, rp - 1.25 * m
+    # the sector spans from pointing up to 10 degrees below the centre line's direction
+    pts = [(0.0, 0.0)]
+    a0, a1 = -100.0, 10.0  # above the hinge: opening turns the top part to the centre
+    n = teeth * (a1 - a0) / 360
+    steps = max(4, round(n)) * 4
+    for k in range(steps + 1):
+        a = math.radians(a0 + (a1 - a0) * k / steps)
+        r = ra if (k % 4) in (1, 2) else rf
+        pts.append((r * math.cos(a), -r * math.sin(a)))
+    # (u, v): u towards the centre line, v down; turn into (y, z)
+    yz = [(hy - side * u, hz + v) for u, v in pts]
+    face = Rot(0, 90, 0) * Polygon(*[(-z, y) for y, z in yz], align=None)
+    seg = extrude(face, amount=x1 - x0)
+    box = seg.bounding_box()
+    return Pos(x0 - box.min.X, 0, 0) * seg
+
+
+def door_leaves(h: HandsFree = HANDSFREE, opened: float = 0.0) -> Part:
+    """All four leaves, at ``opened`` degrees."""
+    out = None
+    for bay in BAYS:
+        for side in (-1, 1):
+            p = leaf(h, bay, side, opened)
+            out = p if out is None else out + p
+    return out
+
+
+def hinge_pins(h: HandsFree = HANDSFREE) -> Part:
+    """The 2 mm steel pins (70 mm) the leaves turn on, through the back wall."""
+    out = None
+    for bay in BAYS:
+        for side in (-1, 1):
+            x0 = gear_x(h, bay)[0] - 0.5
+            p = _x_cylinder(x0, x0 + 70.0, side * h.hinge_y, hinge_z(h, bay), h.pin_d)
+            out = p if out is None else out + p
+    return out
+
+
+# ----- the door servos -----
+
+def servo_frame(h: HandsFree, bay: Bay) -> tuple[float, float, float, float, float]:
+    """The SG90 driving ``bay``'s -y leaf: its output on the hinge's axis behind the gears,
+    (x of its shaft face, y0, y1, z0, z1) of its body."""
+    g = h.g
+    xs = gear_x(h, Bay.UPPER)[0] - g.servo_horn_gap
+    hy, hz = -h.hinge_y, hinge_z(h, bay)
+    # the output shaft is servo_shaft_from_end from the body's -y end
+    y0 = hy - g.servo_shaft_from_end
+    return xs, y0, y0 + g.servo_l, hz - g.servo_w / 2, hz + g.servo_w / 2
+
+
+def sg90s(h: HandsFree = HANDSFREE) -> Part:
+    g = h.g
+    out = None
+    for bay in BAYS:
+        xs, y0, y1, z0, z1 = servo_frame(h, bay)
+        body = _box(xs - g.servo_h, xs, y0, y1, z0, z1)
+        tx = xs - g.servo_tab_from_top
+        cy = (y0 + y1) / 2
+        tabs = _box(tx - g.servo_tab_t, tx, cy - g.servo_tab_span / 2,
+                    cy + g.servo_tab_span / 2, z0, z1)
+        for _x, y, z in servo_screw_points(h, bay):
+            tabs -= _x_cylinder(tx - g.servo_tab_t - 1, tx + 1, y, z, 2.2)
+        body += tabs
+        body += _x_cylinder(xs, gear_x(h, bay)[0] - 0.5, -h.hinge_y, hinge_z(h, bay), 4.8)
+        out = body if out is None else out + body
+    return out
+
+
+def servo_screw_points(h: HandsFree, bay: Bay) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the two M2 screws through the servo's tabs, heads on the tabs."""
+    g = h.g
+    xs, y0, y1, z0, z1 = servo_frame(h, bay)
+    tx = xs - g.servo_tab_from_top - g.servo_tab_t
+    cy, cz = (y0 + y1) / 2, (z0 + z1) / 2
+    half = (g.servo_tab_span - 4.6) / 2  # the tabs' holes, 2.3 mm in from their ends
+    return [(tx, cy - half, cz), (tx, cy + half, cz)]
+
+
+SERVO_BOSS = 7.0  # the back wall's bosses the mount's legs are screwed to (thread)
+
+
+def _servo_plate(h: HandsFree) -> tuple[float, float, float, float, float, float]:
+    """(x0, x1, y0, y1, z0, z1) of the servos' plate, the tabs against its -x face."""
+    g = h.g
+    zs = [servo_frame(h, b) for b in BAYS]
+    x0 = zs[0][0] - g.servo_tab_from_top
+    return (x0, x0 + 6.0, min(f[1] for f in zs) - 4.0, max(f[2] for f in zs) + 4.0,
+            legs_z(h)[0], max(f[4] for f in zs) + 4.0)
+
+
+def legs_z(h: HandsFree) -> tuple[float, float]:
+    """The mount's legs run under the lower gears' sweep, at the back wall's foot."""
+    z0 = shaft_bottom(h) + 0.5
+    return z0, z0 + 5.0
+
+
+def servo_mount_screws(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the M3 screws' seats: on each leg's -x face, into the back wall's
+    bosses."""
+    x0, x1, y0, y1, z0, z1 = _servo_plate(h)
+    zl = sum(legs_z(h)) / 2
+    return [(x1, y, zl) for y in (y0 + 5.0, y1 - 5.0)]
+
+
+def servo_mount(h: HandsFree = HANDSFREE) -> Part:
+    """Both door servos' plate, behind the gears: the servos' bodies through it, their tabs
+    screwed to it; two legs over the gears to the back wall's bosses."""
+    g = h.g
+    x0, x1, y0, y1, z0, z1 = _servo_plate(h)
+    plate = _box(x0, x1, y0, y1, z0, z1)
+    for bay in BAYS:
+        _xs, fy0, fy1, fz0, fz1 = servo_frame(h, bay)
+        plate -= _box(x0 - 1, x1 + 1, fy0 - g.fit, fy1 + g.fit, fz0 - g.fit, fz1 + g.fit)
+        for _x, y, z in servo_screw_points(h, bay):
+            plate -= _x_cylinder(x0 - 1, x1 + 1, y, z, parts.SERVO_PILOT)
+    xb = shaft_outer(h)[0] - SERVO_BOSS
+    lz0, lz1 = legs_z(h)
+    for _x, y, zl in servo_mount_screws(h):
+        plate += _box(x1 - 0.01, xb, y - 4.0, y + 4.0, lz0, lz1)
+        plate -= _x_cylinder(x1 - 1, xb + 1, y, zl, 3.4)
+        plate -= _x_cylinder(x0 - 1, x1, y, zl, 6.2)  # the head's way in
+    return plate
+
+
+def servo_bosses(h: HandsFree) -> Part:
+    """The back wall's bosses for the servo mount's legs (part of the shaft)."""
+    xo = shaft_outer(h)[0]
+    out = None
+    for _x, y, z in servo_mount_screws(h):
+        b = _x_cylinder(xo - SERVO_BOSS, xo + 0.01, y, z, 6.0)
+        out = b if out is None else out + b
+    for _x, y, z in servo_mount_screws(h):
+        out -= _x_cylinder(
+            xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
+    return out
+
+
+# ----- the press arm -----
+
+def press_arm_z(h: HandsFree) -> tuple[float, float]:
+    """The arm's underside and top: above a full tray and the foot's travel."""
+    z0 = h.g.nip[1] + h.g.pile_height(h.g.capacity_cards) + FOOT_H + 1.0
+    return z0, z0 + 6.0
+
+
+FOOT_H = 8.0
+
+
+def press_pivot(h: HandsFree) -> Point:
+    """(x, y) of the arm's upright pivot pin, outside the -y wall."""
+    x0, x1 = h.g.press_x
+    return (x0 + x1) / 2, -(h.shaft_half_w + h.shaft_wall + 13.75)
+
+
+def press_notch(h: HandsFree) -> tuple[float, float]:
+    """(x0, x1) of the notch in the -y wall's foot the arm and its foot swing out through
+    (the foot's back corner crosses the wall up to about 55 mm behind the pivot)."""
+    px, _py = press_pivot(h)
+    return px - 60.0, px + 11.0
+
+
+def press_arm(h: HandsFree = HANDSFREE, swung: float = 0.0) -> Part:
+    """The press: an arm on an upright pin outside the -y wall, reaching over the deck to the
+    nip, its foot hanging on a 3 mm pin through it (it drops as the deck empties).
+    ``swung`` degrees turns it out of the shaft through the wall's notch (90: clear)."""
+    px, py = press_pivot(h)
+    z0, z1 = press_arm_z(h)
+    arm = _box(px - 4, px + 4, py, 0.0, z0, z1) + _z_cylinder(px, py, 10.0, z0, z1)
+    arm += _z_cylinder(px, 0.0, 10.0, z0, z1)
+    arm -= _z_cylinder(px, py, 3.3, z0 - 1, z1 + 1)
+    arm -= _z_cylinder(px, 0.0, 3.4, z0 - 1, z1 + 1)
+    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * arm
+
+
+def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None, swung: float = 0.0
+               ) -> Part:
+    """The foot on the deck over the nip, a pocket for its steel weight, its guide pin's
+    bore (it hangs from the arm on the pin and slides down it as the deck empties)."""
+    g = h.g
+    x0, x1 = g.press_x
+    n = g.capacity_cards if cards is None else cards
+    zb = g.nip[1] + g.pile_height(n)
+    foot = _box(x0, x1, -20.0, 20.0, zb, zb + FOOT_H)
+    cx = (x0 + x1) / 2
+    px, _py = press_pivot(h)
+    # the weight's pocket beside the guide pin's bore
+    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, 18.0, zb + 2.0, zb + FOOT_H + 1)
+    foot -= _z_cylinder(px, 0.0, 3.4, zb + 2.0, zb + FOOT_H + 1)
+    assert abs(px - cx) < 5, "the guide pin stands over the foot"
+    _px, py = press_pivot(h)
+    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * foot
+
+
+# ----- the lid, its switch, the load cell -----
+
+def lid_hinge_xs(h: HandsFree) -> list[float]:
+    xb, xf = h.shaft_x
+    return [xb + 10.0, xf - 14.0]
+
+
+def lid_hinge_z(h: HandsFree) -> float:
+    return h.zf + h.window_h + 4.0
+
+
+def _lid_knuckle(h: HandsFree, x: float) -> Part:
+    """A knuckle on the shaft's +y wall above the window: the lid's pin passes through."""
+    yo = h.shaft_half_w + h.shaft_wall
+    z = lid_hinge_z(h)
+    k = _box(x - 3, x + 3, yo - 0.01, yo + 3.5, z - 3.5, z + 6)
+    return k - _x_cylinder(x - 4, x + 4, yo + 3.5, z, h.pin_d + 0.3)
+
+
+def lid(h: HandsFree = HANDSFREE) -> Part:
+    """The window's cover: its inside face is the tray's wall there (the deck's side guide),
+    a pocket for the lower +y leaf when open, knuckles on its top edge, and the tab that
+    closes the lid switch."""
+    xo, xf, yo, _top = shaft_outer(h)
+    yi = h.shaft_half_w
+    zb, zt = h.zf + 0.5, h.zf + h.window_h - 0.5
+    xf = h.g.gate_setback - 0.5  # short of the gate's ears
+    plate = _box(xo, xf, yi, yo + 0.2, zb, zt)
+    lx0, lx1 = leaf_x(h)
+    zd = h.doors_z(Bay.LOWER)
+    plate -= _box(lx0 - 0.5, lx1 + 0.5, yi - 0.01, h.hinge_y + h.leaf_t / 2 + 0.3,
+                  zd - h.leaf_width - 3.0, zt + 1)
+    plate -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, yi - 0.01, yo + 1)  # the receiver
+    for x in lid_hinge_xs(h):
+        for dx in (-6.5, 6.5):
+            kn = _box(x + dx - 3, x + dx + 3, yo + 0.2, yo + 3.5, zt - 0.01,
+                      lid_hinge_z(h) + 3.5)
+            kn -= _x_cylinder(x + dx - 4, x + dx + 4, yo + 3.5, lid_hinge_z(h), h.pin_d + 0.3)
+            plate += kn
+    # the tab that closes the lid switch's lever, up beside the switch
+    sx0, sx1, _sy0, _sy1, sz0, _sz1 = switch_frame(h)
+    reach = SWITCH_BLOCK + h.switch[1]
+    tab = [(yo + 0.1, zt - 1.2 * reach), (yo + reach, zt), (yo + reach, sz0 - 3.0),
+           (yo + 0.1, sz0 - 3.0)]  # its underside 50 degrees from level: no overhang
+    face = Pos(sx0 + 2.0, 0, 0) * Rot(0, 90, 0) * Polygon(*[(-z, y) for y, z in tab], align=None)
+    plate += extrude(face, amount=sx1 - sx0 - 4.0)
+    return plate
+
+
+SWITCH_BLOCK = 6.0  # the block on the shaft's +y wall the switch is screwed to
+
+
+def switch_frame(h: HandsFree) -> tuple[float, float, float, float, float, float]:
+    """The lid switch's body (x0, x1, y0, y1, z0, z1): on a block on the shaft's +y wall
+    above the window, its lever down towards the lid's tab."""
+    _xo, _xf, yo, _top = shaft_outer(h)
+    sl, sw, sh = h.switch
+    x1 = lid_hinge_xs(h)[1] - 12.0
+    z0 = lid_hinge_z(h) + 10.0
+    return x1 - sl, x1, yo + SWITCH_BLOCK, yo + SWITCH_BLOCK + sw, z0, z0 + sh
+
+
+def switch_mount(h: HandsFree = HANDSFREE) -> Part:
+    """The block on the shaft's +y wall that carries the lid switch: its two M2 screws
+    thread into it."""
+    x0, x1, y0, _y1, z0, z1 = switch_frame(h)
+    yo = shaft_outer(h)[2]
+    block = _box(x0 - 2.0, x1 + 2.0, yo - 0.01, y0, z0 - 2.0, z1 + 2.0)
+    for x, z in switch_screw_points(h):
+        block -= _y_cylinder(x, z, 1.7, yo - 1, y0 + 1)
+    return block
+
+
+def switch_screw_points(h: HandsFree) -> list[tuple[float, float]]:
+    """(x, z) of the switch's two M2 screws, its datasheet's hole pitch apart."""
+    x0, x1, _y0, _y1, z0, z1 = switch_frame(h)
+    cx, cz = (x0 + x1) / 2, (z0 + z1) / 2
+    return [(cx - h.switch_hole_pitch / 2, cz), (cx + h.switch_hole_pitch / 2, cz)]
+
+
+def microswitch(h: HandsFree = HANDSFREE) -> Part:
+    x0, x1, y0, y1, z0, z1 = switch_frame(h)
+    body = _box(x0, x1, y0, y1, z0, z1)
+    for x, z in switch_screw_points(h):
+        body -= _y_cylinder(x, z, 2.3, y0 - 1, y1 + 1)
+    return body
+
+
+def load_cell_x(h: HandsFree) -> tuple[float, float]:
+    """(fixed end, loaded end) of the bar: under the tray's back, clear of the feed motor."""
+    x1 = -30.0
+    return x1 - h.load_cell[0], x1
+
+
+def saddle_z(h: HandsFree) -> tuple[float, float]:
+    top = h.zf - h.g.floor
+    return top - 5.0, top
+
+
+def tray_saddle(h: HandsFree = HANDSFREE) -> Part:
+    """Under the tray: the tray's four countersunk screws thread into it, and the load
+    cell's loaded end is screwed under it on a 2 mm spacer."""
+    z0, z1 = saddle_z(h)
+    x0 = h.g.tray_x[0] + h.wall
+    plate = _box(x0, -20.0, -h.g.tray_inner[1] / 2, h.g.tray_inner[1] / 2, z0, z1)
+    for x, y in parts.tray_screw_points(h.g):
+        plate += _z_cylinder(x, y, 7.0, z0 - SADDLE_BOSS, z0 + 0.01)
+        plate -= _z_cylinder(x, y, 2.5, z0 - SADDLE_BOSS - 1, z1 + 1)
+    lx0, lx1 = load_cell_x(h)
+    plate += _box(lx1 - 20.0, lx1, -h.load_cell[1] / 2, h.load_cell[1] / 2, z0 - 2.0, z0 + 0.01)
+    for x in load_cell_holes(h)[1]:
+        plate -= _z_cylinder(x, 0.0, 4.5, z0 - 3, z1 + 1)
+        plate -= _z_cylinder(x, 0.0, 8.6, z1 - SADDLE_CBORE, z1 + 1)  # the head, under the tray
+    return plate
+
+
+SADDLE_CBORE = 3.4
+SADDLE_BOSS = 5.0  # under the saddle: thread for the tray's screws
+
+
+def load_cell_holes(h: HandsFree) -> tuple[list[float], list[float]]:
+    lx0, lx1 = load_cell_x(h)
+    a, b = h.load_cell_holes
+    return [lx0 + a, lx0 + b], [lx1 - a, lx1 - b]
+
+
+def load_cell_z(h: HandsFree) -> tuple[float, float]:
+    top = saddle_z(h)[0] - 2.0
+    return top - h.load_cell[2], top
+
+
+def load_cell(h: HandsFree = HANDSFREE) -> Part:
+    """The 1 kg straight bar (YZC-133): M4 threads at each end, its gauge's hole."""
+    lx0, lx1 = load_cell_x(h)
+    z0, z1 = load_cell_z(h)
+    w = h.load_cell[1] / 2
+    bar = _box(lx0, lx1, -w, w, z0, z1)
+    bar -= _y_cylinder((lx0 + lx1) / 2, (z0 + z1) / 2, 8.0, -w - 1, w + 1)
+    for x in load_cell_holes(h)[0] + load_cell_holes(h)[1]:
+        bar -= _z_cylinder(x, 0.0, CORE_M4, z0 - 1, z1 + 1)
+    return bar
+
+
+CORE_M4 = 3.141
+
+
+def load_cell_foot(h: HandsFree = HANDSFREE) -> Part:
+    """The block under the bar's fixed end, on a 2 mm spacer; it stands on the base."""
+    lx0, _ = load_cell_x(h)
+    z0, _z1 = load_cell_z(h)
+    w = h.load_cell[1] / 2 + 4.0
+    block = _box(lx0, lx0 + 20.0, -w, w, z0 - 20.0, z0 - 2.0)
+    block += _box(lx0, lx0 + 20.0, -h.load_cell[1] / 2, h.load_cell[1] / 2, z0 - 2.01, z0)
+    for x in load_cell_holes(h)[0]:
+        block -= _z_cylinder(x, 0.0, 4.5, z0 - 21, z0 + 1)
+        block -= _z_cylinder(x, 0.0, 8.6, z0 - 21, z0 - 10.0)  # the screw's head from below
+    return block
+
+
+# ----- the tray, and the whole machine -----
+
+def handsfree_tray(h: HandsFree = HANDSFREE) -> Part:
+    """The Lotus build's tray with its walls cut to ``tray_wall_h`` (the shaft stands over
+    them, not on them) and none on the window's side: its floor, land, slot, ears and screw
+    holes are the Lotus tray's own."""
+    g = h.g
+    whole = parts.tray(g)
+    x0, x1 = g.tray_x
+    yo = g.tray_inner[1] / 2 + g.wall
+    keep = _box(x0 - 1, g.gate_setback, -yo - 1, yo + 1, g.tray_floor_z - g.floor - 1,
+                h.zf + h.tray_wall_h)
+    keep += _box(g.gate_setback, x1 + 1, -yo - 20, yo + 20, g.tray_floor_z - g.floor - 1,
+                 h.zf + g.ear_height)
+    cut = whole & keep
+    cut -= _box(x0 - 1, g.gate_setback, g.tray_inner[1] / 2 - 0.01, yo + 1, h.zf - 0.01,
+                h.zf + h.tray_wall_h + 1)
+    # under the shaft's notch the -y wall is gone too: the press's foot swings out there
+    nx0, nx1 = press_notch(h)
+    return cut - _box(nx0, min(nx1, g.gate_setback), -yo - 1, -g.tray_inner[1] / 2 + 0.01,
+                      h.zf - 0.01, h.zf + h.tray_wall_h + 1)
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """How a printed part lies on the bed (as ``parts.Orientation``)."""
+
+    about_x: float = 0.0
+    about_y: float = 0.0
+    about_z: float = 0.0
+    note: str = "as modelled, floor down"
+
+
+PRINTED = {
+    "handsfree_tray": handsfree_tray,
+    "riser_body": riser_body,
+    "riser_cover": riser_cover,
+    "riser_hub": riser_hub,
+    "riser_idler": riser_idler,
+    "shaft": shaft,
+    "door_leaf": lambda h: leaf(h, Bay.LOWER, -1, gear=False),
+    "door_gear": lambda h: gear_segment(h, Bay.LOWER, -1) - _x_cylinder(
+        gear_x(h, Bay.LOWER)[0] - 1, gear_x(h, Bay.LOWER)[1] + 1, -h.hinge_y,
+        hinge_z(h, Bay.LOWER), h.hinge_d - 1.0),
+    "door_servo_mount": servo_mount,
+    "press_arm": press_arm,
+    "press_foot": press_foot,
+    "lid": lid,
+    "tray_saddle": tray_saddle,
+    "load_cell_foot": load_cell_foot,
+}
+
+PRINT_ORIENTATION = {
+    "handsfree_tray": parts.PRINT_ORIENTATION["tray"],
+    "riser_body": Orientation(about_x=90, note="on its side plate, the channel's walls up"),
+    "riser_cover": Orientation(about_x=-90, note="flat, outside face down"),
+    "riser_hub": Orientation(about_x=90, note="on its end face"),
+    "riser_idler": Orientation(about_x=90, note="on its end face"),
+    "shaft": Orientation(about_x=180, note="top down, open bottom up"),
+    "door_leaf": Orientation(about_y=90, note="standing on its front end"),
+    "door_gear": Orientation(about_y=90, note="flat"),
+    "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
+    "press_arm": Orientation(note="flat"),
+    "press_foot": Orientation(note="floor down, pocket up"),
+    "lid": Orientation(note="standing on its bottom edge, knuckles up"),
+    "tray_saddle": Orientation(about_x=180, note="top face down"),
+    "load_cell_foot": Orientation(note="floor down"),
+}
+
+# printed this many, alike
+COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4}
+
+
+def printable(name: str, h: HandsFree = HANDSFREE) -> Part:
+    """Printed part ``name`` as it goes on the bed. Raises KeyError for an unknown name."""
+    from hardware.shuffler.cad.measure import laid_flat
+
+    o = PRINT_ORIENTATION[name]
+    return laid_flat(PRINTED[name](h), o.about_x, o.about_y, o.about_z)
+
+
+def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
+            ) -> dict[str, Part]:
+    """Every printed part in place: the leaves at ``doors`` degrees open, the press arm
+    swung ``press`` degrees out."""
+    out = {name: PRINTED[name](h) for name in PRINTED
+           if name not in ("door_leaf", "door_gear", "riser_hub", "riser_idler",
+                           "press_arm")}
+    out["riser_rollers"] = riser_rollers(h)
+    out["door_leaves"] = door_leaves(h, doors)
+    out["press_arm"] = press_arm(h, press)
+    out["press_foot"] = press_foot(h, None if press == 0 else 0, press)
+    return out
+
+
+def bought(h: HandsFree = HANDSFREE, cards: int | None = None) -> dict[str, Part]:
+    """The bought parts in place, with the Lotus build's feed under the tray."""
+    g = h.g
+    return {
+        "gate_blade": parts.gate_blade(g), "roller_hub": parts.roller_hub(g),
+        "motor_clamp": parts.motor_clamp(g), "n20_motor": parts.n20_motor(g),
+        "o_rings": parts.o_rings(g), "deck": parts.deck(g, cards),
+        "riser_tyres": riser_tyres(h), "riser_shafts": riser_shafts(h),
+        "hinge_pins": hinge_pins(h), "door_sg90s": sg90s(h), "microswitch": microswitch(h),
+        "load_cell": load_cell(h),
+    }
+
+
+def assembly(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
+             ) -> dict[str, Part]:
+    """The hands-free machine: printed, bought, and every fastener."""
+    from hardware.shuffler.cad import handsfree_fasteners
+
+    return printed(h, doors, press) | bought(h) | handsfree_fasteners.assembly_solids(h)
