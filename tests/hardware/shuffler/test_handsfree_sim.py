@@ -649,12 +649,12 @@ def test_a_stop_commanded_while_the_lid_is_open_holds_when_it_closes() -> None:
 def test_the_path_and_the_drops_follow_the_shafts_own_dimensions() -> None:
     from dataclasses import replace
 
-    shaft = replace(DEFAULT_SHAFT, flap_mm=52.0, lower_slot_mm=150.0, upper_slot_mm=180.0,
+    shaft = replace(DEFAULT_SHAFT, flap_mm=52.0, lower_slot_mm=150.0, upper_slot_mm=260.0,
                     lower_doors_z_mm=60.0)
     table = HandsFreeTable(rng=random.Random(1), shaft=shaft)
     assert table.flap_mm == 52.0
     assert table.land_mm[Pile.LEFT] == 150.0 + table.card_length
-    assert table.land_mm[Pile.RIGHT] == 180.0 + table.card_length
+    assert table.land_mm[Pile.RIGHT] == 260.0 + table.card_length
     deck = list(range(52))
     table.load(deck)
     bays = plan_bays(52, 1)
