@@ -480,22 +480,19 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
         wide = Timing(card_timeout=CALIBRATE_WAIT_S, blocked_limit=CALIBRATE_WAIT_S,
                       router_settle=settle, router_move=settle, feed_speed_mm_s=50.0,
                       sensor_filter=CALIBRATE_FILTER_MS / 1000, double_block=CALIBRATE_WAIT_S / 2)
-        rig = None
+        rig: Any = None
         factory = _pin_factory(args, "there is no shuffler", _command(args))
-        sh = GpioShuffler(pins, clock, pin_factory=factory, timing=wide)
+        hands_free = settings.shuffler.hands_free
+        if hands_free:
+            sh, bus = _handsfree_shuffler(pins, clock, factory, wide, args.simulate)
+        else:
+            sh = GpioShuffler(pins, clock, pin_factory=factory, timing=wide)
         sh.open()
         if sh.state.value == "absent":
             raise HardwareError(sh.describe()["error"] or "the shuffler's pins cannot be claimed")
         if args.simulate:
-            import random
-
-            from hardware.shuffler.mockrig import MockRig
-            from hardware.shuffler.simulator import ShufflerTable
-
-            # the default build's physics: each card's speed falls with the deck over it
-            table = ShufflerTable(feed_speed_mm_s=args.sim_speed, rng=random.Random(cards))
-            table.load(list(range(cards)))
-            rig = MockRig(sh, table, factory, clock)
+            rig = (_handsfree_rig(sh, bus, factory, clock, args.sim_speed, cards, settle)
+                   if hands_free else _lotus_rig(sh, factory, clock, args.sim_speed, cards))
             rig.sync()
     except (ConfigError, HardwareError, ValueError) as exc:
         return _fail("shuffler calibrate", exc)
@@ -505,6 +502,9 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
                 out.line(f"FAIL tray sensor: no cards seen in the tray; load {cards} cards",
                          kind="result", ok=False, step="tray")
                 return 1
+            if hands_free:
+                # the riser carries each card from T1 to its bay's beam: it runs throughout
+                sh.mechanism.set_riser(True)
             times = measure_cards(sh.mechanism, clock, cards, router_move_s=settle,
                                   sync=None if rig is None else rig.sync,
                                   report=lambda c, i: _card_line(out, c, i))
@@ -516,6 +516,66 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
         finally:
             sh.stop()
     return _write_calibration(times, path, settings, args.dry_run, out)
+
+
+def _handsfree_pace_line(deck: int, speed: float) -> tuple[str, Any]:
+    """What a hands-free shuffle of `deck` takes at a measured card speed: (line, pace)."""
+    import random
+
+    from hardware.shuffler import handsfree, pace
+
+    p = pace.pace(router=handsfree.HANDSFREE_ROUTER, feed_speed_mm_s=speed)
+    plan = handsfree.plan_random(deck, rng=random.Random(deck))
+    whole = handsfree.shuffle_s(plan, p)
+    return (f"exact, hands-free: {len(plan.passes)} passes of {deck} cards and the machine's "
+            f"own restacks, about {whole:.0f} s in all (cards at {speed / 1000:.2f} m/s)", p)
+
+
+def _lotus_rig(sh: Any, factory: Any, clock: Clock, speed: float | None, cards: int) -> Any:
+    """The Lotus build's simulated machine behind the driver's mock pins."""
+    import random
+
+    from hardware.shuffler.mockrig import MockRig
+    from hardware.shuffler.simulator import ShufflerTable
+
+    # the default build's physics: each card's speed falls with the deck over it
+    table = ShufflerTable(feed_speed_mm_s=speed, rng=random.Random(cards))
+    table.load(list(range(cards)))
+    return MockRig(sh, table, factory, clock)
+
+
+def _handsfree_shuffler(pins: dict[str, Any], clock: Clock, factory: Any, timing: Any,
+                        simulate: bool) -> tuple[Any, Any]:
+    """The hands-free driver on the configured pins (the riser's and lid's unless named),
+    its I2C chips emulated when simulated: (shuffler, emulated bus or None)."""
+    from hardware import pins as pin_table
+    from hardware.shuffler import i2c
+    from hardware.shuffler.gpio import HandsFreeGpioShuffler
+
+    chips: dict[str, Any] = {}
+    bus = None
+    if simulate:
+        bus = i2c.EmulatedBus()
+        chips = {"servos": i2c.PCA9685(bus, sleep=lambda s: None),
+                 "inputs": i2c.MCP23017(bus), "adc": i2c.NAU7802(bus, sleep=lambda s: None)}
+    sh = HandsFreeGpioShuffler(pin_table.handsfree_defaults() | pins, clock,
+                               pin_factory=factory, timing=timing, **chips)
+    return sh, bus
+
+
+def _handsfree_rig(sh: Any, bus: Any, factory: Any, clock: Clock, speed: float | None,
+                   cards: int, settle: float) -> Any:
+    """The hands-free build's simulated machine (feed, riser, bays) behind the driver."""
+    import random
+
+    from hardware.shuffler import design
+    from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
+    from hardware.shuffler.mockrig import HandsFreeMockRig
+
+    table = HandsFreeTable(feed_speed_mm_s=speed, rng=random.Random(cards),
+                           router_settle_s=settle, drive=design.HANDSFREE_DRIVE)
+    table.load(list(range(cards)))
+    return HandsFreeMockRig(sh, HandsFreeTableMechanism(table, clock), factory, clock, bus)
 
 
 def _card_line(out: _Out, card: Any, i: int) -> None:
@@ -588,11 +648,15 @@ def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run:
              f"{sp['right'][0]:.0f} mm/s (each card is judged against its own)", kind="spread",
              first_last_block_ms=ends, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
     speed = cal["values"]["feed_speed_mm_s"]
-    p = pace.pace(feed_speed_mm_s=speed)
-    passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes
-    out.line(f"slowest card {speed / 1000:.2f} m/s: "
-             + pace.pace_line(settings.shuffle.deck, settings.shuffle.plan, passes, p),
-             kind="speed", feed_speed_mm_s=speed, pass_s=round(p.pass_s(52), 2))
+    if settings.shuffler.hands_free:
+        line, p = _handsfree_pace_line(settings.shuffle.deck, speed)
+    else:
+        p = pace.pace(feed_speed_mm_s=speed)
+        passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes
+        line = pace.pace_line(settings.shuffle.deck, settings.shuffle.plan, passes, p)
+    out.line(f"slowest card {speed / 1000:.2f} m/s: " + line,
+             kind="speed", feed_speed_mm_s=speed, pass_s=round(p.pass_s(52), 2),
+             build=settings.shuffler.build)
     shown = ", ".join(f"{k} = {v}" for k, v in cal["values"].items())
     if dry_run:
         out.line(f"dry run: would write [shuffler] {shown} to {path}", kind="result", ok=True,

@@ -27,6 +27,8 @@ from .conftest import one_gpio_pass
 # to give it; every card slows with the deck over it (hardware.shuffler.physics)
 SPEEDS = (500.0, 800.0, 1200.0)
 CARDS = 52
+# these are the Lotus-style build's speeds (the hands-free build's calibrate: at the end)
+LOTUS = "[shuffler]\nbuild = \"lotus\"\n"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,8 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> dict[float, dict[str
     out: dict[float, dict[str, Any]] = {}
     for speed in SPEEDS:
         cfg = tmp_path_factory.mktemp("cal") / "config.toml"
-        cfg.write_text("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n\n[inputs]\nundo = 5\n"
+        cfg.write_text("# my table\n[shuffler]\nmode = \"auto\"  # keep me\nbuild = \"lotus\"\n"
+                       "\n[inputs]\nundo = 5\n"
                        "\n[shuffle]\ndeck = 104\n")
         out[speed] = {"path": cfg}
     return out
@@ -87,7 +90,8 @@ def test_calibrate_measures_a_full_deck_and_writes_each_cards_speed(calibrated, 
     assert lines[-1]["written"] is True and lines[-1]["values"]["card_speeds_mm_s"] == speeds
     # the rest of the file is as it was: the comment, the key, the other table
     text = path.read_text()
-    assert text.startswith("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n")
+    assert text.startswith("# my table\n[shuffler]\nmode = \"auto\"  # keep me\n"
+                           "build = \"lotus\"\n")
     assert "[inputs]\nundo = 5\n" in text
     calibrated[speed]["written"] = speeds
 
@@ -131,7 +135,7 @@ def test_a_real_double_feed_and_a_stuck_card_are_caught_at_each_speed(calibrated
 def test_the_default_configuration_is_the_default_builds_speed_and_a_dry_run_writes_nothing(
         tmp_path, capsys):
     cfg = tmp_path / "c.toml"
-    cfg.write_text("[shuffler]\n")
+    cfg.write_text(LOTUS)
     from hardware.shuffler import pace
 
     speed = pace.default_card_speed_mm_s()
@@ -141,13 +145,13 @@ def test_the_default_configuration_is_the_default_builds_speed_and_a_dry_run_wri
     last = json.loads(capsys.readouterr().out.splitlines()[-1])
     # the default build measured: its slowest card near the nominal figure, under a full deck
     assert last["written"] is False and 0.5 * speed < last["values"]["feed_speed_mm_s"] < speed
-    assert cfg.read_text() == "[shuffler]\n"
+    assert cfg.read_text() == LOTUS
 
 
 def test_calibrate_refuses_to_write_a_file_the_daemon_could_not_load(tmp_path, capsys):
     # an explicit filter that cannot work at the measured speed (above half a transit)
     cfg = tmp_path / "c.toml"
-    original = "[shuffler]\nsensor_filter_ms = 40\nfeed_speed_mm_s = 200\n"
+    original = LOTUS + "sensor_filter_ms = 40\nfeed_speed_mm_s = 200\n"
     cfg.write_text(original)
     assert main(["shuffler", "calibrate", "--simulate", "--sim-speed", "1200", "--cards",
                  "12", "--config", str(cfg)]) == 1
@@ -173,3 +177,20 @@ def test_explicit_budgets_are_checked_against_the_speed(tmp_path):
                    "per_card_s = 0.5\n")
     timing = load_settings(cfg).shuffler.timing()
     assert (timing.sensor_filter, timing.card_timeout, timing.blocked_limit) == (0.012, 1.0, 0.5)
+
+
+def test_calibrate_on_the_hands_free_build_measures_cards_carried_by_the_riser(tmp_path, capsys):
+    from hardware.shuffler import design
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[shuffler]\nbuild = \"handsfree\"\n")
+    assert main(["shuffler", "calibrate", "--simulate", "--cards", "12", "--config", str(cfg),
+                 "--json"]) == 0
+    lines = [json.loads(ln) for ln in capsys.readouterr().out.splitlines() if ln.strip()]
+    cards = [d for d in lines if d.get("kind") == "card"]
+    assert len(cards) == 12  # the riser ran: every card reached a bay's beam
+    written = load_settings(cfg).shuffler
+    # past the beams a card moves at the riser's speed, faster than the feed gives it
+    feed = design.HANDSFREE_DRIVE.free_speed_mm_s(5.0)
+    assert feed < written.feed_speed_mm_s < (1 + design.RISER_OVERDRIVE) * feed
+    assert next(d for d in lines if d.get("kind") == "speed")["build"] == "handsfree"
