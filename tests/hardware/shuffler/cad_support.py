@@ -18,3 +18,24 @@ def require_build123d() -> None:
                         allow_module_level=True)
         pytest.fail("build123d is not installed: pip install -e '.[cad]' "
                     "(or set CRIB_SKIP_CAD=1 to skip the CAD checks)", pytrace=False)
+
+
+def assert_prints_flat(name: str, part: object) -> None:
+    """Assert that `part`, as it lies on the bed, rests on flat faces covering at least half
+    its widest slice and bridges no downward face over air further than measure.BRIDGE_MM."""
+    from build123d import GeomType
+
+    from hardware.shuffler.cad import measure
+
+    bed = measure.bed_faces(part)
+    assert bed and all(f.geom_type == GeomType.PLANE for f in bed), name
+    area = sum(f.area for f in bed)
+    widest = max(measure.slice_area(part, z) for z in (0.5, 2.0, 5.0, 9.5))
+    assert area >= 0.5 * widest, (name, round(area), round(widest))
+    spans = {}
+    for face in measure.downward_faces(part):
+        span = measure.bridge_span(part, face)
+        if span > measure.BRIDGE_MM:
+            box = face.bounding_box()
+            spans[(round(box.min.X, 1), round(box.min.Y, 1), round(box.min.Z, 1))] = round(span, 1)
+    assert spans == {}, f"{name} bridges over air (mm): {spans}"

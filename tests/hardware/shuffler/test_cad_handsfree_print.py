@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hardware.shuffler.cad_support import require_build123d
+from tests.hardware.shuffler.cad_support import assert_prints_flat, require_build123d
 
 require_build123d()  # before the imports below need it
 # ruff: noqa: E402
 
-from build123d import GeomType
 
-from hardware.shuffler.cad import handsfree_parts, measure
+from hardware.shuffler.cad import handsfree_parts
 from hardware.shuffler.cad.handsfree_params import HANDSFREE
-from hardware.shuffler.cad.measure import BRIDGE_MM
 
 BED = HANDSFREE.g.bed
 
@@ -29,18 +27,7 @@ def test_each_part_prints_flat_without_long_bridges_and_fits_the_bed(name):
     box = part.bounding_box()
     assert box.min.Z == pytest.approx(0, abs=1e-6)
     assert max(box.size.X, box.size.Y) <= BED, (name, tuple(box.size))
-    bed = measure.bed_faces(part)
-    assert bed and all(f.geom_type == GeomType.PLANE for f in bed), name
-    area = sum(f.area for f in bed)
-    widest = max(measure.slice_area(part, z) for z in (0.5, 2.0, 5.0, 9.5))
-    assert area >= 0.5 * widest, (name, round(area), round(widest))
-    spans = {}
-    for face in measure.downward_faces(part):
-        span = measure.bridge_span(part, face)
-        if span > BRIDGE_MM:
-            b = face.bounding_box()
-            spans[(round(b.min.X, 1), round(b.min.Y, 1), round(b.min.Z, 1))] = round(span, 1)
-    assert spans == {}, f"{name} bridges over air (mm): {spans}"
+    assert_prints_flat(name, part)
 
 
 def test_every_printed_part_has_an_orientation_and_a_count():

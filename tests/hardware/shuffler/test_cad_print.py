@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardware.shuffler.cad_support import require_build123d
+from tests.hardware.shuffler.cad_support import assert_prints_flat, require_build123d
 
 require_build123d()  # before the imports below need it
 # ruff: noqa: E402
 
-from build123d import GeomType
 
 from hardware.shuffler import design
 from hardware.shuffler.cad import measure, parts
@@ -57,19 +56,7 @@ def test_the_build_doc_states_the_rules_the_test_applies():
 def test_each_part_rests_on_a_flat_face_and_bridges_no_further_than_allowed(name):
     part = _on_bed(name)
     assert part.bounding_box().min.Z == pytest.approx(0, abs=1e-6)
-    bed = measure.bed_faces(part)
-    assert bed, name
-    assert all(f.geom_type == GeomType.PLANE for f in bed), name
-    area = sum(f.area for f in bed)
-    widest = max(measure.slice_area(part, z) for z in (0.5, 2.0, 5.0, 9.5))
-    assert area >= 0.5 * widest, (name, round(area), round(widest))
-    spans = {}
-    for face in measure.downward_faces(part):
-        span = measure.bridge_span(part, face)
-        if span > BRIDGE_MM:
-            box = face.bounding_box()
-            spans[(round(box.min.X, 1), round(box.min.Y, 1), round(box.min.Z, 1))] = span
-    assert spans == {}, f"{name} bridges over air (mm): {spans}"
+    assert_prints_flat(name, part)
 
 
 def test_a_part_on_bosses_or_with_a_long_bridge_fails_the_rules():
