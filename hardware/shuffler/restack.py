@@ -273,6 +273,10 @@ class HandsFreeController(ShufflerController):
             # each is its own card, taken in turn
             self._drawn = r.arrivals[1:]
             r.arrivals = r.arrivals[:1]
+        if self._rundown and r.arrivals:
+            # it crossed its beam slowing down or starting from rest, not at the riser's
+            # speed: its block's length tells nothing of a second card
+            self._ignore_blocks.add(r.arrivals[0])
         return super()._on_arrival(r)
 
     def _on_unfed_arrival(self, r: _Round) -> float | None:
