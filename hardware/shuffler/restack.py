@@ -174,6 +174,10 @@ class HandsFreeController(ShufflerController):
         self._nudge_until = None
         self._feed_again_at: float | None = None  # after a pause, the feed carries a card on
         self._feed_again_card: int | None = None  # ... this card, unless seen by then
+        # After a pause the feed's unbraked run-down may have carried cards on: until the
+        # next feed, a card seen with none in flight is the next card, already started
+        self._rundown = False
+        self._drawn: list[Pile] = []  # arrivals the run-down made, still to be taken
         self._tainted: str | None = None
         self._wrong_orders = 0
         self._restacks_done = 0
@@ -249,13 +253,50 @@ class HandsFreeController(ShufflerController):
         self._nudged = False
         self._nudge_until: float | None = None
         self._feed_again_at = None
+        self._rundown = False
+        self._drawn = []
         self._pass_started = self._clock.monotonic()
         self._shaft.set_riser(True)
         super()._begin_pass()
 
+    def _observe(self) -> _Round:
+        r = super()._observe()
+        if self._drawn:
+            r.arrivals[:0] = self._drawn
+            self._drawn = []
+        return r
+
     def _on_arrival(self, r: _Round) -> float | None:
         self._riser_grace = False
+        if self._rundown and len(r.arrivals) > 1:
+            # the run-down carried cards to their beams one after another, not together:
+            # each is its own card, taken in turn
+            self._drawn = r.arrivals[1:]
+            r.arrivals = r.arrivals[:1]
+        if self._rundown and r.arrivals:
+            # it crossed its beam slowing down or starting from rest, not at the riser's
+            # speed: its block's length tells nothing of a second card
+            self._ignore_blocks.add(r.arrivals[0])
         return super()._on_arrival(r)
+
+    def _on_unfed_arrival(self, r: _Round) -> float | None:
+        """A card seen with none in flight. After a pause, before the next feed, it is the
+        next card: the feed's unbraked run-down drew it in and the riser took it on, its bay
+        decided at the flap (by the spring's, if the lid was open then). It is counted as
+        that card and its bay checked against the plan. Otherwise two cards came through on
+        one feed."""
+        assert self._plan is not None
+        if not self._rundown or self._fed_ok >= self._plan.deck_size:
+            return super()._on_unfed_arrival(r)
+        if self._planned != self._fed_ok:
+            self._commanded = self._route_for(self._fed_ok)
+            self._planned = self._fed_ok
+        self._inflight = self._fed_ok
+        return self._on_arrival(r)
+
+    def _feed(self, now: float) -> None:
+        self._rundown = False
+        super()._feed(now)
 
     def _on_jam(self, r: _Round) -> float | None:
         """No card at a beam in time: the feed stops and the riser runs alone up to
@@ -579,9 +620,12 @@ class HandsFreeController(ShufflerController):
                 self._feed_again_card = self._inflight
                 self._card_deadline = self._feed_again_at + self._timing.card_timeout
             self._clear_from = now
-            # a card under a beam through the pause blocked it all that time: no double
+            # a card under a beam through the pause blocked it all that time, and one the
+            # run-down carried past a beam blocked it while slowing down: neither is a double
             self._mech.update(now)
-            self._ignore_blocks |= set(self._passing) | {
+            self._rundown = True
+            self._drawn = self._mech.take_arrivals()
+            self._ignore_blocks |= set(self._passing) | set(self._drawn) | {
                 p for p in Pile if self._mech.blocked_since(p) is not None}
         self._mech.set_led(True)
         self._set_state(DeviceState.BUSY)
