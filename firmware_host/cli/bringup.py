@@ -101,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _shuffler_shuffle(args: argparse.Namespace) -> int:
     from firmware_host.cli.shuffle import run
 
-    return run(args)
+    return run(args, _Out, _settings)
 
 
 # --- shared ------------------------------------------------------------------------------

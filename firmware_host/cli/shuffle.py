@@ -173,13 +173,13 @@ def _answer(out: Any, st: dict[str, Any]) -> bool:
     return sys.stdin.readline() != ""
 
 
-def run(args: argparse.Namespace) -> int:
-    """`crib shuffler shuffle`: start, follow to the end, answer prompts with Enter."""
-    from firmware_host.cli.bringup import _Out, _settings
-
-    out = _Out(args.json)
+def run(args: argparse.Namespace, output: Callable[[bool], Any],
+        settings_of: Callable[[argparse.Namespace], Any]) -> int:
+    """`crib shuffler shuffle`: start, follow to the end, answer prompts with Enter.
+    `output` makes the bring-up commands' printer, `settings_of` reads their settings."""
+    out = output(args.json)
     try:
-        settings = _settings(args)
+        settings = settings_of(args)
         machine = _open(args, settings)
     except (ConfigError, HardwareError, ValueError) as exc:
         print(f"crib shuffler shuffle: {exc}", file=sys.stderr)

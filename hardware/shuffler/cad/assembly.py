@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from build123d import Part
 
-from hardware.shuffler.cad import fasteners, parts
+from hardware.shuffler.cad import fasteners, handsfree_fasteners, handsfree_parts, parts
+from hardware.shuffler.cad.handsfree_params import HANDSFREE, HandsFree
 from hardware.shuffler.cad.params import DEFAULT, Geometry
 
 
@@ -28,3 +29,11 @@ def bought(g: Geometry = DEFAULT, cards: int | None = None) -> dict[str, Part]:
 def assembly(g: Geometry = DEFAULT) -> dict[str, Part]:
     """Printed and bought parts and every fastener (the flap drawn in its left-pile position)."""
     return printed(g) | bought(g) | fasteners.assembly_solids(g)
+
+
+def handsfree_assembly(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
+                       ) -> dict[str, Part]:
+    """The hands-free machine: printed (the doors and the press at their angles), bought, and
+    every fastener."""
+    return (handsfree_parts.printed(h, doors, press) | handsfree_parts.bought(h)
+            | handsfree_fasteners.assembly_solids(h))

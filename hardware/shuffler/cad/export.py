@@ -48,7 +48,7 @@ def assembly_svg(path: Path, g: Geometry = DEFAULT, hidden: bool = False,
 def handsfree_svg(path: Path, view_from: tuple[float, float, float] = VIEW_FROM) -> Path:
     """Draw the hands-free machine (printed and bought parts, a deck in the tray, every
     screw) as an SVG projection, visible lines, as ``assembly_svg`` draws the Lotus build."""
-    from hardware.shuffler.cad.handsfree_parts import assembly as handsfree_assembly
+    from hardware.shuffler.cad.assembly import handsfree_assembly
 
     model = Compound(children=list(handsfree_assembly().values()))
     return _draw(model, path, False, view_from)

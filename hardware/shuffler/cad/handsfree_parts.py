@@ -910,11 +910,3 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None) -> dict[str, Part
         "hinge_pins": hinge_pins(h), "door_sg90s": sg90s(h), "microswitch": microswitch(h),
         "load_cell": load_cell(h),
     }
-
-
-def assembly(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
-             ) -> dict[str, Part]:
-    """The hands-free machine: printed, bought, and every fastener."""
-    from hardware.shuffler.cad import handsfree_fasteners
-
-    return printed(h, doors, press) | bought(h) | handsfree_fasteners.assembly_solids(h)

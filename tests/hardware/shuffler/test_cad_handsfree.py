@@ -22,6 +22,7 @@ require_build123d()  # before the imports below need it
 
 from hardware.shuffler import design
 from hardware.shuffler.cad import handsfree_fasteners, handsfree_parts, handsfree_sweep
+from hardware.shuffler.cad.assembly import handsfree_assembly
 from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE
 from hardware.shuffler.cad.measure import overlaps
 from hardware.shuffler.handsfree import Bay
@@ -34,13 +35,13 @@ PILE = 64  # a bay's capacity: the tallest pile that ever drops
 
 @pytest.fixture(scope="module")
 def closed():
-    return handsfree_parts.assembly(H)
+    return handsfree_assembly(H)
 
 
 @pytest.fixture(scope="module")
 def opened():
     """Every leaf hanging in its pocket, the press arm swung out."""
-    return handsfree_parts.assembly(H, doors=90.0, press=90.0)
+    return handsfree_assembly(H, doors=90.0, press=90.0)
 
 
 def test_no_two_parts_meet_with_the_doors_shut_or_open(closed, opened):
