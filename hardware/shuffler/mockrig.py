@@ -16,6 +16,20 @@ from hardware.shuffler.plan import Pile
 from hardware.shuffler.simulator import SensorEdge, ShufflerTable
 
 
+def _feed_pins(rig: Any, pins: Any, factory: Any) -> None:
+    """Give `rig` the mock pins of the Lotus build's parts, which both builds have: the feed
+    motor and its brake, the pile (bay) beams, the tray sensor, the touch pad."""
+    rig.motor_pin = factory.pin(pins["motor"])
+    rig.brake_pin = factory.pin(pins["brake"]) if pins.get("brake") is not None else None
+    rig.sensor_pins = {Pile.LEFT: factory.pin(pins["left_sensor"]),
+                       Pile.RIGHT: factory.pin(pins["right_sensor"])}
+    rig.tray_pin = factory.pin(pins["tray_sensor"])
+    rig.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
+    rig.touch_active_high = bool(pins.get("touch_active_high", True))
+    # a sensor that pulls low when blocked (the default) reads low for a card
+    rig.blocked_level = not bool(pins.get("sensor_pull_up", PIN_OPTIONS["sensor_pull_up"]))
+
+
 class MockRig:
     """Wires a ShufflerTable to a GpioShuffler's mock pins; call `sync()` after each step."""
 
@@ -27,15 +41,7 @@ class MockRig:
         self.clock = clock
         pins = shuffler.mechanism.pins
         self.pins = pins
-        self.motor_pin = factory.pin(pins["motor"])
-        self.brake_pin = factory.pin(pins["brake"]) if pins.get("brake") is not None else None
-        self.sensor_pins = {Pile.LEFT: factory.pin(pins["left_sensor"]),
-                            Pile.RIGHT: factory.pin(pins["right_sensor"])}
-        self.tray_pin = factory.pin(pins["tray_sensor"])
-        self.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
-        self.touch_active_high = bool(pins.get("touch_active_high", True))
-        # a sensor that pulls low when blocked (the default) reads low for a card
-        self.blocked_level = not bool(pins.get("sensor_pull_up", PIN_OPTIONS["sensor_pull_up"]))
+        _feed_pins(self, pins, factory)
         for pin in (*self.sensor_pins.values(), self.tray_pin):
             self._drive(pin, False)
         self._edges: list[SensorEdge] = []  # sensor edges due later (a double feed's second)
@@ -120,16 +126,9 @@ class HandsFreeMockRig:
         mech = shuffler.mechanism
         pins = {**mech.pins, **mech.shaft_pins}
         self.pins = pins
-        self.motor_pin = factory.pin(pins["motor"])
-        self.brake_pin = factory.pin(pins["brake"]) if pins.get("brake") is not None else None
+        _feed_pins(self, pins, factory)
         self.riser_pin = factory.pin(pins["riser"])
         self.lid_pin = factory.pin(pins["lid"])
-        self.sensor_pins = {Pile.LEFT: factory.pin(pins["left_sensor"]),
-                            Pile.RIGHT: factory.pin(pins["right_sensor"])}
-        self.tray_pin = factory.pin(pins["tray_sensor"])
-        self.touch_pin = factory.pin(pins["touch"]) if pins.get("touch") is not None else None
-        self.touch_active_high = bool(pins.get("touch_active_high", True))
-        self.blocked_level = not bool(pins.get("sensor_pull_up", PIN_OPTIONS["sensor_pull_up"]))
         self._door_channel, self._door_pulse, self._expander = (
             DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS)
         self._sent: dict[str, Any] = {}
