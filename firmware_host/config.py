@@ -206,6 +206,10 @@ class ShufflerSettings(_Section):
     # and stuck-card tests judge every card against its own. Absent: one speed for all.
     card_speeds_mm_s: list[float] | None = Field(None, min_length=4, max_length=4)
     calibrated_cards: int | None = Field(None, ge=2, le=104)
+    # The hands-free build's riser motor's PWM duty, which calibrate sets so that the cards
+    # move at design.RISER_CARD_SPEED_MM_S past the beams (under the speed at which a card
+    # stands up against a bay's end wall). Absent: design.RISER_DUTY_UNCALIBRATED.
+    riser_duty: float | None = Field(None, gt=0, le=1)
     # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
     # set, it is checked against the speed:
     # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),

@@ -503,7 +503,9 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
                          kind="result", ok=False, step="tray")
                 return 1
             if hands_free:
-                # the riser carries each card from T1 to its bay's beam: it runs throughout
+                # the riser carries each card from T1 to its bay's beam: it runs throughout,
+                # at full duty (its duty is then set from what the cards measure)
+                sh.mechanism.riser_duty = 1.0
                 sh.mechanism.set_riser(True)
             times = measure_cards(sh.mechanism, clock, cards, router_move_s=settle,
                                   sync=None if rig is None else rig.sync,
@@ -518,13 +520,16 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
     return _write_calibration(times, path, settings, args.dry_run, out)
 
 
-def _handsfree_pace_line(deck: int, speed: float) -> tuple[str, Any]:
-    """What a hands-free shuffle of `deck` takes at a measured card speed: (line, pace)."""
+def _handsfree_pace_line(deck: int, speed: float, duty: float) -> tuple[str, Any]:
+    """What a hands-free shuffle of `deck` takes with cards measured past the beams at
+    `speed` on the riser at PWM `duty`: (line, pace). The feed's own speed is the riser's
+    at full duty over its overdrive."""
     import random
 
-    from hardware.shuffler import handsfree, pace
+    from hardware.shuffler import design, handsfree
 
-    p = pace.pace(router=handsfree.HANDSFREE_ROUTER, feed_speed_mm_s=speed)
+    feed = speed / duty / (1.0 + design.RISER_OVERDRIVE)
+    p = handsfree.handsfree_pace(deck, feed_speed_mm_s=feed, riser_mm_s=speed)
     plan = handsfree.plan_random(deck, rng=random.Random(deck))
     whole = handsfree.shuffle_s(plan, p)
     return (f"exact, hands-free: {len(plan.passes)} passes of {deck} cards and the machine's "
@@ -636,6 +641,18 @@ def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run:
     except CalibrationError as exc:
         out.line(f"FAIL {exc}", kind="result", ok=False)
         return 1
+    if settings.shuffler.hands_free:
+        from hardware.shuffler import design
+        from hardware.shuffler.calibrate import riser_duty
+
+        full = max(cal["values"].get("card_speeds_mm_s") or [cal["values"]["feed_speed_mm_s"]])
+        cal["values"] = riser_duty(cal["values"])
+        duty = cal["values"]["riser_duty"]
+        out.line(f"riser: cards at {full / 1000:.2f} m/s at full duty; PWM duty {duty:.3f} "
+                 f"holds them at {min(full, design.RISER_CARD_SPEED_MM_S) / 1000:.2f} m/s "
+                 f"(a card faster than {design.RISER_CARD_SPEED_MM_S / 1000:.2f} m/s may stand "
+                 "up against a bay's end wall)", kind="riser", riser_duty=duty,
+                 full_duty_mm_s=round(full, 1))
     b, f = cal["blocks"], cal["flights"]
     out.line(f"blocked: min {b['min_ms']} ms, median {b['median_ms']} ms, max {b['max_ms']} ms,"
              f" spread (CV) {b['cv'] * 100:.1f} %", kind="blocks", **b)
@@ -649,7 +666,8 @@ def _write_calibration(times: list[Any], path: Any, settings: Settings, dry_run:
              first_last_block_ms=ends, speeds=sp, cards=n, worst_ratio=cal["worst_ratio"])
     speed = cal["values"]["feed_speed_mm_s"]
     if settings.shuffler.hands_free:
-        line, p = _handsfree_pace_line(settings.shuffle.deck, speed)
+        line, p = _handsfree_pace_line(settings.shuffle.deck, speed,
+                                       cal["values"]["riser_duty"])
     else:
         p = pace.pace(feed_speed_mm_s=speed)
         passes = make_plan(settings.shuffle.deck, settings.shuffle.plan).passes

@@ -68,13 +68,18 @@ def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable
     pins = dict(s.pins)
     if s.hands_free:  # the drop shaft's riser, lid, doors and load cell besides the feed
         from hardware import pins as pin_table
-        from hardware.shuffler.gpio import HandsFreeGpioShuffler as Driver
+        from hardware.shuffler.gpio import HandsFreeGpioShuffler
 
         pins = pin_table.handsfree_defaults() | pins  # the riser's and lid's unless named
-    else:
-        from hardware.shuffler.gpio import GpioShuffler as Driver
-    return Driver(pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,
-                  touch_deck=settings.shuffle.deck, touch_plan=settings.shuffle.plan), _noop
+        return HandsFreeGpioShuffler(pins, clock, timing=s.timing(),
+                                     sensor_filter_ms=s.sensor_filter_ms,
+                                     touch_deck=settings.shuffle.deck,
+                                     touch_plan=settings.shuffle.plan,
+                                     **({} if s.riser_duty is None
+                                        else {"riser_duty": s.riser_duty})), _noop
+    from hardware.shuffler.gpio import GpioShuffler
+    return GpioShuffler(pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,
+                        touch_deck=settings.shuffle.deck, touch_plan=settings.shuffle.plan), _noop
 
 
 def _shuffler_sim(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable[[], None]]:

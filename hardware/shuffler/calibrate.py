@@ -176,3 +176,29 @@ def calibration(times: list[CardTime]) -> dict[str, Any]:
         "worst_ratio": round(worst, 3),
         "cards": len(times),
     }
+
+
+def riser_duty(values: dict[str, Any], measured_duty: float = 1.0,
+               card_speed_mm_s: float = design.RISER_CARD_SPEED_MM_S) -> dict[str, Any]:
+    """The hands-free build's riser: the PWM duty that brings its fastest measured card
+    (measured at `measured_duty`) down to `card_speed_mm_s` (1 when it is slower), and the
+    calibration's values as the riser will then run them: its card speeds scaled by the duty
+    (a DC motor's speed follows its mean voltage; the card's drag in the curl makes the scaled
+    speed a little high, never low: the card goes a little slower than said).
+    Raises CalibrationError for a duty out of (0, 1].
+    """
+    if not 0 < measured_duty <= 1:
+        raise CalibrationError(f"the riser was measured at a PWM duty of {measured_duty}, "
+                               "not within (0, 1]")
+    speeds = values.get("card_speeds_mm_s") or [values["feed_speed_mm_s"]]
+    full = max(speeds) / measured_duty
+    duty = min(1.0, card_speed_mm_s / full) if full > 0 else 1.0
+    scale = duty / measured_duty
+    out = dict(values)
+    out["feed_speed_mm_s"] = round(values["feed_speed_mm_s"] * scale, 1)
+    if values.get("card_speeds_mm_s"):
+        out["card_speeds_mm_s"] = [round(v * scale, 1) for v in values["card_speeds_mm_s"]]
+    if "card_timeout_s" in values:
+        out["card_timeout_s"] = round(values["card_timeout_s"] / scale, 3)
+    out["riser_duty"] = round(duty, 3)
+    return out

@@ -719,22 +719,37 @@ class ShufflerController:
         assert self._plan is not None and self._inflight is not None
         n, pile = self._plan.deck_size, r.arrivals[0]
         self._arrived_pile = pile
-        self._mech.set_motor(False)
         index, self._inflight = self._inflight, None
         self._count(r.arrivals)
         self._fed_ok += 1
         self._last_pile = pile
-        self._flap_free_at = r.now + self._timing.flap_clear_for(pile, n - index)
+        self._flap_free_at = self._lead_at_beam(r, pile) + self._timing.flap_clear_for(
+            pile, n - index)
         self._passing[pile] = index
+        commanded = self._commanded
+        if not (len(r.arrivals) == 1 and pile is commanded and self._feed_on(r, pile)):
+            self._mech.set_motor(False)
         if len(r.arrivals) > 1:
             return self._raise_fault("double_feed", Recovery.CONTINUE, card=index + 1)
-        if pile is not self._commanded:
+        if pile is not commanded:
             self.misroutes += 1
             if self._plan.routing is Routing.RADIX:
                 return self._raise_fault("misroute", Recovery.RESTART_PLAN, card=index + 1)
             # A symmetric misroute does no harm to coin routing (docs/shuffling.md).
             self._emit("warning", {"kind": "misroute", "card": index + 1, "pile": pile.value})
         return None
+
+    def _lead_at_beam(self, r: _Round, pile: Pile) -> float:
+        """When the card just seen reached its beam, as far as its tail's way past the flap
+        may be timed from it: here when it was seen, the beam's filter later, for a card
+        coasting down the Lotus build's path may slow on the way."""
+        return r.now
+
+    def _feed_on(self, r: _Round, pile: Pile) -> bool:
+        """Whether the feed runs straight on into the next card as this one, seen where it
+        was sent, reaches its beam (the next card is then in flight); the Lotus build's
+        never does: its cards part only when the feed stops."""
+        return False
 
     def _on_cleared(self, r: _Round) -> float | None:
         """A beam cleared: its card is on its pile, one card long or two (judged against

@@ -51,12 +51,26 @@ END_WALL_PAD_MM = 3.0
 # much faster.
 SPEED_TOLERANCE = 0.10
 
-# The hands-free build's riser rollers turn this much over the feed roller's no-load speed.
-# The riser has its own motor, spread +-15 % like the feed's (ranges.py), so it stays ahead
-# of the feed at every corner only above 1.15 / 0.85 - 1 = 0.35: a riser slower than the
-# feed bunches the cards and moves the flap under a card's tail. Once a card's tail leaves
-# the nip it runs at the riser's speed: it clears its beam and the flap that much sooner.
-RISER_OVERDRIVE = 0.40
+# The hands-free build's riser rollers turn this much over the feed roller's no-load speed
+# at full duty. The riser has its own motor, spread +-15 % like the feed's (ranges.py), so it
+# stays ahead of the feed at every corner only above 1.15 / 0.85 - 1 = 0.35: a riser slower
+# than the feed bunches the cards and moves the flap under a card's tail. Once a card's tail
+# leaves the nip it runs at the riser's speed: it clears its beam and the flap that much
+# sooner, and a card fed on behind it to the same bay is pulled away from it. Twice the
+# feed's speed leaves a card's tail and the next card's lead at the beams 88.9 (1 - 1/r) - 7
+# mm apart (the next starts 7 mm ahead of the nip): 37 mm nominal, 18 mm (over 15 ms) at the
+# corner of a slow riser and a fast feed (r = 1.40), well over the beams' filter.
+RISER_OVERDRIVE = 1.00
+# The riser's motor runs on PWM (DRV8833 #2 IN1) at the duty `crib shuffler calibrate` sets,
+# so that the cards move at this speed past the beams and into the bays: under the speed at
+# which a card stands up against a bay's padded end wall (physics.stand_up_speed_mm_s: about
+# 2.24 m/s) with 10 % to spare, whatever its motor's and supply's spread (at full duty the
+# fastest corner of the ranges would reach about 2.49 m/s). A riser too slow to reach it runs
+# at full duty.
+RISER_CARD_SPEED_MM_S = 2000.0
+# An uncalibrated machine's riser duty: at the fastest corner of the ranges it keeps the
+# cards under the stand-up speed (2.49 x 0.9 = 2.24 m/s), at nominal about 1.82 m/s.
+RISER_DUTY_UNCALIBRATED = 0.90
 
 # What a player takes to square the two piles and put the deck back in the tray.
 RESTACK_S = 4.0

@@ -470,6 +470,9 @@ class GpioShuffler(ShufflerController):
 # ----- the hands-free build (docs/hands-free.md): riser, lid, doors, sensors, load cell -----
 
 HANDSFREE_PINS = ("riser", "lid")
+# The riser motor's PWM on DRV8833 #2 IN1: within lgpio's software PWM (up to 10 kHz) and
+# the driver's (up to 50 kHz), fast enough for the motor's winding to smooth it.
+RISER_PWM_HZ = 2000
 # The MCP23017's port A: the door sensors and the skew beam, each pulling low for a card.
 EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
 # The door servos on the PCA9685's channels, and their pulses (ms): an SG90 turns 90 degrees
@@ -512,11 +515,17 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     def __init__(self, pins: Mapping[str, Any], clock: Clock, pin_factory: Any,
                  sensor_filter_ms: float | None, router_settle: float | None,
                  servos: ServoPwm | None, inputs: InputExpander | None,
-                 adc: LoadCellAdc | None, tare_raw: float, counts_per_card: float) -> None:
+                 adc: LoadCellAdc | None, tare_raw: float, counts_per_card: float,
+                 riser_duty: float = design.RISER_DUTY_UNCALIBRATED) -> None:
         base, self.shaft_pins = check_handsfree_pins(pins)
         super().__init__(base, clock, pin_factory, sensor_filter_ms, router_settle)
         if not counts_per_card > 0:
             raise ConfigurationError(f"counts_per_card must be above 0, got {counts_per_card}")
+        if not 0 < riser_duty <= 1:
+            raise ConfigurationError(f"riser_duty must be above 0 and at most 1, got "
+                                     f"{riser_duty}")
+        # the riser motor's PWM duty while it runs (calibrate sets it: the cards' speed)
+        self.riser_duty = float(riser_duty)
         self.servos, self.inputs, self.adc = servos, inputs, adc
         self.tare_raw, self.counts_per_card = float(tare_raw), float(counts_per_card)
         self.riser: Any = None
@@ -528,13 +537,13 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
         self.doors: dict[Bay, bool] = {Bay.LOWER: False, Bay.UPPER: False}
 
     def open(self) -> None:
-        from gpiozero import DigitalInputDevice, DigitalOutputDevice
+        from gpiozero import DigitalInputDevice, PWMOutputDevice
 
         super().open()
         try:
             f = self._factory
-            self.riser = self._add(DigitalOutputDevice(self.shaft_pins["riser"],
-                                                       pin_factory=f))
+            self.riser = self._add(PWMOutputDevice(self.shaft_pins["riser"],
+                                                   frequency=RISER_PWM_HZ, pin_factory=f))
             # the lid switch's rail through a divider: high (3.3 V) when the lid is shut
             self.lid = self._add(DigitalInputDevice(self.shaft_pins["lid"], pull_up=False,
                                                     pin_factory=f))
@@ -595,7 +604,7 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     # Shaft
     def set_riser(self, on: bool) -> None:
         if self.riser is not None:
-            self.riser.value = on
+            self.riser.value = self.riser_duty if on else 0.0
 
     def set_doors(self, bay: Bay, opened: bool) -> None:
         if self.servos is None:
@@ -630,8 +639,10 @@ class HandsFreeGpioShuffler(HandsFreeController):
     build's pins plus `riser` and `lid` (docs/hands-free.md), the door servos, the door
     sensors and skew beam and the load cell on I2C bus 1 (`servos`, `inputs`, `adc`: by
     default the PCA9685, MCP23017 and NAU7802 drivers over smbus2). `tare_raw` and
-    `counts_per_card` turn the load cell's counts into cards (measured at bring-up).
-    Raises ConfigurationError as GpioShuffler, and for a missing riser or lid pin.
+    `counts_per_card` turn the load cell's counts into cards (measured at bring-up);
+    `riser_duty` is the riser motor's PWM duty (calibrate sets it).
+    Raises ConfigurationError as GpioShuffler, for a missing riser or lid pin, and for a
+    duty out of (0, 1].
     """
 
     def __init__(
@@ -651,6 +662,7 @@ class HandsFreeGpioShuffler(HandsFreeController):
         adc: LoadCellAdc | None = None,
         tare_raw: float = 0.0,
         counts_per_card: float = COUNTS_PER_CARD,
+        riser_duty: float = design.RISER_DUTY_UNCALIBRATED,
     ) -> None:
         base, _extra = check_handsfree_pins(pins)
         if timing is None:
@@ -661,7 +673,7 @@ class HandsFreeGpioShuffler(HandsFreeController):
             router_settle = timing.router_move
         self._gpio = _HandsFreeGpioMechanism(pins, clock, pin_factory, sensor_filter_ms,
                                              router_settle, servos, inputs, adc, tare_raw,
-                                             counts_per_card)
+                                             counts_per_card, riser_duty)
         self._gpio.on_touch = self._on_touch
         self._gpio.on_lid = self._on_lid
         super().__init__(self._gpio, clock, rng=rng, timing=timing, touch_deck=touch_deck,

@@ -503,28 +503,45 @@ HANDSFREE_DRIVE = design.HANDSFREE_DRIVE
 
 
 def handsfree_pace(cards: int = 52, params: Params | None = None,
-                   drive: design.DriveBuild = HANDSFREE_DRIVE) -> pace.Pace:
+                   drive: design.DriveBuild = HANDSFREE_DRIVE, *,
+                   feed_speed_mm_s: float | None = None,
+                   riser_mm_s: float | None = None) -> pace.Pace:
     """The hands-free build's pace for a deck of `cards` at a corner of the ranges (`params`,
     hardware.shuffler.ranges; None: the middle of every range): the card speed its simulated
-    feed is calibrated to (a card at the middle of the deck), with the solenoid router; a
-    card clears its beam at the riser's speed, design.RISER_OVERDRIVE over the feed's (at
-    least: the feed's card speed is under its no-load speed, the riser's reference)."""
-    v = pace.measured_card_speed_mm_s(drive, params, cards, HANDSFREE_ROUTER.settle_s)
+    feed is calibrated to (a card at the middle of the deck), with the solenoid router. A card
+    clears its beam and the flap at the riser's speed, design.RISER_OVERDRIVE over the
+    feed's (at least: the feed's card speed is under its no-load speed, the riser's
+    reference), timed from its leading edge at the beam (the filter only confirms it); a
+    card to the same bay is fed on without a stop, from the front wall to the nip at the
+    feed's speed. The riser runs at its calibrated speed, design.RISER_CARD_SPEED_MM_S, or
+    slower at full duty; a machine measured gives its feed's and its riser's speeds."""
+    from hardware.shuffler.shaft import DEFAULT_SHAFT
+
+    v = feed_speed_mm_s or pace.measured_card_speed_mm_s(drive, params, cards,
+                                                         HANDSFREE_ROUTER.settle_s)
     p = pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
-    clear = design.card_transit_s((1.0 + design.RISER_OVERDRIVE) * v)
-    return replace(p, transit_s=clear, same_wait_s=clear)
+    riser = riser_mm_s or min((1.0 + design.RISER_OVERDRIVE) * v,
+                              design.RISER_CARD_SPEED_MM_S)
+    clear = design.card_transit_s(riser)
+    other = max(0.0, design.flap_clear_s(riser) - p.filter_s + HANDSFREE_ROUTER.settle_s
+                - design.flap_lead_s(v, drive.motor_start_s, p.filter_s))
+    run_on = (design.CARD_LENGTH_MM - DEFAULT_SHAFT.gate_mm) / v
+    return replace(p, transit_s=clear, same_wait_s=clear, other_wait_s=other, run_on_s=run_on)
 
 
 def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:
-    """A pass's time on a build's pace, from its own decisions: each card's flight and filter,
-    and between cards the wait for the same bay or for the router (pace.Pace).
+    """A pass's time on a build's pace, from its own decisions: the first card's flight and
+    filter; then each card to the other bay waits for the router and flies, and each to the
+    same bay follows on (pace.Pace.run_on_s; a build that stops waits for the beam to clear
+    and flies); the last clears its beam.
     """
     if not bays:
         return 0.0
     moves = sum(1 for a, b in pairwise(bays) if a is not b)
     same = len(bays) - 1 - moves
-    return (len(bays) * (p.flight_s + p.filter_s) + moves * p.other_wait_s
-            + same * p.same_wait_s + p.transit_s)
+    cycle = p.flight_s + p.filter_s
+    follow = cycle + p.same_wait_s if p.run_on_s is None else p.run_on_s
+    return cycle + moves * (p.other_wait_s + cycle) + same * follow + p.transit_s
 
 
 def shuffle_s(plan: HandsFreePlan, p: pace.Pace | None = None,

@@ -25,44 +25,71 @@ from hardware.shuffler.restack import HandsFreeController
 def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
                      cards: int = 104) -> Timing:
     """The timing `crib shuffler calibrate` would write for this hands-free machine: a twin
-    of it (no faults, the same physics, the riser running) measured over a full tray, each
-    card past its beam at the riser's speed. Cached per machine."""
+    of it (no faults, the same physics, the riser running at the table's duty) measured over
+    a full tray, each card past its beam at the riser's speed. Cached per machine."""
     key = (table.params, table.sp, table.shaft, table.drive, table.geometry, table.speed,
-           table._speed_scale, round(router_settle_s, 9), cards)
+           table._speed_scale, table.riser_duty, round(router_settle_s, 9), cards)
     timing = _MEASURED.get(key)
     if timing is None:
-        from hardware.clock import FakeClock
-        from hardware.shuffler.calibrate import CalibrationError, calibration, measure_cards
-
-        twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
-                              geometry=table.geometry, rng=random.Random(0),
-                              router_settle_s=table.router_settle_s * table.speed,
-                              shaft=table.shaft, shaft_params=table.sp)
-        twin.stand_up_mm_s = table.stand_up_mm_s
-        twin._speed_scale = table._speed_scale
-        twin.load(list(range(cards)))
-        clock = FakeClock()
-        mech = HandsFreeTableMechanism(twin, clock)
-        mech.set_riser(True)
-        try:
-            times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
-        except CalibrationError:
+        values = _calibrate(table, router_settle_s, cards, table.riser_duty)
+        if values is None:
             # a machine whose riser stalls a card cannot be calibrated: it runs on its
             # build's card speed, and its controller meets the stalls as they come
             timing = Timing.for_speed(pace.default_card_speed_mm_s(table.drive),
                                       router_settle_s)
-            _MEASURED[key] = timing
-            return timing
-        values = calibration(times)["values"]
-        timing = Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
-                                  speeds=tuple(values["card_speeds_mm_s"]),
-                                  full_cards=values["calibrated_cards"],
-                                  card_timeout=values.get("card_timeout_s"))
+        else:
+            timing = Timing.for_speed(values["feed_speed_mm_s"], router_settle_s,
+                                      speeds=tuple(values["card_speeds_mm_s"]),
+                                      full_cards=values["calibrated_cards"],
+                                      card_timeout=values.get("card_timeout_s"))
         _MEASURED[key] = timing
     return timing
 
 
+def calibrated_riser_duty(table: HandsFreeTable, router_settle_s: float,
+                          cards: int = 104) -> float:
+    """The riser's PWM duty `crib shuffler calibrate` would set on this machine: measured at
+    full duty, brought down to design.RISER_CARD_SPEED_MM_S (1 for a riser slower than that,
+    or one that cannot be measured)."""
+    from hardware.shuffler.calibrate import riser_duty
+
+    key = (table.params, table.sp, table.shaft, table.drive, table.geometry, table.speed,
+           table._speed_scale, round(router_settle_s, 9), cards)
+    duty = _DUTIES.get(key)
+    if duty is None:
+        values = _calibrate(table, router_settle_s, cards, 1.0)
+        duty = 1.0 if values is None else float(riser_duty(values)["riser_duty"])
+        _DUTIES[key] = duty
+    return duty
+
+
+def _calibrate(table: HandsFreeTable, router_settle_s: float, cards: int,
+               duty: float) -> dict[str, Any] | None:
+    """Calibrate's values on a fresh twin of `table` with its riser at `duty` (None when a
+    card cannot be measured)."""
+    from hardware.clock import FakeClock
+    from hardware.shuffler.calibrate import CalibrationError, calibration, measure_cards
+
+    twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
+                          geometry=table.geometry, rng=random.Random(0),
+                          router_settle_s=table.router_settle_s * table.speed,
+                          shaft=table.shaft, shaft_params=table.sp, riser_duty=duty)
+    twin.stand_up_mm_s = table.stand_up_mm_s
+    twin._speed_scale = table._speed_scale
+    twin.load(list(range(cards)))
+    clock = FakeClock()
+    mech = HandsFreeTableMechanism(twin, clock)
+    mech.set_riser(True)
+    try:
+        times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
+        values: dict[str, Any] = calibration(times)["values"]
+    except CalibrationError:
+        return None
+    return values
+
+
 _MEASURED: dict[tuple[Any, ...], Timing] = {}
+_DUTIES: dict[tuple[Any, ...], float] = {}
 
 
 class SimulatedHandsFreeShuffler(HandsFreeController):
@@ -106,6 +133,9 @@ class SimulatedHandsFreeShuffler(HandsFreeController):
                                     spread=spread, router_settle_s=settle, drive=drive,
                                     **faults)
         if timing is None:
+            # calibrated as `crib shuffler calibrate` would: the riser's duty, then the
+            # cards' speeds at it
+            self.table.riser_duty = calibrated_riser_duty(self.table, settle / speed)
             timing = handsfree_timing(self.table, settle / speed)
         self.cards = cards
         self.auto_load = auto_load

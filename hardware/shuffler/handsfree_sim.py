@@ -334,6 +334,7 @@ class HandsFreeTable(ShufflerTable):
         swapped_doors: bool = False,
         bays_swapped: bool = False,
         card_weight_g: float | None = None,
+        riser_duty: float = 1.0,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("router_settle_s", HANDSFREE_ROUTER.settle_s)
@@ -345,6 +346,10 @@ class HandsFreeTable(ShufflerTable):
         if card_weight_g is not None and not card_weight_g > 0:
             raise ShufflerError(f"the load cell's card weight must be above 0 g, got "
                                 f"{card_weight_g}")
+        if not 0 < riser_duty <= 1:
+            raise ShufflerError(f"the riser's PWM duty must be above 0 and at most 1, got "
+                                f"{riser_duty}")
+        self.riser_duty = riser_duty
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees
@@ -406,7 +411,8 @@ class HandsFreeTable(ShufflerTable):
         twin = HandsFreeTable(speed=self.speed, params=self.params, drive=self.drive,
                               geometry=self.geometry, rng=random.Random(0),
                               router_settle_s=self.router_settle_s * self.speed,
-                              shaft=self.shaft, shaft_params=self.sp)
+                              shaft=self.shaft, shaft_params=self.sp,
+                              riser_duty=self.riser_duty)
         twin._speed_scale = self._speed_scale
         twin.set_riser(True, 0.0)
         return twin
@@ -441,9 +447,10 @@ class HandsFreeTable(ShufflerTable):
 
     def riser_free_mm_s(self) -> float:
         """The riser rollers' surface speed running: (1 + overdrive) x the feed roller's
-        no-load speed, from its own motor."""
+        no-load speed at full duty, from its own motor; on PWM a DC motor's no-load speed
+        follows the duty (its mean voltage)."""
         scale = self._speed_scale / self.params.motor_speed * self.sp.riser_speed
-        return ((1.0 + self.shaft.riser_overdrive)
+        return ((1.0 + self.shaft.riser_overdrive) * self.riser_duty
                 * self.drive.free_speed_mm_s(self.params.supply_v, scale))
 
     def riser_speed_mm_s(self) -> float:
@@ -451,7 +458,7 @@ class HandsFreeTable(ShufflerTable):
         the card's drag there (a straight speed-torque line, as the feed's; the belt gears
         its stall force down by the overdrive). The motor's torque spread is the feed's."""
         stall = (self.drive.stall_force_n(self.params.supply_v, self.params.motor_torque)
-                 / (1.0 + self.shaft.riser_overdrive))
+                 * self.riser_duty / (1.0 + self.shaft.riser_overdrive))
         return self.riser_free_mm_s() * max(0.0, 1.0 - self.curl_drag_n / stall)
 
     def set_riser(self, on: bool, now: float) -> None:
@@ -465,6 +472,18 @@ class HandsFreeTable(ShufflerTable):
             self._steer_riser(t)
             if starting:
                 self._riser_started(t)
+
+    def set_riser_duty(self, duty: float, now: float) -> None:
+        """Set the riser motor's PWM duty (0 to 1]. Raises ShufflerError out of range."""
+        if not 0 < duty <= 1:
+            raise ShufflerError(f"the riser's PWM duty must be above 0 and at most 1, got "
+                                f"{duty}")
+        t = now * self.speed
+        self._advance(t)
+        self.riser_duty = duty
+        self._cached = None
+        if self.lid:
+            self._steer_riser(t)
 
     def _steer_riser(self, t: float) -> None:
         # the rollers' position is continuous across a change: each card's anchor holds
@@ -540,6 +559,7 @@ class HandsFreeTable(ShufflerTable):
     def _release(self, bay: Bay, t: float) -> None:
         """`bay`'s leaves reached the slip angle: its pile falls (less any caught)."""
         pile = self.piles[ROUTER_PILE[bay]]
+        self._standing[ROUTER_PILE[bay]] = None  # it falls with its pile
         cards = list(pile)
         if self.caught[bay] and self._catch_left <= 0:
             cards += self.caught[bay]
@@ -723,11 +743,22 @@ class HandsFreeTable(ShufflerTable):
         self._units.remove(unit)
         unit.phase = "landed"
         bay = BAY_OF_PILE[pile]
-        self.wall_speeds.append(self._riser.speed(t))
+        # driven into the bay by its branch's rollers, it meets the end wall at the riser's
+        # speed (the few mm it slides on the pile take little of it)
+        wall = self._riser.speed(t)
+        self.wall_speeds.append(wall)
         if self.door_open(bay, t):
             self._start_drop(list(unit.cards), bay, t)
-        else:
-            self.piles[pile][0:0] = list(unit.cards)
+            return
+        # as on the Lotus build: a card standing against the wall is on the pile's top; the
+        # next slides under it and it topples onto that one, the two changing places
+        standing = self._standing[pile]
+        under = len(standing.cards) if standing is not None else 0
+        self.piles[pile][under:under] = list(unit.cards)
+        self._standing[pile] = None
+        if wall > self.stand_up_mm_s:
+            self.stood_up += 1
+            self._standing[pile] = unit
 
     # --- sensors --------------------------------------------------------------------------
 
@@ -855,6 +886,9 @@ class HandsFreeTableMechanism(_TableMechanism):
 
     def set_riser(self, on: bool) -> None:
         self.table.set_riser(on, self._clock.monotonic())
+
+    def set_riser_duty(self, duty: float) -> None:
+        self.table.set_riser_duty(duty, self._clock.monotonic())
 
     def set_doors(self, bay: Bay, opened: bool) -> None:
         self.table.set_doors(bay, opened, self._clock.monotonic())

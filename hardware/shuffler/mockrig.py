@@ -173,7 +173,8 @@ class HandsFreeMockRig:
         in1 = bool(self.motor_pin.state)
         in2 = bool(self.brake_pin.state) if self.brake_pin is not None else False
         motor = in1 and not in2
-        riser = bool(self.riser_pin.state)
+        duty = float(self.riser_pin.state)  # the riser's PWM
+        riser = duty > 0
         router = self._router()
         doors = {}
         for bay in Bay:
@@ -194,6 +195,8 @@ class HandsFreeMockRig:
                 self._send(f"doors.{bay}", opened,
                            lambda b=bay, o=opened: m.set_doors(b, o))
         self._send("motor", motor, lambda: m.set_motor(motor))
+        if riser and hasattr(m, "set_riser_duty"):
+            self._send("riser_duty", duty, lambda: m.set_riser_duty(duty))
         self._send("riser", riser, lambda: m.set_riser(riser))
         m.update(now)
         for pile, pin in self.sensor_pins.items():

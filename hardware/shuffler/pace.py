@@ -69,6 +69,9 @@ class Pace:
     # the card clears its beam (its transit; the clear is seen a filter late, as the arrival)
     other_wait_s: float  # ... before the next to the other pile is fed (the router moves)
     router_moves: float  # share of cards for which the router moves (coin routing: 1/2)
+    # A build whose feed runs on into the next card to the same pile (the hands-free
+    # build's): from one card at its beam to that next card at its beam. None: it stops.
+    run_on_s: float | None = None
 
     @property
     def gap_s(self) -> float:

@@ -186,6 +186,7 @@ class HandsFreeController(ShufflerController):
         self._measured = 0.0  # seconds of passes measured, against
         self._measured_predicted = 0.0  # what the pace predicted for them
         self.restacks_run = 0  # every restack, across plans
+        self.fed_on = 0  # cards the feed ran straight on into, across plans
         self.replans = 0  # fresh plans made by the machine itself, without a player
         self.plans: list[HandsFreeShufflePlan] = []  # the last plans run, the last the current
         super().__init__(self._guard, clock, rng=rng, timing=timing, target_tv=target_tv,
@@ -278,6 +279,33 @@ class HandsFreeController(ShufflerController):
             # speed: its block's length tells nothing of a second card
             self._ignore_blocks.add(r.arrivals[0])
         return super()._on_arrival(r)
+
+    def _lead_at_beam(self, r: _Round, pile: Pile) -> float:
+        """When its beam first saw it (the filter only confirms it later): the riser drives
+        every card past the beam and the flap at its own speed."""
+        since = self._mech.blocked_since(pile)
+        return r.now if since is None else min(since, r.now)
+
+    def _feed_on(self, r: _Round, pile: Pile) -> bool:
+        """The next card goes to the same bay: the feed runs on into it. The riser pulls
+        each card away from the next as its tail leaves the nip, so they reach the beam
+        apart, and the flap stays where it is. A card to the other bay waits for the flap as
+        before: it would reach the flap before the last card's tail has left it."""
+        plan = self._plan
+        assert plan is not None
+        if (self._phase is not Phase.PASS or self._rundown or self._nudge_until is not None
+                or self._feed_again_at is not None or self._fed_ok >= plan.deck_size
+                or not self._mech.tray_loaded()):
+            return False
+        self._commanded, self._planned = self._route_for(self._fed_ok), self._fed_ok
+        if self._commanded is not pile:
+            return False
+        self._mech.set_motor(True)  # (running already, unless the riser ran alone)
+        self._inflight = self._fed_ok
+        self._card_deadline = r.now + self._timing.card_timeout
+        self._empty_since = None
+        self.fed_on += 1
+        return True
 
     def _on_unfed_arrival(self, r: _Round) -> float | None:
         """A card seen with none in flight. After a pause, before the next feed, it is the

@@ -326,8 +326,8 @@ def test_the_hands_free_drive_feeds_a_whole_pass_in_its_arithmetics_time(cards, 
     """The controller over the simulated feed with the hands-free drive (its 28 mm roller in
     the geometry), calibrated as `crib shuffler calibrate` would: every card counted, no
     fault, the router never moves under a card, and the pass takes what the pace arithmetic
-    of the hands-free time model says, within 10 %, at nominal and at the weakest and the
-    strongest corners of the drive."""
+    says of this drive on this path (card by card, no riser), within 10 %, at nominal and at
+    the weakest and the strongest corners of the drive."""
     from hardware.interfaces import DeviceState
     from hardware.shuffler import handsfree
     from hardware.shuffler.cad.params import Geometry
@@ -359,7 +359,9 @@ def test_the_hands_free_drive_feeds_a_whole_pass_in_its_arithmetics_time(cards, 
     took = clock.monotonic() - start
     assert sh.state is DeviceState.WAITING and sh.fault is None, sh.fault
     assert sh.status().cards_this_pass == cards and table.flap_hits == 0
-    expected = handsfree.handsfree_pace(cards, params).pass_s(cards)
+    v = pace.measured_card_speed_mm_s(hf, params, cards, settle)
+    expected = pace.pace(drive=hf, router=handsfree.HANDSFREE_ROUTER,
+                         feed_speed_mm_s=v).pass_s(cards)
     # the arithmetic is never optimistic: it starts each card from the nip, where the
     # simulated roller has already drawn it on some 30-45 mm at this speed
     assert 0.75 * expected < took < 1.05 * expected, (took, expected)
@@ -396,16 +398,23 @@ def test_a_faster_drive_draws_the_next_card_under_the_flap():
 @pytest.mark.parametrize("cards", [52, 104])
 def test_a_hands_free_shuffle_is_its_passes_on_the_decks_own_pace_and_its_restacks(cards):
     """shuffle_s takes the hands-free drive's pace calibrated on the plan's own deck (a card
-    of 104 is slower than one of 52), every pass's own router moves, and a restack each."""
+    of 104 is slower than one of 52), every pass's own router moves and runs on, and a
+    restack each."""
     from hardware.shuffler import handsfree
 
     plan = handsfree.plan_random(cards, rng=random.Random(4))
     p = handsfree.handsfree_pace(cards)
     assert p.feed_speed_mm_s == pytest.approx(pace.measured_card_speed_mm_s(
         design.HANDSFREE_DRIVE, None, cards, design.SOLENOID_ROUTER.settle_s))
-    assert p.other_wait_s == pytest.approx(design.other_pile_wait_s(
+    # the riser clears the flap sooner than a card coasting the Lotus path does, and a card
+    # to the same bay follows the last without the feed's stop, flight and filter
+    assert 0 < p.other_wait_s < design.other_pile_wait_s(
         p.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s, design.HANDSFREE_DRIVE.motor_start_s,
-        p.filter_s))
+        p.filter_s)
+    assert p.run_on_s is not None and p.run_on_s < p.flight_s + p.filter_s + p.same_wait_s
+    same = [handsfree.Bay.UPPER] * cards
+    assert handsfree.pass_s(same, p) == pytest.approx(
+        p.flight_s + p.filter_s + (cards - 1) * p.run_on_s + p.transit_s)
     passes = [handsfree.pass_s(pp.bays, p) for pp in plan.passes]
     assert len(passes) == handsfree.face_down_passes(cards)
     whole = handsfree.shuffle_s(plan)

@@ -166,7 +166,9 @@ def test_the_riser_runs_through_each_pass_and_never_with_doors_open(
         wait = r.shuffler.step()
         r.rig.sync()
         doors = any((pwm.pulse_ms(ch) or 0) > 1.5 for ch in (0, 1))
-        seen.add((r.shuffler.status().phase, int(r.rig.riser_pin.state), doors))
+        duty = r.rig.riser_pin.state  # the riser's PWM
+        assert duty in (0, design.RISER_DUTY_UNCALIBRATED), duty
+        seen.add((r.shuffler.status().phase, int(duty > 0), doors))
         if r.shuffler.state is not DeviceState.BUSY:
             break
         r.clock.sleep(max(min(wait, 1 / 80), 1e-6))
@@ -204,7 +206,11 @@ def test_nothing_is_driven_while_the_lid_is_open(machine: str,
     assert r.shuffler.status().phase == "pass"
     r.rig.run()
     _whole(r, 52)
-    assert r.shuffler.replans == 0
+    # Nothing is lost. The power cut lets the router's spring return the flap to the lower
+    # bay, and the feed's unbraked run-down may carry a card past it: that pass then counts
+    # a misroute and the machine plans afresh by itself, with no prompt.
+    replans = [w["reason"] for w in r.kinds("warning") if w["kind"] == "replan"]
+    assert len(replans) <= 1 and all(w.endswith(": misroute") for w in replans), replans
 
 
 def test_a_wrong_restack_is_detected_on_the_sensors(close_rigs: list[GpioRig]) -> None:

@@ -19,11 +19,16 @@ from hardware.shuffler.restack import HandsFreeController, Phase
 TIMING = Timing()
 FLIGHT = TIMING.card_timeout / 3
 TRANSIT = design.card_transit_s(TIMING.feed_speed_mm_s)
+# A card fed on behind the last, to the same bay, reaches the beam this long after it: the
+# riser, twice the feed's speed, clears the last card in half the time the next one takes
+# to come (less the few mm it starts ahead of the nip).
+RUN_ON = 1.8 * TRANSIT
 
 
 class FakeShaft:
-    """A drop shaft whose cards arrive a flight after the feed, block their beam one transit
-    and land on top of their bay; the doors drop piles as gravity and the shaft allow (the
+    """A drop shaft whose cards arrive a flight after the feed (or after the last card's
+    arrival, while the feed runs on), block their beam one transit and land on top of their
+    bay; the doors drop piles as gravity and the shaft allow (the
     upper pile lands on the lower bay's closed doors). Faults are set by the test."""
 
     kind = "fake"
@@ -42,6 +47,8 @@ class FakeShaft:
         self.arrivals: list[Pile] = []
         self.blocks: dict[Pile, float] = {}
         self.fed = 0
+        self.run_on_from: float | None = None  # the feed ran on from this arrival
+        self.ran_on_at: float | None = None  # ... and the card in flight left then
         # faults
         self.swap_leads = False  # the door servos' leads swapped
         self.swap_once: int | None = None  # swap the leads for this restack only (0-based)
@@ -67,6 +74,15 @@ class FakeShaft:
         if on and not self.lid:
             self.motor_on_with_lid_open += 1
         self.motor = on
+        if not on:
+            self.run_on_from = None
+            if self.flight is not None and self.ran_on_at is not None \
+                    and self.now - self.ran_on_at < FLIGHT / 2:
+                # the card fed on has hardly left the tray: it stops there, fed again next
+                self.tray.extend(reversed(self.flight[1]))
+                self.fed -= len(self.flight[1])
+                self.flight = None
+            self.ran_on_at = None
         if on and self.flight is None and self.tray:
             cards = [self.tray.pop()]
             self.fed += 1
@@ -94,9 +110,18 @@ class FakeShaft:
                 and self.riser and not self.motor:
             # the riser alone (the feed stopped, no card behind pushing) frees the card
             self.flight = (now + 0.4, self.flight[1])
+        if self.run_on_from is not None and self.motor and self.flight is None:
+            # the feed ran on past the last arrival: the next card left then
+            start, self.run_on_from = self.run_on_from, None
+            self.set_motor(True)
+            self.ran_on_at = start
+            if self.flight is not None and self.flight[0] != float("inf"):
+                self.flight = (start + RUN_ON, self.flight[1])
         if self.flight is not None and self.flight[0] <= now:
             at, cards = self.flight
             self.flight = None
+            if self.motor:
+                self.run_on_from = at
             pile = self.router
             self.arrivals.append(pile)
             self.blocked[pile] = at
