@@ -50,7 +50,7 @@ def shown_event(record: CountRecord) -> Shown:
     elif record.true_total is not None:
         said = f"{record.points} counted (the cards make {record.true_total})"
     elif record.kind == HAND_AND_CRIB:
-        said = f"{record.points}" if record.points else "0 (nothing)"
+        said = f"{record.points}" if record.points else "nothing"
     else:
         said = f"{record.points}" if record.points else "19 (nothing)"
     return Shown(record.kind, record.player, record.side, record.label, record.points,
