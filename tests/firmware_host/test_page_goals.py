@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 import statistics
+from functools import partial
 from typing import Any
 
 import pytest
@@ -221,6 +222,24 @@ def test_a_whole_four_partner_keeper_game_nine_taps_a_hand(browser: Any, daemon:
     assert m["median"] <= 9
 
 
+def start_keeper(phone: Phone, daemon: Any, **body: Any) -> None:
+    """A new keeper game (Ann deals), open on the phone with its count pad drawn."""
+    game = daemon.client.new_game(dealer=0, **body)
+    phone.page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id "
+                                 f"=== {game['id']}")
+    phone.page.wait_for_selector("#count-pad button")
+
+
+def tap_heard(phone: Phone, selector: str) -> list[str]:
+    """Tap, wait for the game's next version and its words; what the phone said."""
+    page = phone.page
+    before, heard = phone.state()["game"]["version"], len(page.evaluate("window.__said"))
+    page.click(selector)
+    page.wait_for_function(f"() => window.cribState.game.version > {before}")
+    page.wait_for_function(f"() => window.__said.length > {heard}")
+    return list(page.evaluate(f"window.__said.slice({heard})"))
+
+
 def test_a_zero_hand_takes_no_tap_of_its_own_and_one_undo_takes_back_both(
     browser: Any, daemon: Any
 ) -> None:
@@ -231,19 +250,7 @@ def test_a_zero_hand_takes_no_tap_of_its_own_and_one_undo_takes_back_both(
     page = phone.page
     after = "#count-after-pad"
 
-    def start(**body: Any) -> dict[str, Any]:
-        game = daemon.client.new_game(dealer=0, **body)
-        page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
-                               f"{game['id']}")
-        page.wait_for_selector("#count-pad button")
-        return game
-
-    def tap(selector: str) -> list[str]:
-        before, heard = phone.state()["game"]["version"], len(page.evaluate("window.__said"))
-        page.click(selector)
-        page.wait_for_function(f"() => window.cribState.game.version > {before}")
-        page.wait_for_function(f"() => window.__said.length > {heard}")
-        return list(page.evaluate(f"window.__said.slice({heard})"))
+    start, tap = partial(start_keeper, phone, daemon), partial(tap_heard, phone)
 
     try:
         start(variant="three-player", names=["Ann", "Bob", "Cy"])
@@ -285,18 +292,7 @@ def test_the_dealers_hand_and_crib_take_one_tap_said_as_one_and_one_undo_takes_b
     page = phone.page
     both = "#count-after-pad"
 
-    def start(**body: Any) -> None:
-        game = daemon.client.new_game(dealer=0, **body)
-        page.wait_for_function(f"() => window.cribState.game && window.cribState.game.id === "
-                               f"{game['id']}")
-        page.wait_for_selector("#count-pad button")
-
-    def tap(selector: str) -> list[str]:
-        before, heard = phone.state()["game"]["version"], len(page.evaluate("window.__said"))
-        page.click(selector)
-        page.wait_for_function(f"() => window.cribState.game.version > {before}")
-        page.wait_for_function(f"() => window.__said.length > {heard}")
-        return list(page.evaluate(f"window.__said.slice({heard})"))
+    start, tap = partial(start_keeper, phone, daemon), partial(tap_heard, phone)
 
     try:
         start(variant="four-player", names=["Ann", "Bob", "Cy", "Di"])
