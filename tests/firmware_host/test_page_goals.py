@@ -21,7 +21,14 @@ from cribbage.actions import parse_action
 from cribbage.game import Game
 from cribbage.rules import MAX_COUNT
 from cribbage.simulate import random_action
-from tests.firmware_host.page_helpers import BROWSER, Phone, current, in_view, wait_until
+from tests.firmware_host.page_helpers import (
+    BROWSER,
+    Phone,
+    current,
+    in_view,
+    wait_text,
+    wait_until,
+)
 
 # The module's fixtures (pytest finds them by name; `as` marks them as meant to be here).
 from tests.firmware_host.page_helpers import browser as browser
@@ -330,7 +337,16 @@ def test_the_dealers_hand_and_crib_take_one_tap_said_as_one_and_one_undo_takes_b
         page.locator(both).wait_for(state="hidden", timeout=3000)  # in the play: no room
         tap('#count-pad button[data-points="4"]')
         page.wait_for_selector(f'{both} button[data-points="0"]')
-        said = tap(f'{both} button[data-points="0"]')
+        # Offline, the tap waits named as what it is (one total, 0 not "19 (nothing)").
+        phone.context.set_offline(True)
+        wait_text(page, "link", "^offline", timeout=8000)
+        version, heard = current(daemon)["version"], len(page.evaluate("window.__said"))
+        page.click(f'{both} button[data-points="0"]')
+        wait_text(page, "outbox", "Ann's hand and crib: 0")
+        phone.context.set_offline(False)
+        wait_until(lambda: current(daemon)["version"] == version + 1, 10, "the kept tap sent")
+        page.wait_for_function(f"() => window.__said.length > {heard}", timeout=10000)
+        said = page.evaluate(f"window.__said.slice({heard})")
         assert said[0].startswith("Ann's hand and crib: nothing."), said
         assert [s["front"] for s in current(daemon)["sides"]] == [0, 4]
 
