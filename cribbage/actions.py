@@ -166,12 +166,14 @@ class Go(_Action):
 @dataclass(frozen=True, slots=True)
 class Count(_Action):
     """The next count in show order: its points (keeper), or its cards and a claim; in keeper
-    mode `nineteens` counts due before it were nothing ("nineteen"), taken with it."""
+    mode `nineteens` counts due before it were nothing ("nineteen"), taken with it, and
+    `with_crib` counts the dealer's hand and crib together (`points` is their total)."""
 
     type: ClassVar[str] = "count"
     points: int | None = None
     cards: Cards | None = None
     nineteens: int | None = None
+    with_crib: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,7 @@ ACTION_TYPES: tuple[str, ...] = tuple(ACTION_CLASSES)
 # How each field is read: an index, points, a flag, a card, a list of cards, a list of lists.
 _KINDS = {
     "player": "index", "side": "index", "points": "points", "nineteens": "points",
+    "with_crib": "flag",
     "card": "card", "cards": "cards", "crib": "cards", "hands": "hands",
 }
 
@@ -275,6 +278,7 @@ def _is_cards(value: Any) -> bool:
 
 _TYPED = {
     "index": lambda v: type(v) is int, "points": lambda v: type(v) is int,
+    "flag": lambda v: type(v) is bool,
     "card": lambda v: type(v) is Card, "cards": _is_cards,
     "hands": lambda v: type(v) is tuple and all(_is_cards(h) for h in v),
 }
@@ -298,6 +302,12 @@ def _read(data: Mapping[str, Any], kind: str, name: str, value: Any) -> Any:
             raise InvalidActionError(
                 f"{_text(data)}: {name} must be a whole number, not {value!r}",
                 say=f"The {name} of a {kind} must be a whole number, not {value!r}.")
+        return value
+    if how == "flag":
+        if not isinstance(value, bool):
+            raise InvalidActionError(f"{_text(data)}: {name} must be true or false, not {value!r}",
+                                     say=f"The {name} of a {kind} must be true or false, not "
+                                     f"{value!r}.")
         return value
     if how == "card":
         return _card(data, value)
@@ -337,7 +347,8 @@ CARD_PATTERN = (r"^\s*" + _VS + "(?:[2-9AaJjQqKkTt]|1" + _VS + "0)" + _VS
 def _field_schema(kind: str) -> dict[str, Any]:
     card = {"type": "string", "pattern": CARD_PATTERN}
     cards = {"type": "array", "items": card}
-    return {"index": {"type": "integer"}, "points": {"type": "integer"}, "card": card,
+    return {"index": {"type": "integer"}, "points": {"type": "integer"},
+            "flag": {"type": "boolean"}, "card": card,
             "cards": cards, "hands": {"type": "array", "items": cards}}[kind]
 
 

@@ -46,6 +46,15 @@ def possible_counts(cards: int, crib: bool) -> frozenset[int]:
     return frozenset(totals)
 
 
+@functools.cache
+def possible_pair_counts(hand_cards: int, crib_cards: int) -> frozenset[int]:
+    """Every total a hand of `hand_cards` and a crib of `crib_cards` can make between them:
+    each hand total with each crib total (the one starter they share is not asked of them,
+    so a total of two hands no deal holds together, such as 29 and 29, is still offered)."""
+    return frozenset(a + b for a in possible_counts(hand_cards, False)
+                     for b in possible_counts(crib_cards, True))
+
+
 def describe_totals(totals: frozenset[int]) -> str:
     top = max(totals)
     gaps = [str(t) for t in range(top + 1) if t not in totals]
@@ -62,7 +71,10 @@ def say_impossible(points: int, kind: str, totals: frozenset[int]) -> str:
     top = max(totals)
     gaps = [str(t) for t in range(top + 1) if t not in totals]
     never = f", but never {_and(gaps)}" if gaps else ""
+    if kind == "hand_and_crib":
+        return (f"{points} isn't what a hand and a crib can make together: they go from 0 to "
+                f"{top}{never}.")
     return (f"{points} isn't a {kind} anyone can hold: counts go from 0 to {top}{never}.")
 
 
-__all__ = ["describe_totals", "possible_counts", "say_impossible"]
+__all__ = ["describe_totals", "possible_counts", "possible_pair_counts", "say_impossible"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from cribbage.counts import possible_counts
+from cribbage.counts import possible_counts, possible_pair_counts
 from cribbage.errors import InvalidOptionError, UnknownVariantError
 
 MAX_COUNT = 31
@@ -381,6 +381,7 @@ def catalogue() -> dict[str, Any]:
         counts = {
             "hand": sorted(possible_counts(rules.hand_size, False)),
             "crib": sorted(possible_counts(rules.crib_size, True)),
+            "hand_and_crib": sorted(possible_pair_counts(rules.hand_size, rules.crib_size)),
         }
         variants.append({
             "name": name,

@@ -23,7 +23,8 @@ from firmware_host.store import Store
 
 GAME_COLUMNS = ("match", "game", "date", "players", "variant", "target", "winner", "scores",
                 "result", "game points")
-HAND_FIELDS = ("pegging", "hand", "crib", "muggins", "total")
+HAND_FIELDS = ("pegging", "hand", "crib", "hand and crib", "muggins", "total")
+"""Each side's columns of a hand ("hand and crib": the dealer's two counted as one total)."""
 RESULT_WORDS = {"win": "win", "skunk": "skunk", "double_skunk": "double skunk",
                 "lurch": "lurch"}
 UNFINISHED = "unfinished"
@@ -119,8 +120,8 @@ def hand_row(m: Match, h: HandTally, width: int) -> list[object]:
                          "" if h.dealer is None else k.names[h.dealer]]
     for i in range(width):
         if i < len(names):
-            row += [names[i], h.pegging[i], h.hand_counts[i], h.crib[i], h.muggins[i],
-                    h.totals[i]]
+            row += [names[i], h.pegging[i], h.hand_counts[i], h.crib[i], h.hand_and_crib[i],
+                    h.muggins[i], h.totals[i]]
         else:
             row += [""] * (1 + len(HAND_FIELDS))
     return row

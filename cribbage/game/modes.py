@@ -25,7 +25,7 @@ from cribbage.game.show import (
     shown_cards,
     true_total,
 )
-from cribbage.game.state import JACK, ZERO_HAND, Core, CountRecord, Phase
+from cribbage.game.state import HAND_AND_CRIB, JACK, ZERO_HAND, Core, CountRecord, Phase
 from cribbage.game.table import Mode, Refusal, Table
 from cribbage.play import PlayState
 
@@ -54,6 +54,7 @@ class KeeperMode(Mode):
 
     name = "keeper"
     takes_nineteens = True
+    takes_hand_and_crib = True
 
     def refusal(self, table: Table, c: Core, kind: str, act: Action | None,
                 explain: bool = True) -> Refusal | None:
@@ -82,7 +83,7 @@ class KeeperMode(Mode):
 
     def count(self, table: Table, c: Core, act: Count, entry: dict[str, Any]) -> CountRecord:
         assert act.points is not None
-        points = 0 if act.points == ZERO_HAND else act.points
+        points = 0 if act.points == ZERO_HAND and entry["kind"] != HAND_AND_CRIB else act.points
         return CountRecord(entry["kind"], entry["player"], entry["side"], entry["label"],
                            points)
 

@@ -290,13 +290,37 @@ def _starter(table: Table, c: Core, act: Starter) -> Refusal | None:
 
 
 def _count(table: Table, c: Core, act: Count) -> Refusal | None:
-    if act.nineteens is None:
-        return table.strategy.count_refusal(table, c, act, table.count_due(c))
-    found = _nineteens(table, c, act.nineteens)
-    if found is not None:
-        return found
-    return table.strategy.count_refusal(table, c, act, table.count_due(
-        replace(c, show_index=c.show_index + act.nineteens)))
+    if act.nineteens is not None:
+        found = _nineteens(table, c, act.nineteens)
+        if found is not None:
+            return found
+        c = replace(c, show_index=c.show_index + act.nineteens)
+    if act.with_crib:
+        found = with_crib_refusal(table, c)
+        if found is not None:
+            return found
+    return table.strategy.count_refusal(table, c, act, table.count_entry(c, act.with_crib))
+
+
+def with_crib_refusal(table: Table, c: Core) -> Refusal | None:
+    """Why the count due cannot be counted with the crib as one total, or None: only the
+    dealer's hand, the count before the crib, in a game kept by points with muggins off (no
+    other side scores between the two, so the total changes no one's win)."""
+    if not table.strategy.takes_hand_and_crib:
+        return Refusal("only a game kept by points counts the dealer's hand and crib as one "
+                       "total (enter each count)", "Enter the hand and the crib in turn.")
+    if table.config.muggins:
+        return Refusal("with muggins on the hand and the crib are counted in turn (a miss "
+                       "in either can be called)",
+                       "Count the hand and the crib in turn: muggins is on.")
+    entry = table.count_due(c)
+    if c.show_index != table.players - 1:
+        dealer = table.names[c.dealer] if c.dealer is not None else "the dealer"
+        return Refusal(f"{entry['label']} is due, and only the dealer's hand ({dealer}'s) is "
+                       "counted with the crib",
+                       f"Only {dealer}'s hand is counted with the crib; {entry['label']} is "
+                       "due now.")
+    return None
 
 
 def _nineteens(table: Table, c: Core, n: int) -> Refusal | None:
@@ -365,4 +389,4 @@ redo have no values)."""
 
 
 __all__ = ["NOTHING_TO", "ORDER", "REFUSED", "Refusal", "card_play_refusal", "cut_winners",
-           "kind_refusal", "legal_kinds", "muggins_room", "refusal"]
+           "kind_refusal", "legal_kinds", "muggins_room", "refusal", "with_crib_refusal"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cribbage.game.events import Caught, Event, GameWon, Parts, Scored
-from cribbage.game.state import Core, Phase, ScoreRecord
+from cribbage.game.state import HAND_AND_CRIB, Core, Phase, ScoreRecord
 from cribbage.game.table import Table
 from cribbage.rules import Result
 
@@ -16,7 +16,7 @@ def score(table: Table, c: Core, side: int, points: int, kind: str, player: int 
     """Peg points to a side and record them; the game ends the moment a side reaches the
     target, with the front peg in the game hole (a board has no hole past it)."""
     if points <= 0:
-        if kind in ("hand", "crib"):
+        if kind in ("hand", "crib", HAND_AND_CRIB):
             rec = ScoreRecord(c.game_number, c.hand_number, side, player, kind, 0)
             c = replace(c, records=c.records + (rec,))
         return c

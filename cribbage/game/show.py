@@ -13,7 +13,7 @@ from cribbage.errors import ImpossibleScoreError
 from cribbage.game.events import Event, MugginsClaimed, Parts, Shown
 from cribbage.game.score import score
 from cribbage.game.setup import next_hand
-from cribbage.game.state import ZERO_HAND, Core, CountRecord, Phase
+from cribbage.game.state import HAND_AND_CRIB, ZERO_HAND, Core, CountRecord, Phase
 from cribbage.game.table import Refusal, Stepped, Table
 
 
@@ -23,17 +23,19 @@ def count(table: Table, c: Core, act: Count) -> Stepped:
     out: list[Event] = []
     for _ in range(act.nineteens or 0):  # each a zero hand, recorded and said as such
         c = _counted(table, c, Count(points=ZERO_HAND), out)
-    c = _counted(table, c, act, out)
+    c = _counted(table, c, act, out)  # with the crib: the hand and crib, one count of both
     if c.phase is not Phase.OVER and c.show_index > table.players:
         c = next_hand(table, c, out)  # the crib was the last count
     return c, tuple(out)
 
 
 def _counted(table: Table, c: Core, act: Count, out: list[Event]) -> Core:
-    """The state after one count, its events added to `out`."""
-    record = table.strategy.count(table, c, act, table.count_due(c))
+    """The state after one count (two for a hand and crib together), its events added to
+    `out`."""
+    record = table.strategy.count(table, c, act, table.count_entry(c, act.with_crib))
     c = replace(c, last_count=record, phase=Phase.SHOW, play_started=True,
-                shown=c.shown + record.cards, show_index=c.show_index + 1)
+                shown=c.shown + record.cards, show_index=c.show_index + (2 if act.with_crib
+                                                                           else 1))
     shown = shown_event(record)
     out.append(shown)
     return score(table, c, record.side, record.points, record.kind, record.player, out,
@@ -47,6 +49,8 @@ def shown_event(record: CountRecord) -> Shown:
         said = breakdown["say"] if record.points else "nineteen, nothing"
     elif record.true_total is not None:
         said = f"{record.points} counted (the cards make {record.true_total})"
+    elif record.kind == HAND_AND_CRIB:
+        said = f"{record.points}" if record.points else "nothing"
     else:
         said = f"{record.points}" if record.points else "19 (nothing)"
     return Shown(record.kind, record.player, record.side, record.label, record.points,
@@ -150,8 +154,9 @@ def shown_cards(table: Table, c: Core, act: Count, entry: dict[str, Any]) -> lis
 
 def points_refusal(table: Table, points: int, kind: str, label: str) -> Refusal | None:
     """Keeper mode: why a count of `points` is refused (negative, or a total no such hand
-    makes; 19 is nothing), or None."""
-    if points == ZERO_HAND:
+    makes; 19 is nothing, but a total of a hand and crib together), or None."""
+    both = kind == HAND_AND_CRIB
+    if points == ZERO_HAND and not both:
         return None
     if points < 0:
         return Refusal(f"points cannot be negative ({points})",
@@ -159,8 +164,9 @@ def points_refusal(table: Table, points: int, kind: str, label: str) -> Refusal 
     totals = table.totals(kind)
     if points in totals:
         return None
-    return Refusal(f"{label} cannot count {points}: no {table.config.variant} {kind} makes "
-                   f"{points} ({describe_totals(totals)}; 19 means nothing)",
+    what = "hand and crib together make" if both else f"{kind} makes"
+    return Refusal(f"{label} cannot count {points}: no {table.config.variant} {what} "
+                   f"{points} ({describe_totals(totals)}{'' if both else '; 19 means nothing'})",
                    say_impossible(points, kind, totals), ImpossibleScoreError)
 
 

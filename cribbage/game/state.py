@@ -17,6 +17,10 @@ MODES = ("keeper", "cards", "dealt")
 ZERO_HAND = 19
 """A count of 19 is impossible, so tables say "nineteen" for a hand worth nothing."""
 
+HAND_AND_CRIB = "hand_and_crib"
+"""The kind of a count of the dealer's hand and crib entered as one total (keeper mode): a
+total of the two (19 is a total there, not nothing), recorded as one count of both."""
+
 MAX_PEG = 15
 """The most one card can peg: a double pair royal (12) that makes fifteen (2), played last (1)."""
 
@@ -71,7 +75,7 @@ class Config:
 class CountRecord:
     """The last count made: whose, what was pegged, and what muggins may still take."""
 
-    kind: str  # "hand" or "crib"
+    kind: str  # "hand", "crib" or HAND_AND_CRIB
     player: int
     side: int
     label: str
@@ -98,9 +102,10 @@ class Pegs:
     back: int
 
 
-SCORE_KINDS = ("start", "heels", "pegging", "late", "hand", "crib", "muggins")
+SCORE_KINDS = ("start", "heels", "pegging", "late", "hand", "crib", HAND_AND_CRIB, "muggins")
 """What a `ScoreRecord` was pegged for ("start": the five-card three for the first pone;
-"late": a peg correction entered during the show)."""
+"late": a peg correction entered during the show; HAND_AND_CRIB: the dealer's hand and crib
+entered as one total)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,7 @@ class HandTally:
     pegging: tuple[int, ...]  # the play, his heels, a late peg, the five-card start
     hand_counts: tuple[int, ...]
     crib: tuple[int, ...]
+    hand_and_crib: tuple[int, ...]  # the dealer's hand and crib entered as one total
     muggins: tuple[int, ...]
     totals: tuple[int, ...]  # each side's score after the hand
 
@@ -147,7 +153,8 @@ class GameTally:
 
 
 TALLY_COLUMN = {"start": "pegging", "heels": "pegging", "pegging": "pegging",
-                 "late": "pegging", "hand": "hand_counts", "crib": "crib", "muggins": "muggins"}
+                 "late": "pegging", "hand": "hand_counts", "crib": "crib",
+                 HAND_AND_CRIB: "hand_and_crib", "muggins": "muggins"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +197,7 @@ class Core:
 
 
 __all__ = [
+    "HAND_AND_CRIB",
     "HEELS",
     "JACK",
     "MAX_PEG",

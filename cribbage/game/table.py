@@ -14,10 +14,10 @@ from typing import Any
 
 from cribbage.actions import Action, Count, Starter
 from cribbage.cards import Card, check_distinct
-from cribbage.counts import possible_counts
+from cribbage.counts import possible_counts, possible_pair_counts
 from cribbage.errors import CribbageError, IllegalPlayError
 from cribbage.game.events import Event
-from cribbage.game.state import Config, Core, CountRecord, Phase
+from cribbage.game.state import HAND_AND_CRIB, Config, Core, CountRecord, Phase
 from cribbage.rules import Rules
 
 Stepped = tuple[Core, tuple[Event, ...]]
@@ -57,6 +57,7 @@ class Mode:
     first_phase = Phase.PLAY  # what a hand waits for first
     knows_cards = False  # every card is known: the true count of a hand can be told
     takes_nineteens = False  # a count by points may take the nothings due before it
+    takes_hand_and_crib = False  # the dealer's hand and crib may be counted as one total
     deal_refusal = Refusal("the cards are dealt by hand in this mode",
                            "The cards are already dealt.")
     discard_refusal = Refusal(
@@ -142,15 +143,17 @@ class Table:
         return self.side_names[side]
 
     def label(self, kind: str, player: int) -> str:
-        """ "Ann's hand", "Bob's crib". """
-        return f"{self.names[player]}'s {kind}"
+        """ "Ann's hand", "Bob's crib", "Bob's hand and crib". """
+        return f"{self.names[player]}'s {'hand and crib' if kind == HAND_AND_CRIB else kind}"
 
     def size(self, kind: str) -> int:
         """The cards of a hand or a crib in the show."""
         return self.rules.crib_size if kind == "crib" else self.rules.hand_size
 
     def totals(self, kind: str) -> frozenset[int]:
-        """Every total a hand (or crib) of this game can count."""
+        """Every total a hand (or crib, or a hand and crib together) of this game can count."""
+        if kind == HAND_AND_CRIB:
+            return possible_pair_counts(self.rules.hand_size, self.rules.crib_size)
         return possible_counts(self.size(kind), kind == "crib")
 
     def player_refusal(self, player: int) -> Refusal | None:
@@ -200,6 +203,15 @@ class Table:
             kind = "crib"
         return {"kind": kind, "player": p, "side": self.side_of[p],
                 "label": self.label(kind, p)}
+
+    def count_entry(self, c: Core, with_crib: bool | None) -> dict[str, Any]:
+        """The count an action makes: the one due, or (`with_crib`) the hand due and the crib
+        as one count of both, HAND_AND_CRIB."""
+        entry = self.count_due(c)
+        if not with_crib:
+            return entry
+        return {**entry, "kind": HAND_AND_CRIB, "label": self.label(HAND_AND_CRIB,
+                                                                     entry["player"])}
 
 
 __all__ = ["Mode", "Refusal", "Refused", "Stepped", "Table", "refused"]

@@ -13,7 +13,7 @@ def hand_tallies(sides: int, cores: Sequence[Core]) -> tuple[HandTally, ...]:
     last), in order; a hand before the first dealer is known and with nothing pegged is
     left out."""
     n = sides
-    columns = ("pegging", "hand_counts", "crib", "muggins")
+    columns = ("pegging", "hand_counts", "crib", "hand_and_crib", "muggins")
     dealers: dict[tuple[int, int], int | None] = {}
     for c in cores:
         if c.dealer is not None:
@@ -32,7 +32,8 @@ def hand_tallies(sides: int, cores: Sequence[Core]) -> tuple[HandTally, ...]:
             running[:] = [a + b for a, b in zip(running, sheet[column], strict=True)]
         out.append(HandTally(game, hand, dealers[(game, hand)], tuple(sheet["pegging"]),
                              tuple(sheet["hand_counts"]), tuple(sheet["crib"]),
-                             tuple(sheet["muggins"]), tuple(running)))
+                             tuple(sheet["hand_and_crib"]), tuple(sheet["muggins"]),
+                             tuple(running)))
     return tuple(out)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cribbage.game.refusals import muggins_room
+from cribbage.game.refusals import muggins_room, with_crib_refusal
 from cribbage.game.state import MUGGINS_PHASES, Core, Phase
 from cribbage.game.table import Table
 
@@ -15,6 +15,14 @@ def next_count(table: Table, c: Core) -> dict[str, Any] | None:
     if c.phase not in (Phase.PLAY, Phase.SHOW):
         return None
     return table.count_due(c)
+
+
+def count_with_crib(table: Table, c: Core) -> dict[str, Any] | None:
+    """The count due and the crib as one count of both (`Count(with_crib=True)`), when the
+    game takes it now, or None."""
+    if c.phase not in (Phase.PLAY, Phase.SHOW) or with_crib_refusal(table, c) is not None:
+        return None
+    return table.count_entry(c, True)
 
 
 def turn(c: Core, due: dict[str, Any] | None) -> int | None:
@@ -69,6 +77,7 @@ def view(table: Table, c: Core, *, can_undo: bool, can_redo: bool,
         "turn": turn(c, due),
         "starter": None if c.starter is None else str(c.starter),
         "next_count": due,
+        "count_with_crib": count_with_crib(table, c),
         "show_order": table.show_order(c),
         "play": table.strategy.play_view(c),
         "last_count": last,
@@ -103,4 +112,4 @@ def describe(table: Table, c: Core) -> str:
     return f"hand {c.hand_number}, {dealer} dealt, {where}{due}; {scores}"
 
 
-__all__ = ["describe", "next_count", "turn", "view"]
+__all__ = ["count_with_crib", "describe", "next_count", "turn", "view"]

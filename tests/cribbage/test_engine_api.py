@@ -85,7 +85,10 @@ def test_the_catalogue_lists_every_variant_with_defaults_sizes_and_counts() -> N
     assert six["defaults"]["target"] == 121 and six["defaults"]["skunk"] == "skunk"
     assert six["skunk_lines"] == [91, 61] and not six["partners"]
     four_card = [t for t in range(30) if t not in (19, 25, 26, 27)]
-    assert six["counts"] == {"hand": four_card, "crib": four_card}
+    # A hand and crib together (keeper mode's one total): every sum of the two, so 54 (29
+    # with 25, 28 with 26, 27 with 27) and 55 are never offered.
+    both = [t for t in range(59) if t not in (54, 55)]
+    assert six["counts"] == {"hand": four_card, "crib": four_card, "hand_and_crib": both}
     assert cat["counts"]["hand"] == four_card
     five = cat["variants"][1]
     assert five["counts"]["hand"] == list(range(16)) + [20] and five["skunk_lines"] == [31]

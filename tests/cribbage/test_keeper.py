@@ -222,6 +222,110 @@ def test_nothings_are_entered_in_turn_with_muggins_on_and_by_cards_in_cards_mode
         k.apply(parse_action({"type": "count", "nineteens": 1}))
 
 
+def with_crib(points: int, **more: Any) -> dict[str, Any]:
+    """The action of counting the dealer's hand and crib as one total."""
+    return {"type": "count", "points": points, "with_crib": True, **more}
+
+
+def test_the_dealers_hand_and_crib_are_one_count_of_both_recorded_said_and_undone_as_one() -> None:
+    k = act(new("four-player", dealer=0), peg(0, 2), count(4), count(6))  # Bob's, Cy's hands
+    assert k.view()["count_with_crib"] is None  # Di's hand is due: not the dealer's
+    k = act(k, count(8))  # Di's hand: Ann's hand and her crib are left, nothing between them
+    assert k.view()["count_with_crib"] == {"kind": "hand_and_crib", "player": 0, "side": 0,
+                                           "label": "Ann's hand and crib"}
+    assert k.why_not(parse_action(with_crib(19))) is None
+    game, events = k.step(parse_action(with_crib(19)))  # a total: 19 is not nothing here
+    assert [(e.kind, e.label, e.points) for e in events if e.kind == "show"] == [
+        ("show", "Ann's hand and crib", 19)]
+    assert events[0].say == "Ann's hand and crib: 19."
+    assert fronts(game) == [27, 12] and game.view()["hand_number"] == 2
+    assert [(r.player, r.kind, r.points) for r in game.game_records()][-1] == (
+        0, "hand_and_crib", 19)
+    first = game.hand_tallies()[0]  # a column of its own: the split was never told
+    assert (first.hand_counts, first.crib, first.hand_and_crib, first.totals) == (
+        (6, 12), (0, 0), (19, 0), (27, 12))
+    assert roundtrip(game).view() == game.view()
+    back, undone = game.step(parse_action({"type": "undo"}))  # one undo takes back both
+    assert undone[0].say == "Undone: Ann's hand and crib: 19 (Ann & Cy 27 → 8)."
+    assert back.view()["next_count"]["label"] == "Ann's hand" and fronts(back) == [8, 12]
+    # Counted in turn it is the same board: the hand, then the crib.
+    apart = act(back, count(12), count(7))
+    assert fronts(apart) == fronts(game) and apart.view()["dealer"] == game.view()["dealer"]
+    nothing = act(back, with_crib(0))
+    assert fronts(nothing) == [8, 12] and nothing.game_records()[-1].kind == "hand_and_crib"
+
+
+def test_the_nothings_before_the_dealers_hand_and_crib_go_in_the_same_step() -> None:
+    k = act(new("three-player", dealer=0), count(5))  # Bob's hand; Cy's is due
+    game, events = k.step(parse_action(with_crib(12, nineteens=1)))
+    assert [(e.label, e.points) for e in events if e.kind == "show"] == [
+        ("Cy's hand", 0), ("Ann's hand and crib", 12)]
+    assert fronts(game) == [12, 5, 0] and game.view()["hand_number"] == 2
+    _, undone = game.step(parse_action({"type": "undo"}))
+    assert undone[0].say == ("Undone: Cy's hand: 19 (nothing), Ann's hand and crib: 12 "
+                             "(Ann 12 → 0).")
+
+
+@pytest.mark.parametrize("variant", ["six-card", "five-card", "three-player", "four-player"])
+def test_a_hand_and_crib_that_reach_the_target_win_as_the_two_counts_in_turn(
+    variant: str,
+) -> None:
+    players = len(NAMES[variant])
+    k = new(variant, dealer=0)
+    while fronts(k)[0] < k.target - 16:  # the dealer's side to 16 short of the target
+        k = act(k, peg(0, min(15, k.target - 16 - fronts(k)[0])))
+    k = act(k, *[count(0) for _ in range(players - 1)])
+    both = act(k, with_crib(20))
+    apart = act(k, count(12), count(8))  # the hand alone does not win...
+    hand_wins = act(k, count(20))  # ...this one does: the crib is never counted
+    assert both.result == apart.result == hand_wins.result
+    assert both.result is not None and both.result.winner == 0 and fronts(both)[0] == k.target
+    assert both.game_records()[-1].points == 16  # cut at the game hole, as the hand's would be
+
+
+@pytest.mark.parametrize("game,action,error,words", [
+    (dict(dealer=0, muggins=True), with_crib(8), IllegalPlayError, "with muggins on"),
+    (dict(dealer=0), with_crib(8), IllegalPlayError,
+     "Bob's hand is due, and only the dealer's hand \\(Ann's\\)"),
+    (dict(dealer=0, after=[count(4)]), with_crib(54), ImpossibleScoreError,
+     "Ann's hand and crib cannot count 54: no six-card hand and crib together make 54"),
+    (dict(dealer=0, after=[count(4)]), with_crib(-1), ImpossibleScoreError, "negative"),
+    (dict(dealer=0, after=[count(4), count(6)]), with_crib(8), IllegalPlayError,
+     "Ann's crib is due"),
+    (dict(dealer=0, after=[count(4)]), {**with_crib(8), "with_crib": 1}, InvalidActionError,
+     "true or false"),
+])
+def test_a_hand_and_crib_as_one_total_is_refused_naming_why_and_the_state(
+    game: dict[str, Any], action: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    after = game.pop("after", [])
+    k = act(new(**game), *after)
+    with pytest.raises(error, match=words) as info:
+        k.apply(parse_action(action))
+    if error is not InvalidActionError:  # a refusal of the game names the state it met
+        assert "(hand 1, Ann dealt" in str(info.value), str(info.value)
+        assert k.why_not(parse_action(action)) is not None
+    assert act(k).view() == k.view()
+
+
+def test_a_hand_and_crib_impossible_together_are_said_in_the_tables_words() -> None:
+    k = act(new(dealer=0), count(4))
+    with pytest.raises(ImpossibleScoreError) as info:
+        k.apply(parse_action(with_crib(55)))
+    assert info.value.say == ("55 isn't what a hand and a crib can make together: they go "
+                              "from 0 to 58, but never 54 or 55.")
+
+
+def test_a_hand_and_crib_as_one_total_is_for_a_game_kept_by_points() -> None:
+    rng = random.Random(3)
+    k = new(dealer=0, mode="dealt")
+    while k.view()["next_count"] is None or k.view()["next_count"]["label"] != "Ann's hand":
+        k = k.apply(parse_action(random_action(k, rng)))
+    assert k.view()["count_with_crib"] is None
+    with pytest.raises(IllegalPlayError, match="only a game kept by points"):
+        k.apply(parse_action({"type": "count", "with_crib": True}))
+
+
 @pytest.mark.parametrize("points", [19 + 6, 26, 27, 30, 99])
 def test_a_count_no_hand_can_make_is_refused_naming_the_count_and_whose(points: int) -> None:
     k = act(new(dealer=0), count(4))

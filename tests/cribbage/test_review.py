@@ -40,6 +40,7 @@ NAMES = {"six-card": ("Ann", "Bob"), "five-card": ("Ann", "Bob"),
     (Peg(side=0, points="2"), "points"),  # type: ignore[arg-type]
     (Peg(side=True, points=2), "side"),
     (Count(points=2.0), "points"),  # type: ignore[arg-type]
+    (Count(points=2, with_crib=1), "with_crib"),  # type: ignore[arg-type]
     (Muggins(side=1, points=None), None),
     (Starter(card=5), "card"),  # type: ignore[arg-type]
     (Deal(hands=5), "hands"),  # type: ignore[arg-type]
@@ -73,7 +74,8 @@ def test_a_well_typed_action_is_taken_as_it_is() -> None:
     assert Game.new(dealer=0).apply(parse_action(peg)).scores == (0, 2)
 
 
-SAMPLE = {"player": 1, "side": 0, "points": 3, "nineteens": 2, "card": Card.parse("10H"),
+SAMPLE = {"player": 1, "side": 0, "points": 3, "nineteens": 2, "with_crib": True,
+          "card": Card.parse("10H"),
           "cards": (Card.parse("5H"), Card.parse("JD")),
           "crib": (Card.parse("2C"),), "hands": ((Card.parse("5H"),), (Card.parse("JD"),))}
 

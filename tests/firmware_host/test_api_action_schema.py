@@ -59,10 +59,12 @@ def test_a_late_peg_outside_the_show_is_refused_with_the_engines_sentence(
 
 
 # -- the published schema and the one parser agree -----------------------------------------------
-SAMPLE = {"player": 1, "side": 1, "points": 2, "nineteens": 1, "card": "5H", "cards": ["5H", "JD"],
+SAMPLE = {"player": 1, "side": 1, "points": 2, "nineteens": 1, "with_crib": True, "card": "5H",
+          "cards": ["5H", "JD"],
           "crib": ["5H"], "hands": [["5H"], ["JD"]]}
 WRONG = {"player": ["1", 1.5, True, None], "side": ["1", 1.5, False, None],
          "points": ["2", 2.5, True, None], "nineteens": ["1", 1.5, True, None],
+         "with_crib": ["true", 1, 0, 1.0, None],
          "card": ["XX", "", 5, ["5H"], None],
          "cards": ["5H", ["ZZ"], [5], {"0": "5H"}], "crib": ["5H", ["1H"], [None]],
          "hands": [["5H"], [[5]], "5H", [["5H", "5X"]]]}

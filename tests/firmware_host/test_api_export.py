@@ -32,8 +32,9 @@ def play_a_match(client: Client) -> tuple[dict[str, Any], list[str]]:
     g = do(g, {"type": "undo"})  # ...taken back
     for _ in range(3):
         g = do(g, {"type": "peg", "side": 0, "points": 15})
-    for points in (4, 6, 8):  # Gus's hand, Fay's hand, Fay's crib
-        g = do(g, {"type": "count", "points": points})
+    g = do(g, {"type": "count", "points": 4})  # Gus's hand
+    g = do(g, {"type": "count", "points": 14, "with_crib": True})  # Fay's hand and crib
+
     g = do(g, {"type": "peg", "side": 0, "points": 2})  # 61: Fay wins
     assert g["result"]["kind"] == "skunk"
     g = do(g, {"type": "next_game"})  # Gus deals; Fay, the pone, starts with 3
@@ -79,17 +80,21 @@ def test_one_row_per_hand_with_dealer_points_and_running_totals(client: Client) 
     rows, text, headers = download(client, f"format=csv&game={g['id']}&rows=hands")
     assert headers["content-type"].startswith("text/csv")
     assert headers["content-disposition"].endswith(f'cribbage-game-{g["id"]}-hands.csv"')
-    side = ["side {i}", "side {i} pegging", "side {i} hand", "side {i} crib", "side {i} muggins",
-            "side {i} total"]
+    side = ["side {i}", "side {i} pegging", "side {i} hand", "side {i} crib",
+            "side {i} hand and crib", "side {i} muggins", "side {i} total"]
     assert list(rows[0]) == ["match", "game", "hand", "dealer",
                              *[c.format(i=1) for c in side], *[c.format(i=2) for c in side]]
     table = [[r["game"], r["hand"], r["dealer"], *[r[c.format(i=i)] for i in (1, 2) for c in side]]
              for r in rows]
     assert table == [
         # The undone 5 for Gus is nowhere: his pegging is the five-card start's 3.
-        ["1", "1", "Fay", "Fay", "45", "6", "8", "0", "59", "Gus", "3", "4", "0", "0", "7"],
-        ["1", "2", "Gus", "Fay", "2", "0", "0", "0", "61", "Gus", "0", "0", "0", "0", "7"],
-        ["2", "1", "Gus", "Fay", "3", "0", "0", "0", "3", "Gus", "2", "0", "0", "0", "2"],
+        # Fay's hand and crib were counted as one total: their own column, not split.
+        ["1", "1", "Fay", "Fay", "45", "0", "0", "14", "0", "59",
+         "Gus", "3", "4", "0", "0", "0", "7"],
+        ["1", "2", "Gus", "Fay", "2", "0", "0", "0", "0", "61",
+         "Gus", "0", "0", "0", "0", "0", "7"],
+        ["2", "1", "Gus", "Fay", "3", "0", "0", "0", "0", "3",
+         "Gus", "2", "0", "0", "0", "0", "2"],
     ]
     assert not any(op in text for op in ops)
 

@@ -30,12 +30,14 @@ function tapWords(a, game) {
   }
 }
 
-// A count by points, after the nothings it takes ("Bob's hand: 19 (nothing), Cy's hand: 8").
+// A count by points, after the nothings it takes ("Bob's hand: 19 (nothing), Cy's hand: 8"),
+// or the dealer's hand and crib as one total ("Ann's hand and crib: 19": a total, not nothing).
 function countWords(a, game, due) {
-  const points = (p) => (p === 0 || p === 19 ? "19 (nothing)" : p);
+  const both = a.with_crib ? ((game && game.count_with_crib) || {}).label || `${due} and crib` : null;
+  const points = (p) => (both ? p : p === 0 || p === 19 ? "19 (nothing)" : p);
   const order = ((game && game.show_order) || []).filter((x) => !x.done).map((x) => x.label);
   const skipped = order.slice(0, a.nineteens || 0);
-  const counted = a.nineteens ? order[a.nineteens] || "the count after them" : due;
+  const counted = both || (a.nineteens ? order[a.nineteens] || "the count after them" : due);
   return [...skipped.map((label) => `${label}: 19 (nothing)`), `${counted}: ${points(a.points)}`].join(", ");
 }
 

@@ -49,7 +49,7 @@ export function spokenEvents(events) {
     else if (e.kind === "show") {
       const said = e.breakdown && e.breakdown.say;
       words = said ? `${e.label}: ${said}.` : words.replace(/: (19|0) \(nothing\)\.?$/, ": nineteen, nothing.");
-    } else if (e.kind === "score" && ["hand", "crib"].includes(e.reason)) continue; // said by the show
+    } else if (e.kind === "score" && ["hand", "crib", "hand_and_crib"].includes(e.reason)) continue; // said by the show
     if (words && !out.includes(words)) out.push(words);
   }
   return out.join(" ");

@@ -183,11 +183,24 @@ function renderCountPad(game, next) {
   // it no room above the fold: it comes with the show, when the count pads are on top.
   const order = (game.show_order || []).filter((x) => !x.done);
   const room = game.phase === "show";
-  const after = next && !game.muggins && room && order.length > 1 ? order[1] : null;
   const label = $("#count-after-label");
+  const pad = $("#count-after-pad");
+  // The dealer's hand due: the crib comes next with nothing between them, so the engine takes
+  // the two as one total (its `count_with_crib`, "Ann's hand and crib"): one tap for both. Its
+  // pad stands where the pad after the count due would, and covers it (a hand of nothing and
+  // a crib of 6 are a total of 6).
+  const both = room ? game.count_with_crib || null : null;
+  pad.classList.toggle("both", !!both);
+  if (both) {
+    label.hidden = false;
+    label.textContent = `Or ${both.label} in one total:`;
+    fillCountPad(pad, game, both, (n) => `${n} for ${both.label}`, (n) => sendCount(n, 0, true), "both");
+    return;
+  }
+  const after = next && !game.muggins && room && order.length > 1 ? order[1] : null;
   label.hidden = !after;
   label.textContent = after ? `${next.label} nothing? Count ${after.label}:` : "";
-  fillCountPad($("#count-after-pad"), game, after, (n) => `${n} for ${after.label}, ${next.label} nothing`,
+  fillCountPad(pad, game, after, (n) => `${n} for ${after.label}, ${next.label} nothing`,
     (n) => sendCount(n, 1), next ? next.label : "");
 }
 
@@ -238,13 +251,17 @@ function renderMuggins(game, legal) {
     }))));
 }
 
-// The count due (after `nineteens` counts of nothing, when given).
-function sendCount(points, nineteens = 0) {
+// The count due (after `nineteens` counts of nothing, when given; with the crib as one total
+// when `withCrib`).
+function sendCount(points, nineteens = 0, withCrib = false) {
   const game = state.game;
   if (!game || !game.next_count) return;
   if (game.mode === "cards") { openDueCount(); return; }
   if (!Number.isInteger(points) || points < 0) { toast("Type the count, then tap Count."); return; }
-  act(nineteens ? { type: "count", points, nineteens } : { type: "count", points });
+  const count = { type: "count", points };
+  if (nineteens) count.nineteens = nineteens;
+  if (withCrib) count.with_crib = true;
+  act(count);
   $("#count-input").value = "";
 }
 
