@@ -393,6 +393,9 @@ class PlanOut(BaseModel):
     pass_s: float  # a pass on the machine as configured
     shuffle_s: float  # every pass and the player's restacks
     time: str  # both, as one line for the page
+    # the hands-free build: the plan turns the deck over (an odd number of passes), so the
+    # deck goes in face up to come back face down
+    load_face_up: bool = False
 
 
 class PlansOut(BaseModel):

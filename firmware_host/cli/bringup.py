@@ -522,14 +522,12 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
 
 def _handsfree_pace_line(deck: int, speed: float, duty: float) -> tuple[str, Any]:
     """What a hands-free shuffle of `deck` takes with cards measured past the beams at
-    `speed` on the riser at PWM `duty`: (line, pace). The feed's own speed is the riser's
-    at full duty over its overdrive."""
+    `speed` on the riser at PWM `duty`: (line, pace)."""
     import random
 
-    from hardware.shuffler import design, handsfree
+    from hardware.shuffler import handsfree
 
-    feed = speed / duty / (1.0 + design.RISER_OVERDRIVE)
-    p = handsfree.handsfree_pace(deck, feed_speed_mm_s=feed, riser_mm_s=speed)
+    p = handsfree.measured_pace(deck, speed, duty)
     plan = handsfree.plan_random(deck, rng=random.Random(deck))
     whole = handsfree.shuffle_s(plan, p)
     return (f"exact, hands-free: {len(plan.passes)} passes of {deck} cards and the machine's "

@@ -745,6 +745,11 @@ class ShufflerController:
         coasting down the Lotus build's path may slow on the way."""
         return r.now
 
+    def _flap_lead(self) -> float:
+        """From the next feed to its card's leading edge at the flap, at the soonest."""
+        assert self._plan is not None
+        return self._timing.flap_lead_for(self._plan.deck_size - self._fed_ok)
+
     def _feed_on(self, r: _Round, pile: Pile) -> bool:
         """Whether the feed runs straight on into the next card as this one, seen where it
         was sent, reaches its beam (the next card is then in flight); the Lotus build's
@@ -830,7 +835,7 @@ class ShufflerController:
             self._move = (move_at, target)
             self._router_at = target
             # below 0: the feed starts first
-            lead = t.router_move - t.flap_lead_for(self._plan.deck_size - self._fed_ok)
+            lead = t.router_move - self._flap_lead()
             self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
                                          else lead)
             return None

@@ -217,7 +217,8 @@ class HandsFreePlan:
 
     @property
     def face_up(self) -> bool:
-        """True when the deck comes back face up (an odd number of passes)."""
+        """True when the plan turns the deck over (an odd number of passes): a deck loaded
+        face up comes back face down."""
         return len(self.passes) % 2 == 1
 
     def final_order(self) -> tuple[int, ...]:
@@ -272,7 +273,11 @@ def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFr
 def plan_random(deck_size: int, *, rng: random.Random | None = None,
                 passes: int | None = None) -> HandsFreePlan:
     """A hands-free plan to a uniformly random secret target (Fisher-Yates on `rng`, the
-    operating system's secure source by default); passes default to `face_down_passes`.
+    operating system's secure source by default); passes default to the fewest that reach
+    every order (`minimum_passes`: 6 for 52 cards, 7 for 104). The riser turns every card
+    over on every pass, so an odd number hands the deck back the other way up: 104 cards are
+    loaded face up and come back face down (`HandsFreePlan.face_up`); `face_down_passes`
+    would make 8 and keep the way up the deck was loaded.
 
     Raises DeckSizeError for a size outside 2..104 and PlanError as `plan_for_target`.
     """
@@ -280,7 +285,7 @@ def plan_random(deck_size: int, *, rng: random.Random | None = None,
     gen = rng if rng is not None else secure_rng()
     target = list(range(n))
     gen.shuffle(target)
-    return plan_for_target(target, face_down_passes(n) if passes is None else passes)
+    return plan_for_target(target, minimum_passes(n) if passes is None else passes)
 
 
 # ----- what the machine senses, and the checks -----
@@ -308,10 +313,11 @@ class Recovery(enum.StrEnum):
 @dataclass(frozen=True, slots=True)
 class DropStep:
     """The sensors after one door command: the tray's count (its load cell's weight over a
-    card's weight) and whether each bay's door sensor still sees a card (None: no sensor)."""
+    card's weight; None: not weighed, the door sensors alone read) and whether each bay's
+    door sensor still sees a card (None: no sensor)."""
 
     opened: Bay  # the doors commanded open in this step
-    tray_cards: int
+    tray_cards: int | None
     upper_holds: bool | None
     lower_holds: bool | None
 
@@ -389,8 +395,10 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
     the tray holds every card and no bay any.
 
     A reading that could come from either order (equal piles, no door sensors) is never
-    trusted: it is UNVERIFIED, and the controller plans afresh. Raises ShufflerError for a
-    reading without its two steps or with doors other than `order`'s.
+    trusted: it is UNVERIFIED, and the controller plans afresh. The first step may be read by
+    the door sensors alone (not weighed); the last is always weighed. Raises ShufflerError
+    for a reading without its two steps, with doors other than `order`'s, or unweighed where
+    it must be.
     """
     if len(reading.steps) != 2:
         raise ShufflerError(f"a restack has two door steps, the reading has "
@@ -401,6 +409,8 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
             f"the doors were read as {first.opened}, {second.opened}; the restack opens "
             f"{order.first}, then {order.second}"
         )
+    if second.tray_cards is None:
+        raise ShufflerError("a restack's last step must be weighed")
     a, b = order.first, order.second
     n = tray_before + counts.total
     expect_first = tray_before + counts[a]
@@ -415,7 +425,9 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
         if both and holds_a and not holds_b:
             return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
                          f"the {b} bay emptied before the {a} bay")
-    if first.tray_cards != expect_first:
+    elif first.tray_cards is None:
+        raise ShufflerError("a first step read without weighing needs both door sensors")
+    if first.tray_cards is not None and first.tray_cards != expect_first:
         if (first.tray_cards == wrong_first and counts[a] != counts[b] and both
                 and (holds_b is None or not holds_b)):
             return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
@@ -428,7 +440,7 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
         return Check(Finding.MISCOUNT, Recovery.PROMPT,
                      f"the tray holds {first.tray_cards} cards after the {a} bay's doors "
                      f"opened, {expect_first} expected")
-    if holds_a and both:
+    if holds_a and both and first.tray_cards is not None:
         # a full pile's count reached the tray while the first bay still holds cards: the
         # other bay's pile came first (its own door sensor missing or failed)
         return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
@@ -457,9 +469,10 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
 
 @dataclass(frozen=True, slots=True)
 class RestackBuild:
-    """The drop shaft's restack, step by step (seconds): each bay's doors open, its pile falls
-    and settles, and the tray's load cell weighs it; the doors close while the last pile is
-    weighed. Raises ValueError for a negative time or height.
+    """The drop shaft's restack, step by step (seconds): each bay's doors open and its pile
+    falls; the door sensors read the first pile off its doors, and the last settles and the
+    tray's load cell weighs the whole deck; the doors close while it is weighed. Raises
+    ValueError for a negative time or height.
     """
 
     # An SG90 turning a door 90 degrees: its 20 ms frame, then 0.1 s per 60 degrees at 4.8 V
@@ -489,9 +502,10 @@ class RestackBuild:
 
     @property
     def restack_s(self) -> float:
-        """From the last card seen at its beam to the deck weighed in the tray."""
-        per = self.door_open_s + self.settle_s + self.weigh_s
-        return 2 * per + self.fall_s(self.lower_drop_mm) + self.fall_s(self.upper_drop_mm)
+        """From the last card seen at its beam to the deck weighed in the tray: the first
+        pile read off its doors by the door sensors, the second settled and weighed."""
+        return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
+                + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s)
 
 
 DEFAULT_RESTACK = RestackBuild()
@@ -527,6 +541,14 @@ def handsfree_pace(cards: int = 52, params: Params | None = None,
                 - design.flap_lead_s(v, drive.motor_start_s, p.filter_s))
     run_on = (design.CARD_LENGTH_MM - DEFAULT_SHAFT.gate_mm) / v
     return replace(p, transit_s=clear, same_wait_s=clear, other_wait_s=other, run_on_s=run_on)
+
+
+def measured_pace(cards: int, riser_mm_s: float, riser_duty: float) -> pace.Pace:
+    """The pace of a calibrated hands-free machine: its cards measured past the beams at
+    `riser_mm_s` on the riser at PWM `riser_duty`; the feed's own card speed is the riser's
+    at full duty over its overdrive."""
+    feed = riser_mm_s / riser_duty / (1.0 + design.RISER_OVERDRIVE)
+    return handsfree_pace(cards, feed_speed_mm_s=feed, riser_mm_s=riser_mm_s)
 
 
 def pass_s(bays: Sequence[Bay], p: pace.Pace) -> float:

@@ -82,15 +82,18 @@ class Pace:
     @property
     def card_s(self) -> float:
         """One card's whole cycle, from one card seen at its beam to the next: the wait, then
-        the next card's flight, seen a filter late."""
-        return self.gap_s + self.flight_s + self.filter_s
+        the next card's flight, seen a filter late; on average over the router's moves (a
+        card to the same pile follows on, where the build runs on)."""
+        fly = self.flight_s + self.filter_s
+        same = self.same_wait_s + fly if self.run_on_s is None else self.run_on_s
+        return self.router_moves * (self.other_wait_s + fly) + (1.0 - self.router_moves) * same
 
     def pass_s(self, cards: int) -> float:
-        """A pass of `cards` cards: each card's cycle, but the last waits for no next card:
-        it clears its beam (its transit)."""
+        """A pass of `cards` cards: the first card's flight, each next card's cycle, and the
+        last clears its beam (its transit)."""
         if cards <= 0:
             return 0.0
-        return cards * self.card_s - self.gap_s + self.transit_s
+        return self.flight_s + self.filter_s + (cards - 1) * self.card_s + self.transit_s
 
     def shuffle_s(self, cards: int, passes: int, restack_s: float = design.RESTACK_S) -> float:
         """A whole shuffle: every pass, and the player's restack between passes and after

@@ -138,7 +138,8 @@ class HandsFreeController(ShufflerController):
     `restack` times the door steps (how long a door takes to open, a pile to fall, settle and
     be weighed: handsfree.RestackBuild); `pace` estimates the time left (the hands-free
     build's by default). `shuffle(n, "exact")` (and a touch, by default) runs
-    `handsfree.plan_random(n)`: 6 passes for 52 cards, 8 for 104, face down; "random" and
+    `handsfree.plan_random(n)`: 6 passes for 52 cards, 7 for 104 (loaded face up, it comes
+    back face down: every pass turns the cards over); "random" and
     "light" run their coin passes with the machine's restacks too.
     Raises as ShufflerController.
     """
@@ -179,6 +180,10 @@ class HandsFreeController(ShufflerController):
         self._rundown = False
         self._drawn: list[Pile] = []  # arrivals the run-down made, still to be taken
         self._tainted: str | None = None
+        self._fed_on_card: int | None = None
+        self._last_edge: float | None = None
+        self._run_on_gap: float | None = None
+        self._braked: tuple[float, float] | None = None
         self._wrong_orders = 0
         self._restacks_done = 0
         self._pass_started = 0.0
@@ -257,6 +262,10 @@ class HandsFreeController(ShufflerController):
         self._rundown = False
         self._drawn = []
         self._pass_started = self._clock.monotonic()
+        self._fed_on_card = None  # the card the feed ran on into
+        self._last_edge = None  # the last card's edge at its beam
+        self._run_on_gap = None  # from a card's edge to the next's, fed on
+        self._braked = None  # (edge, brake) of the last stop at an arrival
         self._shaft.set_riser(True)
         super()._begin_pass()
 
@@ -278,7 +287,35 @@ class HandsFreeController(ShufflerController):
             # it crossed its beam slowing down or starting from rest, not at the riser's
             # speed: its block's length tells nothing of a second card
             self._ignore_blocks.add(r.arrivals[0])
-        return super()._on_arrival(r)
+        fed_on = self._inflight is not None and self._inflight == self._fed_on_card
+        edge = self._lead_at_beam(r, r.arrivals[0]) if r.arrivals else r.now
+        if fed_on and self._last_edge is not None and edge > self._last_edge:
+            # fed on behind the last card: it came from the front wall to the nip at the
+            # feed's own speed, a card length (less its start) in this time
+            self._run_on_gap = edge - self._last_edge
+        self._last_edge = edge
+        wait = super()._on_arrival(r)
+        self._braked = None if self._inflight is not None else (edge, r.now)
+        return wait
+
+    def _flap_lead(self) -> float:
+        """From the next feed to its card at the flap: that card has lain on the feed roller
+        since the last card's tail left the nip, and was drawn on from the front wall until
+        the feed braked at that card's arrival and through the brake's run-on. Bounded with
+        the feed's speed measured on this pass (a card fed on came from the front wall to
+        the nip in the time between two arrivals), 10 % fast, starting at once at full
+        speed; before any card was fed on, or after any other stop, the build's bound."""
+        braked, gap = self._braked, self._run_on_gap
+        if braked is None or gap is None or self._rundown:
+            return super()._flap_lead()
+        edge, stopped = braked
+        v = (1.0 + design.SPEED_TOLERANCE) * design.CARD_LENGTH_MM / gap
+        riser = self._timing.feed_speed_mm_s * (1.0 - design.SPEED_TOLERANCE)
+        # the last card's tail left the nip this long before its edge reached the beam
+        started = edge - design.NIP_CLEARANCE_MM / riser
+        drawn = design.FRONT_WALL_MAX_MM + v * (
+            stopped - started + design.HANDSFREE_DRIVE.motor_start_s)
+        return max(0.0, design.NIP_TO_FLAP_MM - drawn) / v
 
     def _lead_at_beam(self, r: _Round, pile: Pile) -> float:
         """When its beam first saw it (the filter only confirms it later): the riser drives
@@ -301,7 +338,7 @@ class HandsFreeController(ShufflerController):
         if self._commanded is not pile:
             return False
         self._mech.set_motor(True)  # (running already, unless the riser ran alone)
-        self._inflight = self._fed_ok
+        self._inflight = self._fed_on_card = self._fed_ok
         self._card_deadline = r.now + self._timing.card_timeout
         self._empty_since = None
         self.fed_on += 1
@@ -324,6 +361,7 @@ class HandsFreeController(ShufflerController):
 
     def _feed(self, now: float) -> None:
         self._rundown = False
+        self._braked = None
         super()._feed(now)
 
     def _on_jam(self, r: _Round) -> float | None:
@@ -441,13 +479,24 @@ class HandsFreeController(ShufflerController):
         self._set_state(DeviceState.BUSY)
         self._emit_progress()
 
+    def _leave_s(self, bay: Bay) -> float:
+        """From `bay`'s doors commanded open to its pile surely off them."""
+        b = self._restack_build
+        return b.door_open_s + b.fall_s(b.lower_drop_mm if bay is Bay.LOWER else
+                                        b.upper_drop_mm)
+
     def _drop_s(self, bay: Bay) -> float:
         b = self._restack_build
         drop = b.lower_drop_mm if bay is Bay.LOWER else b.upper_drop_mm
         return b.door_open_s + b.fall_s(drop) + b.settle_s + b.weigh_s
 
-    def _read(self, opened: Bay) -> Generator[float, None, DropStep]:
-        """The door sensors and the tray's weight once the load cell has settled."""
+    def _read(self, opened: Bay, weigh: bool = True) -> Generator[float, None, DropStep]:
+        """The door sensors and the tray's weight once the load cell has settled (not
+        weighed: the door sensors alone)."""
+        if not weigh:
+            return DropStep(opened, None, self._shaft.doors_hold(Bay.UPPER),
+                            self._shaft.doors_hold(Bay.LOWER))
+            yield 0.0  # a generator, like the weighed reading
         waited = 0.0
         cards = self._shaft.tray_cards()
         while cards is None and waited < WEIGH_PATIENCE_S:
@@ -469,8 +518,11 @@ class HandsFreeController(ShufflerController):
         steps = []
         for bay in (order.first, order.second):
             self._shaft.set_doors(bay, True)
-            yield self._drop_s(bay)
-            steps.append((yield from self._read(bay)))
+            last = bay is order.second
+            # the first pile is read by the door sensors once it has left its doors (which
+            # bay emptied: the order); the tray is weighed once, the whole deck in it
+            yield self._drop_s(bay) if last else self._leave_s(bay)
+            steps.append((yield from self._read(bay, weigh=last)))
         skewed = self._shaft.skewed()
         for bay in Bay:
             self._shaft.set_doors(bay, False)
@@ -585,8 +637,10 @@ class HandsFreeController(ShufflerController):
         self._script = None
         self._mech.set_led(False)
         k = plan.passes
+        turned = (" (turned over by its odd number of passes: loaded face up, it lies face "
+                  "down)" if k % 2 else "")
         self._prompt = f"Shuffle done ({k} passes, restacked by the machine): the deck is " \
-            f"ready in the tray. {plan.quality}."
+            f"ready in the tray{turned}. {plan.quality}."
         self._emit("prompt", {"text": self._prompt, "pass": k, "passes": k, "done": True})
         self._emit("done", {"passes": k, "tv_distance": plan.tv_distance,
                             "quality": plan.quality, "hands_free": True})

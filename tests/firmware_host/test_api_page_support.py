@@ -16,11 +16,12 @@ from tests.firmware_host.conftest import Client, write_config
 
 def test_plans_on_the_hands_free_build_are_its_own_exact_plan_timed_with_its_restacks(
         client: Client) -> None:
-    """The default build restacks itself: the exact plan is the drop shaft's (6 face-down
-    passes of 52 cards, 8 of 104) at distance 0, and it is what a touch or the button starts."""
+    """The default build restacks itself: the exact plan is the drop shaft's (6 passes of
+    52 cards, 7 of 104, which go in face up) at distance 0, and it is what a touch or the
+    button starts."""
     import random
 
-    from hardware.shuffler import handsfree, pace
+    from hardware.shuffler import handsfree
 
     r = client.req("GET", "/api/shuffler/plans?deck=52", auth=False)
     assert r.status_code == 200, r.text
@@ -35,7 +36,7 @@ def test_plans_on_the_hands_free_build_are_its_own_exact_plan_timed_with_its_res
     assert plans["random"]["passes"] == 9 and plans["random"]["tv_distance"] == pytest.approx(
         0.0854, abs=1e-4)
     # timed on the hands-free build's pace, every restack the machine's
-    p = pace.pace(router=handsfree.HANDSFREE_ROUTER)
+    p = handsfree.handsfree_pace(52)  # uncalibrated: the build's own
     whole = handsfree.shuffle_s(handsfree.plan_random(52, rng=random.Random(52)), p)
     assert exact["shuffle_s"] == round(whole, 1)
     assert plans["light"]["shuffle_s"] == round(
@@ -43,7 +44,9 @@ def test_plans_on_the_hands_free_build_are_its_own_exact_plan_timed_with_its_res
     assert "restack by the machine" in exact["time"]
     two = {p["plan"]: p for p in client.req("GET", "/api/shuffler/plans?deck=104",
                                              auth=False).json()["plans"]}
-    assert two["exact"]["passes"] == 8 and two["exact"]["tv_distance"] == 0
+    assert two["exact"]["passes"] == 7 and two["exact"]["tv_distance"] == 0
+    # every pass turns the cards over: 104 go in face up to come back face down
+    assert two["exact"]["load_face_up"] and not exact["load_face_up"]
     # Without a deck: the configured one.
     assert client.req("GET", "/api/shuffler/plans", auth=False).json()["deck"] == 52
 

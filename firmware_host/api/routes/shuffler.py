@@ -39,22 +39,25 @@ def plans(services: Svc,
                "shuffle_s": round(pace.shuffle_s(size, p.passes), 1),
                "time": pace_line(size, name, p.passes, pace)}
         if hands_free:
-            row |= _hands_free_plan(size, name, p.passes, settings.shuffler.card_speed_mm_s)
+            s = settings.shuffler
+            row |= _hands_free_plan(size, name, p.passes, s.feed_speed_mm_s, s.riser_duty)
         out.append(row)
     return {"deck": size, "default": settings.shuffle.plan, "build": settings.shuffler.build,
             "hands_free": hands_free, "plans": out}
 
 
 @functools.lru_cache(maxsize=32)
-def _hands_free_plan(size: int, name: str, passes: int, speed: float) -> dict[str, Any]:
-    """A plan on the hands-free build: the exact plan's passes are the drop shaft's own (the
-    deck comes back face down), and every restack is the machine's, timed by its doors."""
+def _hands_free_plan(size: int, name: str, passes: int, speed: float | None,
+                     duty: float | None) -> dict[str, Any]:
+    """A plan on the hands-free build: the exact plan's passes are the drop shaft's own (an
+    odd number turns the deck over: it is loaded face up), every restack is the machine's,
+    timed by its doors; the time on the machine's calibrated speeds, else the build's."""
     import random
 
-    from hardware.shuffler import handsfree
-    from hardware.shuffler import pace as pace_
+    from hardware.shuffler import design, handsfree
 
-    p = pace_.pace(router=handsfree.HANDSFREE_ROUTER, feed_speed_mm_s=speed)
+    p = (handsfree.handsfree_pace(size) if speed is None else handsfree.measured_pace(
+        size, speed, duty or design.RISER_DUTY_UNCALIBRATED))
     restack = handsfree.DEFAULT_RESTACK.restack_s
     if name == "exact":
         # the time hangs a little on the secret order (the router's moves): a fixed sample
@@ -71,6 +74,7 @@ def _hands_free_plan(size: int, name: str, passes: int, speed: float) -> dict[st
         row = {}
     pass_s = whole / passes - restack
     return row | {"pass_s": round(pass_s, 1), "shuffle_s": round(whole, 1),
+                  "load_face_up": passes % 2 == 1,
                   "time": (f"{name}: {passes} passes of {size} cards, about {whole:.0f} s in "
                            f"all, each pass about {pass_s:.0f} s and {restack:.1f} s to "
                            "restack by the machine")}

@@ -29,7 +29,7 @@ function renderPlanQuality() {
   const box = $("#plan-quality");
   if (!p) { box.replaceChildren(); return; }
   box.replaceChildren(
-    line("Plan", hf ? `${p.passes} passes, restacked by the machine` : `${p.passes} passes of ${p.deck_size} cards`),
+    line("Plan", hf ? `${p.passes} passes, restacked by the machine` + (p.load_face_up ? "; load it face up" : "") : `${p.passes} passes of ${p.deck_size} cards`),
     line("Quality", el("span", { class: `tv ${p.random ? "good" : "bad"}`, text: p.random ? "random" : "NOT random" }),
       el("span", { text: ` · distance ${Number(p.tv_distance).toFixed(3)} (0 is perfect)` })),
     line("Time", el("span", { class: "plan-time", text: hf ? `about ${minutes(p.shuffle_s)}, no hands` : `about ${minutes(p.shuffle_s)} in all, ${Math.round(p.pass_s)} s a pass` })),

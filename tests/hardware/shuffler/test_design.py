@@ -416,7 +416,7 @@ def test_a_hands_free_shuffle_is_its_passes_on_the_decks_own_pace_and_its_restac
     assert handsfree.pass_s(same, p) == pytest.approx(
         p.flight_s + p.filter_s + (cards - 1) * p.run_on_s + p.transit_s)
     passes = [handsfree.pass_s(pp.bays, p) for pp in plan.passes]
-    assert len(passes) == handsfree.face_down_passes(cards)
+    assert len(passes) == handsfree.minimum_passes(cards)
     whole = handsfree.shuffle_s(plan)
     assert whole == pytest.approx(sum(passes) + len(passes)
                                   * handsfree.DEFAULT_RESTACK.restack_s)

@@ -127,8 +127,8 @@ def _whole(rig: GpioRig, cards: int) -> None:
 
 
 @pytest.mark.parametrize("cards, passes, machine", [
-    (52, 6, "fake"), (104, 8, "fake"), (52, 6, "table"),
-    pytest.param(104, 8, "table", marks=pytest.mark.slow),
+    (52, 6, "fake"), (104, 7, "fake"), (52, 6, "table"),
+    pytest.param(104, 7, "table", marks=pytest.mark.slow),
 ])
 def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int, machine: str,
                                                 close_rigs: list[GpioRig]) -> None:
@@ -183,7 +183,11 @@ def test_nothing_is_driven_while_the_lid_is_open(machine: str,
     r = GpioRig(52, machine)
     close_rigs.append(r)
     r.rig.touch()
-    r.rig.run(max_seconds=20.0)  # into the second pass
+    for _ in range(400):  # into the third pass, cards on the way
+        r.rig.run(max_seconds=0.1)
+        st = r.shuffler.status()
+        if st.phase == "pass" and st.passes_done == 2 and st.cards_this_pass >= 20:
+            break
     assert r.shuffler.status().phase == "pass"
     r.machine.lid = False
     r.rig.sync()  # the lid's edge reaches GPIO 4

@@ -235,7 +235,7 @@ def _done(rig: Rig, cards: int) -> None:
     assert deck == rig.expected()
 
 
-@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
+@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
 def test_one_touch_shuffles_exactly_with_no_prompt(cards: int, passes: int) -> None:
     rig = Rig(cards)
     rig.ctl.touch()
@@ -462,7 +462,7 @@ def _exact(sim, cards: int) -> None:
     assert deck == sim.expected_deck()
 
 
-@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 8)])
+@pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
 def test_the_simulated_machine_shuffles_exactly_from_one_touch(cards: int, passes: int) -> None:
     sim, events = _sim(cards)
     start = sim._clock.monotonic()
@@ -521,8 +521,9 @@ def test_the_lid_pauses_the_simulated_machine_and_it_ends_exact() -> None:
     sim.step()
     assert sim.status().phase == "paused"
     # the parts run down unpowered in their first moments; after that nothing moves (a
-    # tenth of a mm: the model's run-down decays exponentially, never quite to 0)
-    clock.sleep(1.0)
+    # tenth of a mm: the model's run-down decays exponentially, never quite to 0; after
+    # 2 s, 20 time constants, by less than a micrometre)
+    clock.sleep(2.0)
     sim._mech.update(clock.monotonic())
     table = sim.table
     held = (table.deck(), [round(table.card_s(u.cards[-1]), 1) for u in table._units],
