@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -51,6 +52,9 @@ def _register_shuffler(sub: argparse._SubParsersAction) -> None:  # type: ignore
                    help="model: the two-pile model with the options above; handsfree: the "
                         "whole hands-free machine (controller, physics, its own restacks) "
                         "from one touch a deck, judged by the position and adjacency tests")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="with --build handsfree: processes sharing the decks, each its own "
+                        "simulated machine (default: this computer's cores)")
     p.add_argument("--wrong-restack", action="store_true",
                    help="with --build handsfree: the restack after the first pass of every "
                         "plan ends in the wrong order behind the sensors (the audit must fail)")
@@ -89,7 +93,8 @@ def _handsfree_audit(args: argparse.Namespace) -> int:
         return 2
     try:
         run = handsfree_audit.run(decks, args.deck, seed=args.seed,
-                                  wrong_pass=1 if args.wrong_restack else None)
+                                  wrong_pass=1 if args.wrong_restack else None,
+                                  jobs=args.jobs or os.cpu_count() or 1)
         u = run.uniformity()
     except (HardwareError, ValueError) as exc:
         print(f"crib shuffle-audit: {exc}", file=sys.stderr)

@@ -58,18 +58,24 @@ class AuditRun:
 
 
 def run(decks: int, cards: int = 52, *, seed: int | None = None,
-        wrong_restacks: float = 0.0, wrong_pass: int | None = None,
+        wrong_restacks: float = 0.0, wrong_pass: int | None = None, jobs: int = 1,
         **machine: Any) -> AuditRun:
     """Shuffle `decks` decks of `cards` through one simulated hands-free machine, one touch
     each (and what any prompt asks); `seed` makes the plans and the machine repeatable
     (None: the plans from the secure source); `wrong_restacks` / `wrong_pass` make restacks
     wrong behind the sensors (SimulatedHandsFreeShuffler). `machine` goes to the simulator
-    too (params, shaft_params, faults).
+    too (params, shaft_params, faults). `jobs` above 1 shares the decks among that many
+    processes, each its own machine (seeded seed, seed + 2, ... when seeded).
 
     Raises ShufflerError for a bad count, or a deck the machine could not finish.
     """
     if decks < 1:
         raise ShufflerError(f"an audit needs at least 1 deck, got {decks}")
+    if jobs < 1:
+        raise ShufflerError(f"an audit needs at least 1 job, got {jobs}")
+    jobs = min(jobs, decks)
+    if jobs > 1:
+        return _run_shared(decks, cards, seed, wrong_restacks, wrong_pass, jobs, machine)
     rng = random.Random(seed) if seed is not None else None
     machine_rng = random.Random(None if seed is None else seed + 1)
     clock = FakeClock()
@@ -103,6 +109,34 @@ def run(decks: int, cards: int = 52, *, seed: int | None = None,
     out.wall_s = time.perf_counter() - started
     out.replans, out.wrong_made = sim.replans, sim.wrong_made
     return out
+
+
+def _run_shared(decks: int, cards: int, seed: int | None, wrong_restacks: float,
+                wrong_pass: int | None, jobs: int, machine: dict[str, Any]) -> AuditRun:
+    """`run` over `jobs` processes, their decks put together in job order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    shares = [decks // jobs + (1 if k < decks % jobs else 0) for k in range(jobs)]
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        parts = list(pool.map(_run_one, [
+            (share, cards, None if seed is None else seed + 2 * k, wrong_restacks, wrong_pass,
+             machine) for k, share in enumerate(shares)]))
+    out = AuditRun(cards)
+    for part in parts:
+        out.decks.extend(part.decks)
+        out.machine_s += part.machine_s
+        out.replans += part.replans
+        out.prompts += part.prompts
+        out.wrong_made += part.wrong_made
+    out.wall_s = time.perf_counter() - started
+    return out
+
+
+def _run_one(job: tuple[int, int, int | None, float, int | None, dict[str, Any]]) -> AuditRun:
+    decks, cards, seed, wrong_restacks, wrong_pass, machine = job
+    return run(decks, cards, seed=seed, wrong_restacks=wrong_restacks, wrong_pass=wrong_pass,
+               **machine)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,15 @@ def test_each_deck_is_a_permutation_of_what_went_in() -> None:
     assert summary["decks"] == 4 and summary["wrong_restacks_made"] == 0
 
 
+def test_decks_shared_among_processes_are_each_a_machines_own_and_all_counted() -> None:
+    shared = handsfree_audit.run(5, 52, seed=3, jobs=2)
+    assert len(shared.decks) == 5 and all(sorted(d) == list(range(52)) for d in shared.decks)
+    # the first process is the one-process run's machine with the same seed, deck for deck
+    assert shared.decks[:3] == handsfree_audit.run(3, 52, seed=3).decks
+    assert shared.decks[3:] == handsfree_audit.run(2, 52, seed=5).decks
+    assert shared.machine_s > 0 and shared.prompts == 0
+
+
 def test_a_wrong_restack_is_counted_and_changes_the_deck() -> None:
     right = handsfree_audit.run(2, 52, seed=4)
     wrong = handsfree_audit.run(2, 52, seed=4, wrong_pass=1)
