@@ -636,3 +636,7 @@ def test_every_corner_shuffles_exactly_with_no_prompt(cards, params, shaft) -> N
     prompts = _play(sim, max_prompts=4)
     assert prompts == []
     _exact(sim, cards)
+    # no card stood up against a bay's end wall (the riser's calibrated duty), and the flap
+    # never moved under a card (the feed ran on only to the same bay)
+    assert sim.table.stood_up == 0 and sim.table.flap_hits == 0
+    assert max(sim.table.wall_speeds) < sim.table.stand_up_mm_s
