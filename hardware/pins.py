@@ -68,7 +68,7 @@ SHUFFLER: tuple[Pin, ...] = (
 # driver and the lid switch's sense line. Apart from SHUFFLER: the Lotus-style build has
 # neither, and its configuration's defaults stay as they are.
 HANDSFREE: tuple[Pin, ...] = (
-    Pin("shuffler.pins.riser", 22, "riser motor driver input IN1 (DRV8833 #2)"),
+    Pin("shuffler.pins.riser", 22, "riser motor driver EN, PWM (DRV8874 #2; PH to GND)"),
     Pin("shuffler.pins.lid", 4, "lid switch sense (the actuators' 5 V through 10k/20k)"),
 )
 # The I2C bus the hands-free build's devices share: bus 1, fixed by the Pi's I2C block.

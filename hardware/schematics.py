@@ -242,14 +242,16 @@ DRAWINGS["schematic-power.svg"] = power
 def _handsfree_part(d: Any, elm: Any, p: pins.Pin) -> None:
     """The hands-free build's part on a Pi pin, drawn rightwards from the end of its wire."""
     if p.name == "riser":
-        drv = elm.Ic(pins=[elm.IcPin(name="IN1", side="left"),
-                           elm.IcPin(name="IN2", side="left"),
+        # the DRV8874 carrier in PH/EN mode (PMODE low): EN takes the riser's PWM, PH fixes
+        # the one direction the riser turns
+        drv = elm.Ic(pins=[elm.IcPin(name="EN", side="left"),
+                           elm.IcPin(name="PH", side="left"),
                            elm.IcPin(name="OUT1", side="right"),
                            elm.IcPin(name="OUT2", side="right")],
-                     edgepadW=1.0, pinspacing=1.0, label="DRV8833 #2",
-                     lblsize=10).anchor("IN1")
+                     edgepadW=1.0, pinspacing=1.0, label="DRV8874 #2",
+                     lblsize=10).anchor("EN")
         d += drv
-        d += elm.Line().left().at(drv.IN2).length(0.5)
+        d += elm.Line().left().at(drv.PH).length(0.5)
         d += elm.Ground()
         d += elm.Motor().down().at(drv.OUT1).to(drv.OUT2).label("riser\nmotor", loc="bottom")
     elif p.name == "lid":

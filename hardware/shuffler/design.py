@@ -40,6 +40,9 @@ FLAP_LENGTH_MM = 12.0
 # The bottom card's leading edge rests against the tray's front wall, at most this far ahead
 # of the nip (the CAD's gate_setback; a test holds it within): a card fed starts there.
 FRONT_WALL_MAX_MM = 10.0
+# Where the default build's bottom card waits: its leading edge at the gate blade, this far
+# ahead of the nip (the CAD's gate_setback; the hands-free shaft's gate_mm).
+GATE_MM = 7.0
 
 # Each bay's end wall carries a self-adhesive felt pad this thick: a card reaching the wall
 # at up to about 1.8 m/s (the steep branches speed it up) then settles flat instead of
@@ -61,7 +64,7 @@ SPEED_TOLERANCE = 0.10
 # mm apart (the next starts 7 mm ahead of the nip): 37 mm nominal, 18 mm (over 15 ms) at the
 # corner of a slow riser and a fast feed (r = 1.40), well over the beams' filter.
 RISER_OVERDRIVE = 1.00
-# The riser's motor runs on PWM (DRV8833 #2 IN1) at the duty `crib shuffler calibrate` sets,
+# The riser's motor runs on PWM (DRV8874 #2 EN) at the duty `crib shuffler calibrate` sets,
 # so that the cards move at this speed past the beams and into the bays: under the speed at
 # which a card stands up against a bay's padded end wall (physics.stand_up_speed_mm_s: about
 # 2.24 m/s) with 10 % to spare, whatever its motor's and supply's spread (at full duty the

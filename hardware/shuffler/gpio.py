@@ -470,8 +470,8 @@ class GpioShuffler(ShufflerController):
 # ----- the hands-free build (docs/hands-free.md): riser, lid, doors, sensors, load cell -----
 
 HANDSFREE_PINS = ("riser", "lid")
-# The riser motor's PWM on DRV8833 #2 IN1: within lgpio's software PWM (up to 10 kHz) and
-# the driver's (up to 50 kHz), fast enough for the motor's winding to smooth it.
+# The riser motor's PWM on DRV8874 #2 EN: within lgpio's software PWM (up to 10 kHz) and
+# the driver's (up to 100 kHz), fast enough for the motor's winding to smooth it.
 RISER_PWM_HZ = 2000
 # The MCP23017's port A: the door sensors and the skew beam, each pulling low for a card.
 EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
@@ -508,7 +508,7 @@ def check_handsfree_pins(pins: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
 
 
 class _HandsFreeGpioMechanism(_GpioMechanism):
-    """The Lotus-style GPIO mechanism plus the drop shaft: the riser motor (DRV8833 #2 IN1),
+    """The Lotus-style GPIO mechanism plus the drop shaft: the riser motor (DRV8874 #2 EN, PWM),
     the lid sense (an input with an edge), the door servos on a ServoPwm, the door sensors
     and the skew beam on an InputExpander, the load cell on a LoadCellAdc."""
 

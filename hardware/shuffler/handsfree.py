@@ -529,8 +529,6 @@ def handsfree_pace(cards: int = 52, params: Params | None = None,
     card to the same bay is fed on without a stop, from the front wall to the nip at the
     feed's speed. The riser runs at its calibrated speed, design.RISER_CARD_SPEED_MM_S, or
     slower at full duty; a machine measured gives its feed's and its riser's speeds."""
-    from hardware.shuffler.shaft import DEFAULT_SHAFT
-
     v = feed_speed_mm_s or pace.measured_card_speed_mm_s(drive, params, cards,
                                                          HANDSFREE_ROUTER.settle_s)
     p = pace.pace(drive=drive, router=HANDSFREE_ROUTER, feed_speed_mm_s=v)
@@ -539,7 +537,7 @@ def handsfree_pace(cards: int = 52, params: Params | None = None,
     clear = design.card_transit_s(riser)
     other = max(0.0, design.flap_clear_s(riser) - p.filter_s + HANDSFREE_ROUTER.settle_s
                 - design.flap_lead_s(v, drive.motor_start_s, p.filter_s))
-    run_on = (design.CARD_LENGTH_MM - DEFAULT_SHAFT.gate_mm) / v
+    run_on = (design.CARD_LENGTH_MM - design.GATE_MM) / v
     return replace(p, transit_s=clear, same_wait_s=clear, other_wait_s=other, run_on_s=run_on)
 
 

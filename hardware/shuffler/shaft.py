@@ -21,7 +21,7 @@ class ShaftGeometry:
     Raises ValueError when the path's stations are out of order.
     """
 
-    gate_mm: float = 7.0  # the gate blade
+    gate_mm: float = design.GATE_MM  # the gate blade
     # the take-away pair, on the curl's start: holds each card before its tail leaves the nip
     # (its 16 mm hub clear of the floating tray's lip, which ends 22.8 mm from the nip)
     t1_mm: float = 33.0

@@ -131,7 +131,7 @@ class Geometry:
     tray_headroom: float = 36.0  # wall above a full deck: it guides the press on top
     # Nip to the inner face of the ears that carry the gate blade. The blade, on their outer
     # face, is the tray's front wall: the deck's front rests on it (no bridged wall).
-    gate_setback: float = 7.0
+    gate_setback: float = design.GATE_MM
     # The gate's gap in (nominal) card thicknesses, above the land the card rests on there.
     gate_gap_cards: float = 1.35  # 0.405 mm
     gate_travel: float = 2.5  # the blade's slots let it move this much up or down
