@@ -257,6 +257,27 @@ def test_the_hands_free_pins_are_checked() -> None:
         HandsFreeGpioShuffler({**PINS, "lid": 17}, FakeClock(), pin_factory=MockFactory())
 
 
+def test_the_riser_runs_at_its_calibrated_pwm_duty_and_a_duty_out_of_range_is_refused() -> None:
+    factory = MockFactory(pin_class=MockPWMPin)
+    bus = i2c.EmulatedBus()
+    sh = HandsFreeGpioShuffler(PINS, FakeClock(), pin_factory=factory, riser_duty=0.72,
+                               servos=i2c.PCA9685(bus, sleep=lambda s: None),
+                               inputs=i2c.MCP23017(bus),
+                               adc=i2c.NAU7802(bus, sleep=lambda s: None))
+    sh.open()
+    try:
+        riser = factory.pin(PINS["riser"])
+        sh.mechanism.set_riser(True)
+        assert riser.state == pytest.approx(0.72)
+        sh.mechanism.set_riser(False)
+        assert riser.state == 0
+    finally:
+        sh.stop()
+    for duty in (0.0, 1.2):
+        with pytest.raises(ConfigurationError, match="riser_duty"):
+            HandsFreeGpioShuffler(PINS, FakeClock(), pin_factory=MockFactory(), riser_duty=duty)
+
+
 def _md_table(section: str, first: str) -> list[dict[str, str]]:
     lines = [ln for ln in section.splitlines() if ln.startswith("|")]
     start = next(i for i, ln in enumerate(lines) if ln.strip("| ").startswith(first))

@@ -4,6 +4,7 @@ the machine's own restacks, their checks, each recovery, the lid (hardware.shuff
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -640,3 +641,55 @@ def test_every_corner_shuffles_exactly_with_no_prompt(cards, params, shaft) -> N
     # never moved under a card (the feed ran on only to the same bay)
     assert sim.table.stood_up == 0 and sim.table.flap_hits == 0
     assert max(sim.table.wall_speeds) < sim.table.stand_up_mm_s
+
+
+def test_the_riser_held_at_its_calibrated_speed_stands_no_card_up_and_at_full_duty_it_would(
+) -> None:
+    """At the fastest corner (a fast riser motor on a high supply) the riser at full duty
+    drives cards into the bays' end walls over the speed at which a card stands up, and a
+    standing card swaps with the next behind every sensor: the deck is not the plan's. At
+    the duty calibrate sets, no card stands up and the deck is exact."""
+    from hardware.shuffler import design
+    from hardware.shuffler.handsfree_sim import SHAFT_NOMINAL
+    from hardware.shuffler.ranges import NOMINAL
+
+    fast = NOMINAL.with_(motor_speed=1.15, supply_v=5.25)
+    shaft = dataclasses.replace(SHAFT_NOMINAL, riser_speed=1.15)
+    sim, _ = _sim(52, params=fast, shaft_params=shaft)
+    assert sim.table.riser_duty < 0.85
+    assert _play(sim) == []
+    _exact(sim, 52)
+    assert sim.table.stood_up == 0
+    assert max(sim.table.wall_speeds) <= design.RISER_CARD_SPEED_MM_S * 1.01
+
+    sim, _ = _sim(52, params=fast, shaft_params=shaft)
+    sim.table.riser_duty = 1.0  # as if never calibrated, and run flat out
+    assert _play(sim) == []
+    assert max(sim.table.wall_speeds) > sim.table.stand_up_mm_s
+    assert sim.table.stood_up > 0
+    assert sim.table.deck() != sim.expected_deck()  # nothing saw it
+
+
+def test_the_feed_runs_on_into_every_card_to_the_same_bay_and_stops_for_the_others() -> None:
+    """Each card that follows one to the same bay is fed without a stop (the riser parts
+    them); before a card to the other bay the feed stops, and the flap moves between."""
+    rig = Rig(52)
+    stops: list[float] = []
+    set_motor = rig.shaft.set_motor
+
+    def watch(on: bool) -> None:
+        if not on and rig.shaft.motor:
+            stops.append(rig.shaft.now)
+        set_motor(on)
+
+    rig.shaft.set_motor = watch  # type: ignore[method-assign]
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+    plan = rig.ctl.plans[-1].handsfree
+    assert plan is not None
+    moves = sum(pp.router_moves for pp in plan.passes)
+    follows = sum(len(pp.bays) - 1 - pp.router_moves for pp in plan.passes)
+    assert rig.ctl.fed_on == follows > 100
+    # a stop before each change of bay, and one as each pass ends
+    assert moves <= len(stops) <= moves + 2 * len(plan.passes)

@@ -190,7 +190,15 @@ def test_calibrate_on_the_hands_free_build_measures_cards_carried_by_the_riser(t
     cards = [d for d in lines if d.get("kind") == "card"]
     assert len(cards) == 12  # the riser ran: every card reached a bay's beam
     written = load_settings(cfg).shuffler
-    # past the beams a card moves at the riser's speed, faster than the feed gives it
+    # past the beams a card moves at the riser's speed, faster than the feed gives it; at
+    # full duty the riser would pass 2.0 m/s, so calibrate sets the PWM duty that brings its
+    # fastest card down to it (under the end wall's stand-up speed) and writes the speeds
+    # the cards will have at that duty
     feed = design.HANDSFREE_DRIVE.free_speed_mm_s(5.0)
-    assert feed < written.feed_speed_mm_s < (1 + design.RISER_OVERDRIVE) * feed
+    riser = next(d for d in lines if d.get("kind") == "riser")
+    assert riser["full_duty_mm_s"] > design.RISER_CARD_SPEED_MM_S
+    assert written.riser_duty == riser["riser_duty"] and 0.8 < written.riser_duty < 1
+    assert feed < written.feed_speed_mm_s <= design.RISER_CARD_SPEED_MM_S
+    assert max(written.card_speeds_mm_s or []) == pytest.approx(design.RISER_CARD_SPEED_MM_S,
+                                                                abs=1.0)
     assert next(d for d in lines if d.get("kind") == "speed")["build"] == "handsfree"
