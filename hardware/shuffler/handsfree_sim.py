@@ -750,15 +750,7 @@ class HandsFreeTable(ShufflerTable):
         if self.door_open(bay, t):
             self._start_drop(list(unit.cards), bay, t)
             return
-        # as on the Lotus build: a card standing against the wall is on the pile's top; the
-        # next slides under it and it topples onto that one, the two changing places
-        standing = self._standing[pile]
-        under = len(standing.cards) if standing is not None else 0
-        self.piles[pile][under:under] = list(unit.cards)
-        self._standing[pile] = None
-        if wall > self.stand_up_mm_s:
-            self.stood_up += 1
-            self._standing[pile] = unit
+        self._onto_pile(unit, pile, wall)  # standing up as on the Lotus build, if too fast
 
     # --- sensors --------------------------------------------------------------------------
 

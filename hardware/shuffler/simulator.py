@@ -612,9 +612,13 @@ class ShufflerTable:
         self.wall_speeds.append(wall)
         self._units.remove(unit)
         unit.phase = "landed"
+        self._onto_pile(unit, pile, wall)
+
+    def _onto_pile(self, unit: _Unit, pile: Pile, wall: float) -> None:
+        """A unit lies on its pile, having met the end wall at `wall` mm/s: above the
+        stand-up speed it stands against the wall. A card standing there is on the pile's
+        top; the next slides under it and it topples onto that one: the two change places."""
         standing = self._standing[pile]
-        # a card standing against the wall is on the pile's top; this one slides under it,
-        # and it topples onto this one: the two change places
         under = len(standing.cards) if standing is not None else 0
         self.piles[pile][under:under] = list(unit.cards)
         self._standing[pile] = None
