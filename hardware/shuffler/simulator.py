@@ -561,9 +561,15 @@ class ShufflerTable:
                 - 1e-7:
             return
         lead, unit.flap_at = unit.flap_at, None
-        if any(lead - self.router_settle_s * self.speed < at * self.speed < t
-               for at, _ in self._router_log):
-            self.flap_hits += 1
+        since = lead - self.router_settle_s * self.speed
+        # newest first, back to the moves that could still be settling as its lead arrived
+        # (the log grows with the machine's life: a whole scan made long runs quadratic)
+        for at, _ in reversed(self._router_log):
+            if at * self.speed <= since:
+                break
+            if at * self.speed < t:
+                self.flap_hits += 1
+                break
 
     def _cover(self, unit: _Unit, under: bool, t: float, edges: list[SensorEdge]) -> None:
         pile = unit.pile
