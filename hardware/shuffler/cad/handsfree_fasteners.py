@@ -44,13 +44,23 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
         Fastener("Load cell screws, fixed end", "pan", 4.0, 16,
                  tuple((x, 0.0, lz0 - 10.0) for x in hp.load_cell_holes(h)[0]),
                  (0, 0, 1), ("load_cell_foot",), "load_cell"),
+        Fastener("Press foot screws", "countersunk", 3.0, 12, tuple(hp.foot_screw_seats(h)),
+                 (0, 0, -1), ("press_arm",), "press_foot"),
     ]
 
 
-def assembly_solids(h: HandsFree = HANDSFREE) -> dict[str, Part]:
-    """Every fastener as a solid, keyed ``row #n``."""
+def assembly_solids(h: HandsFree = HANDSFREE, press: float = 0.0) -> dict[str, Part]:
+    """Every fastener as a solid, keyed ``row #n``; the press's turned ``press`` degrees
+    out with it."""
     out: dict[str, Part] = {}
     for f in table(h):
         for n, solid in enumerate(fasteners.solids(f)):
+            if "press_arm" in f.clamps:
+                solid = _press_moved(h, solid, press)
             out[f"{f.row} #{n + 1}"] = solid
     return out
+
+
+def _press_moved(h: HandsFree, solid: Part, press: float) -> Part:
+    """A fastener of the press moved with it to ``press`` degrees on its path."""
+    return handsfree_parts.press_move(h, solid, handsfree_parts.press_pose(h, press), press)

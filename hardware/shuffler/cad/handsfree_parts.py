@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from build123d import Cylinder, Part, Polygon, Pos, Rot, extrude
+from build123d import Cylinder, Helix, Part, Plane, Polygon, Pos, Rectangle, Rot, extrude, sweep
 
 from hardware.shuffler.cad import parts
-from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
+from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH
+from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, SKEW_BEAM_SETBACK, HandsFree
 from hardware.shuffler.cad.parts import _box, _prism_xz, _y_cylinder, _z_cylinder
 from hardware.shuffler.handsfree import Bay
 
@@ -334,7 +335,7 @@ LEAF_END = 1.0  # each leaf's front end short of the gate's ears
 def skew_x(h: HandsFree) -> float:
     """The skew beam's x: across the shaft near its back wall, behind the press's foot and
     the leaves' back ends."""
-    return h.shaft_x[0] + 3.5
+    return h.shaft_x[0] + SKEW_BEAM_SETBACK
 
 
 def leaf_x(h: HandsFree) -> tuple[float, float]:
@@ -379,12 +380,12 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
                 body -= _box(x - h.vent_w / 2, x + h.vent_w / 2, *y, zd + 4, zd + 24)
     # the skew beam's bore across y, through the -y wall (the receiver is in the lid)
     body -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, -yo - 1, -yi + 0.01)
-    # the press arm swings out through a notch at the -y wall's foot
-    px0, px1 = press_notch(h)
-    body -= _box(px0, px1, -yo - 1, -yi + 0.01, z0 - 1, press_arm_z(h)[1] + 2)
+    # the press's arm and foot leave through a notch at the -y wall's foot
+    nx0, nx1, nz0, nz1 = press_notch(h)
+    body -= _box(nx0, nx1, -yo - 1, -yi + 0.01, nz0, nz1)
     for x in lid_hinge_xs(h):
         body += _lid_knuckle(h, x)
-    body += servo_bosses(h) + switch_mount(h)
+    body += servo_bosses(h) + switch_mount(h) + press_post(h)
     for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
         body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
     return body
@@ -589,60 +590,171 @@ def servo_bosses(h: HandsFree) -> Part:
     return out
 
 
-# ----- the press arm -----
+# ----- the press -----
+#
+# A swing clamp's motion: the arm and its foot are one rigid body on a printed post that
+# hangs from an ear on the shaft's -y wall. A pin in the arm's hub runs in the post's groove:
+# a straight leg (at 0 degrees the press slides down it with the deck, its foot on the top
+# card) and, from the top of that leg, a helical one (it turns out of the shaft, rising
+# ``press_helix_rise``). So the foot always leaves straight up off the deck, swings over a
+# full tray's deck with ``press_lift_clear`` to spare, and comes back down onto it straight.
 
-def press_arm_z(h: HandsFree) -> tuple[float, float]:
-    """The arm's underside and top: above a full tray and the foot's travel."""
-    z0 = h.g.nip[1] + h.g.pile_height(h.g.capacity_cards) + FOOT_H + 1.0
+FOOT_SCREW_YS = (-5.0, -15.0)  # the two M3s that hold the foot under the arm's end
+
+
+def press_move(h: HandsFree, part: Part, foot_z: float | None = None, swung: float = 0.0
+               ) -> Part:
+    """``part``, modelled with the foot on a full tray's deck, moved to the pose whose foot
+    underside is at ``foot_z`` (default: that rest) turned ``swung`` degrees on the post."""
+    dz = 0.0 if foot_z is None else foot_z - h.press_rest_z()
+    px, py = h.press_pivot
+    return Pos(px, py, dz) * Rot(0, 0, swung) * Pos(-px, -py, 0) * part
+
+
+def _arm_z(h: HandsFree) -> tuple[float, float]:
+    """The arm's underside and top, its foot on a full tray's deck (the modelled pose)."""
+    z0 = h.press_rest_z() + h.press_foot_h
+    return z0, z0 + h.press_arm_t
+
+
+def follower_z(h: HandsFree, foot_z: float) -> float:
+    """The hub's pin's axis, with the foot's underside at ``foot_z``: mid-hub."""
+    return foot_z + h.press_foot_h + h.press_arm_t - h.press_hub_h / 2
+
+
+def press_ear_z(h: HandsFree) -> tuple[float, float]:
+    """The ear the post hangs from: over the hub at the top of its travel."""
+    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.5
     return z0, z0 + 6.0
 
 
-FOOT_H = 8.0
+def press_post_z(h: HandsFree) -> float:
+    """The post's free end: under the hub with the foot on the empty tray's tyre."""
+    return h.press_rest_z(0) + h.press_foot_h + h.press_arm_t - h.press_hub_h - 1.0
 
 
-def press_pivot(h: HandsFree) -> Point:
-    """(x, y) of the arm's upright pivot pin, outside the -y wall."""
-    x0, x1 = h.g.press_x
-    return (x0 + x1) / 2, -(h.shaft_half_w + h.shaft_wall + 13.75)
+EAR_GUSSET_DEG = 50.0  # the gusset over the ear: steeper than 45 degrees as printed
 
 
-def press_notch(h: HandsFree) -> tuple[float, float]:
-    """(x0, x1) of the notch in the -y wall's foot the arm and its foot swing out through
-    (the foot's back corner crosses the wall up to about 55 mm behind the pivot)."""
-    px, _py = press_pivot(h)
-    return px - 60.0, px + 11.0
+def press_post(h: HandsFree = HANDSFREE) -> Part:
+    """The post (part of the shaft): a column hanging from a gusseted ear on the -y wall's
+    outside, with the follower's groove: the straight leg, then the helical one."""
+    px, py = h.press_pivot
+    r = h.press_post_d / 2
+    yo = -(h.shaft_half_w + h.shaft_wall)
+    e0, e1 = press_ear_z(h)
+    ye = py - r - 3.0
+    post = _z_cylinder(px, py, h.press_post_d, press_post_z(h), e0 + 0.01)
+    post += _box(px - r - 2.0, px + r + 2.0, ye, yo + 0.01, e0, e1)
+    rise = (yo - ye) * math.tan(math.radians(EAR_GUSSET_DEG))
+    gusset = Plane.YZ * Polygon((yo + 0.01, e1 - 0.01), (ye, e1 - 0.01), (yo + 0.01, e1 + rise),
+                                align=None)
+    g = extrude(gusset, amount=2 * r + 4.0)
+    post += Pos(px - r - 2.0 - g.bounding_box().min.X, 0, 0) * g
+    for bay in BAYS:  # the wall's vents stay open through the gusset
+        zd = h.doors_z(bay)
+        for x in vent_xs(h):
+            post -= _box(x - h.vent_w / 2, x + h.vent_w / 2, ye - 1, yo + 1, zd + 4, zd + 24)
+    return post - press_groove(h)
 
 
-def press_arm(h: HandsFree = HANDSFREE, swung: float = 0.0) -> Part:
-    """The press: an arm on an upright pin outside the -y wall, reaching over the deck to the
-    nip, its foot hanging on a 3 mm pin through it (it drops as the deck empties).
-    ``swung`` degrees turns it out of the shaft through the wall's notch (90: clear)."""
-    px, py = press_pivot(h)
-    z0, z1 = press_arm_z(h)
-    arm = _box(px - 4, px + 4, py, 0.0, z0, z1) + _z_cylinder(px, py, 10.0, z0, z1)
-    arm += _z_cylinder(px, 0.0, 10.0, z0, z1)
-    arm -= _z_cylinder(px, py, 3.3, z0 - 1, z1 + 1)
-    arm -= _z_cylinder(px, 0.0, 3.4, z0 - 1, z1 + 1)
-    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * arm
+GROOVE_RUN_ON = 25.0  # degrees of helix past the swing's end: the follower's own width
 
 
-def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None, swung: float = 0.0
+def press_groove(h: HandsFree) -> Part:
+    """The follower's groove in the post: the straight leg at 180 degrees (towards -x), from
+    2 mm under the pin with the foot on the empty tyre to the swing's start, then the helix
+    (swept along the pin's own path, on past the swing's end by the pin's width)."""
+    px, py = h.press_pivot
+    r = h.press_post_d / 2
+    w = h.groove_w
+    lo = follower_z(h, h.press_rest_z(0)) - 2.0 - w / 2
+    z0 = follower_z(h, h.press_swing_z)
+    out = _box(px - r - 1.0, px - r + h.groove_depth, py - w / 2, py + w / 2, lo, z0 + w / 2)
+    turn = h.press_swing + GROOVE_RUN_ON
+    height = h.press_helix_rise * turn / h.press_swing
+    helix = Helix(360.0 * h.press_helix_rise / h.press_swing, height, r)
+    mid = r + (1.0 - h.groove_depth) / 2  # the section from the groove's floor to past the rim
+    section = Plane(origin=(mid, 0, 0), x_dir=(1, 0, 0), z_dir=helix.tangent_at(0)) * Rectangle(
+        h.groove_depth + 1.0, w)
+    leg = sweep(section, path=helix, is_frenet=True)
+    return out + Pos(px, py, z0) * Rot(0, 0, 180.0) * leg
+
+
+def press_arm(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+              ) -> Part:
+    """The arm: its hub on the post (the follower's hole in it), reaching over the deck to
+    the nip, the foot's two countersunk screws through its end. At ``foot_z`` (the foot's
+    underside; default on a full deck), turned ``swung`` degrees."""
+    px, py = h.press_pivot
+    z0, z1 = _arm_z(h)
+    w = h.press_arm_w / 2
+    arm = _box(px - w, px + w, py, 0.0, z0, z1) + _z_cylinder(px, 0.0, 2 * w, z0, z1)
+    arm += _z_cylinder(px, py, h.press_hub_d, z1 - h.press_hub_h, z1)
+    arm -= _z_cylinder(px, py, h.press_post_d + h.press_hub_fit, z1 - h.press_hub_h - 1, z1 + 1)
+    fz = follower_z(h, h.press_rest_z())
+    arm -= _x_cylinder(px - h.press_hub_d / 2 - 1, px, py, fz, h.follower_d + 0.1)
+    for y in FOOT_SCREW_YS:
+        arm -= parts.countersink(px, y, z1, h.press_arm_t + 1)
+    return press_move(h, arm, foot_z, swung)
+
+
+def press_foot(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
                ) -> Part:
-    """The foot on the deck over the nip, a pocket for its steel weight, its guide pin's
-    bore (it hangs from the arm on the pin and slides down it as the deck empties)."""
+    """The foot on the deck over the nip, screwed under the arm's end: a pocket for its
+    steel weight, the screws' pilots."""
     g = h.g
     x0, x1 = g.press_x
-    n = g.capacity_cards if cards is None else cards
-    zb = g.nip[1] + g.pile_height(n)
-    foot = _box(x0, x1, -20.0, 20.0, zb, zb + FOOT_H)
-    cx = (x0 + x1) / 2
-    px, _py = press_pivot(h)
-    # the weight's pocket beside the guide pin's bore
-    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, 18.0, zb + 2.0, zb + FOOT_H + 1)
-    foot -= _z_cylinder(px, 0.0, 3.4, zb + 2.0, zb + FOOT_H + 1)
-    assert abs(px - cx) < 5, "the guide pin stands over the foot"
-    _px, py = press_pivot(h)
-    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * foot
+    zb = h.press_rest_z()
+    half = h.press_foot_w / 2
+    top = zb + h.press_foot_h
+    foot = _box(x0, x1, -half, half, zb, top)
+    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, half - 2.0, zb + 2.0, top + 1)
+    px, _py = h.press_pivot
+    for y in FOOT_SCREW_YS:
+        foot -= _z_cylinder(px, y, 2.5, zb + 0.5, top + 1)
+    return press_move(h, foot, foot_z, swung)
+
+
+def press_follower(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+                   ) -> Part:
+    """The follower: a 3 x 6 mm steel dowel glued in the hub's hole, 1.2 mm short of the
+    groove's floor."""
+    px, py = h.press_pivot
+    r_in = h.press_post_d / 2 - h.groove_depth + 0.3
+    pin = _x_cylinder(px - r_in - h.follower_l, px - r_in, py, follower_z(h, h.press_rest_z()),
+                      h.follower_d)
+    return press_move(h, pin, foot_z, swung)
+
+
+def press_weight(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+                 ) -> Part:
+    """The steel bar in the foot's pocket."""
+    x0, x1 = h.g.press_x
+    zb = h.press_rest_z() + 2.0
+    half = h.press_foot_w / 2
+    bar = _box(x0 + 2.3, x1 - 2.3, 5.3, half - 2.3, zb, zb + h.press_foot_h - 2.0)
+    return press_move(h, bar, foot_z, swung)
+
+
+def foot_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the foot's two countersunk M3s' heads, the foot on a full deck."""
+    px, _py = h.press_pivot
+    return [(px, y, _arm_z(h)[1] - COUNTERSINK_DEPTH) for y in FOOT_SCREW_YS]
+
+
+def press_pose(h: HandsFree, swung: float) -> float:
+    """The foot's underside on the press's path at ``swung`` degrees (0: on a full deck)."""
+    return h.press_rest_z() if swung == 0 else h.press_z_at(swung)
+
+
+def press_notch(h: HandsFree) -> tuple[float, float, float, float]:
+    """(x0, x1, z0, z1) of the opening in the -y wall's foot: the arm's straight travel at
+    0 degrees, and everything the arm and its foot sweep in that wall as they turn."""
+    px, _py = h.press_pivot
+    x1 = px + h.press_arm_w / 2 + 1.5
+    z1 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.0
+    return h.press_window_x(), x1, shaft_bottom(h) - 1.0, z1
 
 
 # ----- the lid, its switch, the load cell -----
@@ -821,9 +933,10 @@ def handsfree_tray(h: HandsFree = HANDSFREE) -> Part:
     cut = whole & keep
     cut -= _box(x0 - 1, g.gate_setback, g.tray_inner[1] / 2 - 0.01, yo + 1, h.zf - 0.01,
                 h.zf + h.tray_wall_h + 1)
-    # under the shaft's notch the -y wall is gone too: the press's foot swings out there
-    nx0, nx1 = press_notch(h)
-    return cut - _box(nx0, min(nx1, g.gate_setback), -yo - 1, -g.tray_inner[1] / 2 + 0.01,
+    # a slot in the -y wall for the press's arm, down on an empty tray's tyre
+    px, _py = h.press_pivot
+    w = h.press_arm_w / 2 + 1.5
+    return cut - _box(px - w, px + w, -yo - 1, -g.tray_inner[1] / 2 + 0.01,
                       h.zf - 0.01, h.zf + h.tray_wall_h + 1)
 
 
@@ -866,7 +979,7 @@ PRINT_ORIENTATION = {
     "door_leaf": Orientation(about_y=90, note="standing on its front end"),
     "door_gear": Orientation(about_y=90, note="flat"),
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
-    "press_arm": Orientation(note="flat"),
+    "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
@@ -894,15 +1007,20 @@ def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
                            "press_arm")}
     out["riser_rollers"] = riser_rollers(h)
     out["door_leaves"] = door_leaves(h, doors)
-    out["press_arm"] = press_arm(h, press)
-    out["press_foot"] = press_foot(h, None if press == 0 else 0, press)
+    fz = press_pose(h, press)
+    out["press_arm"] = press_arm(h, fz, press)
+    out["press_foot"] = press_foot(h, fz, press)
     return out
 
 
-def bought(h: HandsFree = HANDSFREE, cards: int | None = None) -> dict[str, Part]:
-    """The bought parts in place, with the Lotus build's feed under the tray."""
+def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.0
+           ) -> dict[str, Part]:
+    """The bought parts in place, with the Lotus build's feed under the tray (the press's
+    pin and weight with it, turned ``press`` degrees out)."""
     g = h.g
+    fz = press_pose(h, press)
     return {
+        "press_follower": press_follower(h, fz, press), "press_weight": press_weight(h, fz, press),
         "gate_blade": parts.gate_blade(g), "roller_hub": parts.roller_hub(g),
         "motor_clamp": parts.motor_clamp(g), "n20_motor": parts.n20_motor(g),
         "o_rings": parts.o_rings(g), "deck": parts.deck(g, cards),

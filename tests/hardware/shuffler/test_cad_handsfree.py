@@ -13,6 +13,8 @@ Needs build123d (the ``dev`` and ``cad`` extras).
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tests.hardware.shuffler.cad_support import require_build123d
@@ -41,7 +43,7 @@ def closed():
 @pytest.fixture(scope="module")
 def opened():
     """Every leaf hanging in its pocket, the press arm swung out."""
-    return handsfree_assembly(H, doors=90.0, press=90.0)
+    return handsfree_assembly(H, doors=90.0, press=H.press_swing)
 
 
 def test_no_two_parts_meet_with_the_doors_shut_or_open(closed, opened):
@@ -121,17 +123,74 @@ def test_the_upper_pile_lands_on_the_shut_lower_doors(closed):
 ANGLES = [15.0, 30.0, 45.0, 60.0, 75.0]
 
 
-@pytest.mark.xfail(strict=True, reason="open design issue: swung past about 60 degrees on its "
-                   "upright pin, the press's foot sweeps across the -y wall and the tray's wall "
-                   "behind the notch; the press needs a lift before the swing (docs/hands-free.md)")
+SWING_STEP_DEG = 1.5
+LIFT_STEP_MM = 1.5
+SUPPORTS = ("deck", "o_rings", "handsfree_tray")  # what the foot rests on, and leaves upwards
+
+
+def _travel(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The farthest any point of the press moves between two poses of its path."""
+    return abs(b[0] - a[0]) + H.press_reach() * math.radians(abs(b[1] - a[1]))
+
+
 @pytest.mark.parametrize("cards", [0, 104])
 def test_the_press_swings_out_with_its_foot_clear_of_everything(closed, cards):
-    """The press leaves the shaft before any door opens, over an empty tray (after a pass)
-    or a full one (at the start)."""
-    model = {n: p for n, p in closed.items() if n not in ("press_arm", "press_foot", "deck")}
-    for angle in ANGLES + [90.0]:
-        moving = handsfree_parts.press_arm(H, angle) + handsfree_parts.press_foot(H, cards, angle)
-        assert handsfree_sweep.hits(moving, model) == {}, angle
+    """The press leaves the shaft before any door opens: lifted straight up its post off the
+    deck (an empty tray's after a pass; a full one's at the start, when it comes back the same
+    way), then turned out on the helical leg. At every pose of that path the arm, the foot,
+    the follower, the weight and the foot's screws meet nothing; and what swings wide (all
+    but the hub, which turns on its own axis) stands clear of every part by more than half
+    the farthest any point of it moves to the next pose or from the last, so the path
+    between the poses is clear too (at rest the foot touches only what it rests on, and
+    leaves it straight up)."""
+    from hardware.shuffler.cad.parts import deck
+
+    rest = handsfree_sweep.press_parts(closed)
+    model = {n: p for n, p in closed.items() if n not in rest and n != "deck"}
+    if cards:
+        model["deck"] = deck(H.g, cards)
+    press = None
+    for p in rest.values():
+        press = p if press is None else press + p
+    far = handsfree_sweep.press_far(H, press)
+    path = H.press_path(cards, LIFT_STEP_MM, SWING_STEP_DEG)
+    assert path[0] == (pytest.approx(H.press_rest_z(cards)), 0.0)
+    assert path[-1][1] == H.press_swing >= 90.0
+    assert path[-1][0] - path[0][0] >= H.press_swing_z - H.press_rest_z(cards) > 0
+    met, short, least = {}, {}, {}
+    for i, (foot_z, swung) in enumerate(path):
+        moving = handsfree_parts.press_move(H, press, foot_z, swung)
+        found = handsfree_sweep.hits(moving, model)
+        if found:
+            met[(round(foot_z - H.zf, 1), swung)] = found
+        need = max(_travel(path[j], path[j + 1]) for j in (i - 1, i)
+                   if 0 <= j < len(path) - 1) / 2
+        wide = handsfree_parts.press_move(H, far, foot_z, swung)
+        for name, d in handsfree_sweep.clearances(wide, model, 3.0).items():
+            if i == 0 and name in SUPPORTS:
+                continue
+            least[name] = min(least.get(name, d), d)
+            if d < need:
+                short[(round(foot_z - H.zf, 1), swung, name)] = (round(d, 2), round(need, 2))
+    assert met == {}
+    print(f"\n{cards} cards: least clearance of the swinging press (mm):",
+          {k: round(v, 2) for k, v in sorted(least.items(), key=lambda kv: kv[1])})
+    assert short == {}
+
+
+def test_swung_out_the_press_stands_clear_of_the_shaft_inside_and_the_open_leaves(opened):
+    """Turned out, no part of the press is over the tray or in the -y wall, where the piles
+    fall and the open leaves hang."""
+    press = None
+    for p in handsfree_sweep.press_parts(opened).values():
+        press = p if press is None else press + p
+    y_wall = -(H.shaft_half_w + H.shaft_wall)
+    assert press.bounding_box().max.Y < y_wall  # the hub, by the wall
+    assert handsfree_sweep.press_far(H, press).bounding_box().max.Y < y_wall - 2.0
+    # and turned back in, the foot rests on the deck over the nip
+    rest = handsfree_parts.press_foot(H).bounding_box()
+    assert rest.min.Z == pytest.approx(H.g.nip[1] + H.g.pile_height(H.g.capacity_cards))
+    assert rest.min.X <= 0.0 <= rest.max.X
 
 
 def test_the_leaves_turn_clear_of_everything_once_the_press_is_out(opened):
