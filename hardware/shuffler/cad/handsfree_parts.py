@@ -177,6 +177,8 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
                              fo - h.wall - 0.1, fo + 0.1), -yi, yi)
     body -= _flap_axle_hole(h, yb - 1, yi)
     for r in rollers(h):
+        body += hub_lug(h, r, yb, -yi)
+    for r in rollers(h):
         body -= _roller_cutouts(h, r, yb)
     for bay in BAYS:
         bx, bz = beam_point(h, bay)
@@ -192,6 +194,8 @@ def riser_cover(h: HandsFree = HANDSFREE) -> Part:
     yi, _yb, yc = riser_halves(h)
     cover = _xz_prism(_side_outline(h), yi, yc)
     cover -= _flap_axle_hole(h, yi - 1, yc + 1)
+    for r in rollers(h):
+        cover += hub_lug(h, r, yi, yc)
     for r in rollers(h):
         cover -= _roller_cutouts(h, r, yc, side=1)
     for bay in BAYS:
@@ -219,6 +223,24 @@ def beam_point(h: HandsFree, bay: Bay) -> Point:
     p = h.at(bay, h.shaft.beam_mm)
     off = (floor_off(h) + roof_off(h)) / 2
     return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+
+HUB_LUG_WALL = 2.5  # plate round each driven hub's bearing seat
+
+
+def hub_lug(h: HandsFree, r: Roller, y0: float, y1: float) -> Part:
+    """The side plate's lug round a driven hub's bearing: the hubs run under the channel's
+    floor, outside the curl, beyond the plate's edge (the floor's outer face), so the plate
+    reaches out to carry each bearing (a disc round the axis, joined to the floor wall)."""
+    hx, hz = r.hub_axis(h)
+    p = h.at(r.bay, r.s)
+    tx, tz = math.cos(p.heading), math.sin(p.heading)
+    rad = h.bearing_od / 2 + HUB_LUG_WALL
+    inner = floor_off(h) - h.wall / 2  # inside the floor wall
+    fx, fz = p.x - inner * math.sin(p.heading), p.z + inner * math.cos(p.heading)
+    quad = [(hx - rad * tx, hz - rad * tz), (hx + rad * tx, hz + rad * tz),
+            (fx + rad * tx, fz + rad * tz), (fx - rad * tx, fz - rad * tz)]
+    return _y_cylinder(hx, hz, 2 * rad, y0, y1) + _prism_xz(quad, y0, y1)
 
 
 def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Part:

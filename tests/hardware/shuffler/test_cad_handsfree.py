@@ -234,3 +234,21 @@ def test_every_fastener_is_a_solid_from_its_table_and_threads_deep_enough(closed
             runs = material_runs(closed[f.thread_in], tuple(start), f.axis)
             grip = sum(max(0.0, min(b, 30.0 + f.tip) - max(a, 30.0)) for a, b in runs)
             assert grip >= need, (f.row, n, round(grip, 2))
+
+
+def test_both_side_plates_carry_every_driven_hubs_bearings():
+    """Each hub's shaft runs in a bearing in each side plate: a full ring of plate, 2 mm
+    wide round the bearing's seat, at every roller pair (the hubs run outside the
+    curl, beyond the floor's outer face, where the plate would otherwise end)."""
+    from hardware.shuffler.cad.parts import _y_cylinder
+
+    yi, yb, yc = handsfree_parts.riser_halves(H)
+    body, cover = handsfree_parts.riser_body(H), handsfree_parts.riser_cover(H)
+    seat = H.bearing_od + 0.1
+    for r in handsfree_parts.rollers(H):
+        x, z = r.hub_axis(H)
+        for plate, y0, y1 in ((body, yb, -yi), (cover, yi, yc)):
+            ring = _y_cylinder(x, z, seat + 4.0, y0, y1) - _y_cylinder(x, z, seat, y0 - 1, y1 + 1)
+            # (the hub's window takes 0.01 mm off the plate's inner face)
+            assert handsfree_sweep.common(ring, plate) == pytest.approx(ring.volume, rel=1e-2), \
+                r.name
