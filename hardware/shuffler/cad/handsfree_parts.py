@@ -183,6 +183,7 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
     for bay in BAYS:
         bx, bz = beam_point(h, bay)
         body -= _y_cylinder(bx, bz, h.beam_d, yb - 1, -yi + 0.01)
+    body -= _belt().idler_pin_hole(h, yb - 1, -yi + 0.01)
     for x, z in riser_screw_points(h):
         body += _y_cylinder(x, z, RISER_BOSS, -yi - 0.01, yi)
         body -= _y_cylinder(x, z, 2.5, -yi + 2.0, yi + 0.01)  # the cover's thread-forming M3s
@@ -203,7 +204,14 @@ def riser_cover(h: HandsFree = HANDSFREE) -> Part:
         cover -= _y_cylinder(bx, bz, h.beam_d, yi - 0.01, yc + 1)
     for x, z in riser_screw_points(h):
         cover -= _y_cylinder(x, z, 3.4, yi - 1, yc + 1)
-    return cover
+    return cover - _belt().idler_pin_hole(h, yi - 1, yc + 1)
+
+
+def _belt():
+    """The riser's drive (its module builds on this one's parts)."""
+    from hardware.shuffler.cad import handsfree_belt
+
+    return handsfree_belt
 
 
 def _flap_axle_hole(h: HandsFree, y0: float, y1: float) -> Part:
@@ -267,12 +275,17 @@ def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Pa
 RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws thread into
 
 
+# From the lower curl's centre: the columns inside the curl, clear of its idlers (they run
+# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 40 T
+# pulley and of the belt's runs past it. The first two carry the motor bracket's legs too.
+RISER_SCREWS = ((18.0, -22.36), (-7.0, 27.64), (2.0, -16.36), (8.0, 27.64))
+
+
 def riser_screw_points(h: HandsFree) -> list[Point]:
-    """(x, z) of the M3 screws that hold the cover: in columns inside the lower curl, clear
-    of its idlers (they run 30-40 mm from the curl's centre)."""
+    """(x, z) of the M3 screws that hold the cover, in columns inside the lower curl (the
+    first two through the riser motor bracket's legs as well)."""
     cx, cz = h.curl_start, h.centre_z0 + h.shaft.curl_radius_mm
-    return [(cx + dx, cz + dz) for dx, dz in ((-8.0, -12.0), (14.0, -12.0), (-8.0, 16.0),
-                                               (14.0, 16.0))]
+    return [(cx + dx, cz + dz) for dx, dz in RISER_SCREWS]
 
 
 def riser_hub(h: HandsFree = HANDSFREE, r: Roller | None = None) -> Part:
@@ -331,10 +344,25 @@ def riser_shafts(h: HandsFree = HANDSFREE) -> Part:
         for y0, y1 in ((yb, yb + h.bearing_w), (yc - h.bearing_w, yc)):
             part += _y_cylinder(hx, hz, h.bearing_od, y0, y1) - _y_cylinder(hx, hz, 3.0, y0 - 1,
                                                                               y1 + 1)
-        part += _y_cylinder(hx, hz, h.pulley_d, yc + 1.0, yc + 8.0)  # GT2 16T, 6 mm belt
+        part += gt2_pulley(hx, hz, 16, yc, 7.0)
         ix, iz = r.idler_axis(h)
         part += _y_cylinder(ix, iz, 3.0, yb + 0.5, yc - 0.5)  # the idler's pin
         out = part if out is None else out + part
+    return out
+
+
+def gt2_pulley(x: float, z: float, teeth: int, y_face: float, hub: float) -> Part:
+    """A GT2 pulley on a y axis: its teeth (the outside diameter, the pitch circle less
+    0.254 mm a side) from 1 mm past ``y_face`` for 7 mm between two 0.4 mm flanges, then a
+    ``hub`` mm long set-screw hub."""
+    pitch = teeth * 2.0 / math.pi
+    od = pitch - 0.508
+    y0 = y_face + 1.0
+    out = _y_cylinder(x, z, od, y0, y0 + 7.0)
+    for a in (y0, y0 + 6.6):
+        out += _y_cylinder(x, z, od + 2.4, a, a + 0.4)
+    if hub:
+        out += _y_cylinder(x, z, min(16.0, od - 2.0), y0 + 7.0 - 0.01, y0 + 7.0 + hub)
     return out
 
 
@@ -986,6 +1014,7 @@ PRINTED = {
     "door_servo_mount": servo_mount,
     "press_arm": press_arm,
     "press_foot": press_foot,
+    "riser_motor_bracket": lambda h: _belt().motor_bracket(h),
     "lid": lid,
     "tray_saddle": tray_saddle,
     "load_cell_foot": load_cell_foot,
@@ -1003,6 +1032,7 @@ PRINT_ORIENTATION = {
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
     "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
+    "riser_motor_bracket": Orientation(about_x=-90, note="the pocket's open end down, legs up"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),
@@ -1049,4 +1079,6 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.
         "riser_tyres": riser_tyres(h), "riser_shafts": riser_shafts(h),
         "hinge_pins": hinge_pins(h), "door_sg90s": sg90s(h), "microswitch": microswitch(h),
         "load_cell": load_cell(h),
+        "riser_motor": _belt().riser_motor(h), "motor_pulley": _belt().motor_pulley(h),
+        "belt": _belt().belt(h), "belt_idler": _belt().belt_idler(h),
     }
