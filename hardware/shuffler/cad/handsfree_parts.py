@@ -175,6 +175,7 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
     fork = h.shaft.flap_mm
     body -= _xz_prism(_strip(h, Bay.LOWER, fork - 0.5, fork + h.g.vane_length + 0.4,
                              fo - h.wall - 0.1, fo + 0.1), -yi, yi)
+    body -= flap_swing(h)
     body -= _flap_axle_hole(h, yb - 1, yi)
     for r in rollers(h):
         body += hub_lug(h, r, yb, -yi)
@@ -990,6 +991,107 @@ def handsfree_tray(h: HandsFree = HANDSFREE) -> Part:
                       h.zf - 0.01, h.zf + h.tray_wall_h + 1)
 
 
+# ----- the flap in the fork -----
+
+FLAP_SINK = 0.05  # the flap's top under the floor line: a card steps down onto it, never up
+
+
+def _flap_lower(h: HandsFree) -> Part:
+    """The flap set for the lower bay: its top curved as the lower branch's floor,
+    ``FLAP_SINK`` under it, from the fork for the flap's length; its underside flat (the
+    chord's, ``vane_thickness`` under the top's ends: it prints on it), its hinge round the
+    axle and the axle's stubs through the side plates cut flat there too."""
+    g = h.g
+    fork = h.shaft.flap_mm
+    hi = floor_off(h) - FLAP_SINK
+    w = (g.channel_width - 1.0) / 2
+    yi, yb, yc = riser_halves(h)
+    top = _offset_line(h, Bay.LOWER, fork, fork + g.vane_length, hi, 0.5)
+    (x0, z0), (x1, z1) = top[0], top[-1]
+    tx, tz = (x1 - x0) / math.dist(top[0], top[-1]), (z1 - z0) / math.dist(top[0], top[-1])
+    nx, nz = -tz, tx  # towards the curl's centre
+    t = g.vane_thickness
+    under = [(x1 - nx * t, z1 - nz * t), (x0 - nx * t, z0 - nz * t)]
+    plate = _xz_prism(top + under, -w, w)
+    px, pz = flap_pivot(h)
+    plate += _y_cylinder(px, pz, t, -w, w)
+    plate += _y_cylinder(px, pz, g.axle_d, yb - 1.0, -w + 0.01)
+    plate += _y_cylinder(px, pz, g.axle_d, w - 0.01, yc + 1.0)
+    # everything under the chord's plane goes: the part's flat underside
+    far = 20.0
+    cut = [(x0 - nx * t - tx * far, z0 - nz * t - tz * far),
+           (x1 - nx * t + tx * far, z1 - nz * t + tz * far),
+           (x1 - nx * (t + far) + tx * far, z1 - nz * (t + far) + tz * far),
+           (x0 - nx * (t + far) - tx * far, z0 - nz * (t + far) - tz * far)]
+    return plate - _xz_prism(cut, yb - 2.0, yc + 2.0)
+
+
+def flap_print_angle(h: HandsFree) -> float:
+    """Degrees about y that lay the flap's flat underside on the bed."""
+    fork = h.shaft.flap_mm
+    top = _offset_line(h, Bay.LOWER, fork, fork + h.g.vane_length, floor_off(h), 1.0)
+    (x0, z0), (x1, z1) = top[0], top[-1]
+    return math.degrees(math.atan2(z1 - z0, x1 - x0))
+
+
+def flap_angle(h: HandsFree, step: float = 0.25) -> float:
+    """Degrees the flap turns out (away from the curl's centre) to send a card to the upper
+    bay: the least that keeps its top ``FLAP_SINK`` under the upper branch's floor along its
+    whole length (the floors curve opposite ways from the fork)."""
+    g = h.g
+    fork = h.shaft.flap_mm
+    px, pz = flap_pivot(h)
+    top = _offset_line(h, Bay.LOWER, fork, fork + g.vane_length, floor_off(h) - FLAP_SINK, 0.5)
+    floor = _offset_line(h, Bay.UPPER, fork - 1.0, fork + g.vane_length + 3.0, floor_off(h),
+                         0.25)
+    a = 0.0
+    while a < 45.0:
+        t = math.radians(a)
+        worst = -math.inf
+        for x, z in top[1:]:
+            dx, dz = x - px, z - pz
+            # clockwise in the side view: away from the curl's centre
+            rx = px + dx * math.cos(t) + dz * math.sin(t)
+            rz = pz - dx * math.sin(t) + dz * math.cos(t)
+            q = min(floor, key=lambda f: math.dist(f, (rx, rz)))
+            i = floor.index(q)
+            a0, a1 = floor[max(i - 1, 0)], floor[min(i + 1, len(floor) - 1)]
+            tx, tz = a1[0] - a0[0], a1[1] - a0[1]
+            n = math.hypot(tx, tz)
+            # above the floor: towards the channel (the left of the upper path's travel)
+            worst = max(worst, ((rx - q[0]) * -tz + (rz - q[1]) * tx) / n)
+        if worst <= -FLAP_SINK:
+            return a
+        a += step
+    raise ValueError("no flap angle keeps the flap under the upper branch's floor")
+
+
+def flap(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER) -> Part:
+    """The flap set for ``bay``: turned ``flap_angle`` out for the upper bay."""
+    px, pz = flap_pivot(h)
+    a = 0.0 if bay is Bay.LOWER else flap_angle(h)
+    return Pos(px, 0, pz) * Rot(0, a, 0) * Pos(-px, 0, -pz) * _flap_lower(h)
+
+
+def flap_swing(h: HandsFree) -> Part:
+    """The room the flap turns in, ``vane_clearance`` round it, across the whole channel."""
+    g = h.g
+    px, pz = flap_pivot(h)
+    fork = h.shaft.flap_mm
+    hi = floor_off(h) - FLAP_SINK + g.vane_clearance
+    lo = floor_off(h) - FLAP_SINK - g.vane_thickness - g.vane_clearance
+    yi = g.channel_width / 2
+    plate = _xz_prism(_strip(h, Bay.LOWER, fork - 0.5, fork + g.vane_length + g.vane_clearance,
+                             lo, hi), -yi, yi)
+    end = flap_angle(h)
+    out = None
+    for k in range(7):
+        a = end * k / 6
+        p = Pos(px, 0, pz) * Rot(0, a, 0) * Pos(-px, 0, -pz) * plate
+        out = p if out is None else out + p
+    return out
+
+
 @dataclass(frozen=True)
 class Orientation:
     """How a printed part lies on the bed (as ``parts.Orientation``)."""
@@ -1015,6 +1117,7 @@ PRINTED = {
     "press_arm": press_arm,
     "press_foot": press_foot,
     "riser_motor_bracket": lambda h: _belt().motor_bracket(h),
+    "flap": lambda h: flap(h, Bay.LOWER),
     "lid": lid,
     "tray_saddle": tray_saddle,
     "load_cell_foot": load_cell_foot,
@@ -1033,6 +1136,7 @@ PRINT_ORIENTATION = {
     "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
     "riser_motor_bracket": Orientation(about_x=-90, note="the pocket's open end down, legs up"),
+    "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),

@@ -56,6 +56,7 @@ def test_no_two_parts_meet_with_the_doors_shut_or_open(closed, opened):
 @pytest.mark.parametrize("bay", BAYS)
 def test_a_card_rises_through_the_riser_into_each_bay_touching_nothing(closed, bay):
     model = {n: p for n, p in closed.items() if n not in handsfree_sweep.ABOVE}
+    model["flap"] = handsfree_parts.flap(H, bay)  # set for this bay
     start = 20.0  # the head on the tray's land, past the gate (the Lotus sweep covers before)
     end = H.shaft.slot_mm(bay) + H.g.card_length - 4.0  # the tail through the slot
     head, met = start, {}
@@ -252,3 +253,43 @@ def test_both_side_plates_carry_every_driven_hubs_bearings():
             # (the hub's window takes 0.01 mm off the plate's inner face)
             assert handsfree_sweep.common(ring, plate) == pytest.approx(ring.volume, rel=1e-2), \
                 r.name
+
+
+@pytest.mark.parametrize("bay", BAYS)
+def test_the_flap_set_for_each_bay_turns_clear_and_leads_the_card_into_its_branch(closed, bay):
+    """The flap turns from the lower bay's setting to the upper's (17.75 degrees out) clear
+    of everything; set for ``bay``, a card whose head runs from the fork to 40 mm past it
+    (every 2 mm) meets neither the flap nor the riser: the flap's top stays under the floor
+    of the branch the card takes, where the floors of the two curve apart."""
+    model = {n: p for n, p in closed.items() if n not in ("flap", "deck", "press_foot")}
+    end = handsfree_parts.flap_angle(H)
+    assert 10.0 < end < 25.0
+    px, pz = handsfree_parts.flap_pivot(H)
+    flap = handsfree_parts.flap(H, Bay.LOWER)
+    for k in range(7):
+        a = end * k / 6
+        turned = handsfree_parts.Pos(px, 0, pz) * handsfree_parts.Rot(0, a, 0) * \
+            handsfree_parts.Pos(-px, 0, -pz) * flap
+        assert handsfree_sweep.hits(turned, model) == {}, round(a, 1)
+    set_ = {"flap": handsfree_parts.flap(H, bay), "riser_body": closed["riser_body"]}
+    fork = H.shaft.flap_mm
+    met = {}
+    for head in range(int(fork) - 2, int(fork) + 40, 2):
+        c = handsfree_sweep.card(H, bay, float(head), CARD_T, design.POKER_WIDTH_MM)
+        found = handsfree_sweep.hits(c, set_)
+        if found:
+            met[head] = found
+    assert met == {}
+    # and the other setting routes it away: set for the lower bay the flap stands across the
+    # upper branch's path; set for the upper, it leaves the lower branch's floor open under
+    # the card (which, bent, presses outwards and follows the upper floor)
+    c = handsfree_sweep.card(H, bay, fork + H.g.vane_length, CARD_T, design.POKER_WIDTH_MM)
+    if bay is Bay.UPPER:
+        assert handsfree_sweep.common(c, handsfree_parts.flap(H, Bay.LOWER)) > 1.0
+    else:  # the turned flap's tip stands well off the lower floor's line
+        tip = handsfree_parts.flap(H, Bay.UPPER)
+        line = handsfree_parts._offset_line(H, Bay.LOWER, fork + H.g.vane_length - 1.0,
+                                            fork + H.g.vane_length, handsfree_parts.floor_off(H))
+        probe = handsfree_parts._xz_prism(line + [(x, z - 0.01) for x, z in line[::-1]],
+                                          -20.0, 20.0)
+        assert probe.distance_to(tip) > 2.0
