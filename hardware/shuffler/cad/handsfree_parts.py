@@ -4,8 +4,10 @@ Built in place in the Lotus build's frame (``params``), from ``handsfree_params.
 The hands-free machine keeps the Lotus build's tray floor, gate, feed roller and motor; its
 tray's walls stop ``tray_wall_h`` up (the window side has none: the lid is that wall) and
 the tray floats on its load cell, touching nothing else. Over it: the shaft (back and long
-walls and a closed top, printed top down), the riser (its body and its cover) whose front
-plate closes the shaft above the gate blade, the door leaves, the press arm, the lid.
+walls and a closed top, printed top down, with the press's post), the riser (its body and
+its cover, lugs round every hub's bearings, the flap in its fork) whose front plate closes
+the shaft above the gate blade, the door leaves, the press (arm and foot), the lid. The
+riser's belt, idler, motor and its bracket are ``handsfree_belt``'s.
 """
 
 from __future__ import annotations
