@@ -35,5 +35,5 @@ def handsfree_assembly(h: HandsFree = HANDSFREE, doors: float = 0.0, press: floa
                        ) -> dict[str, Part]:
     """The hands-free machine: printed (the doors and the press at their angles), bought, and
     every fastener."""
-    return (handsfree_parts.printed(h, doors, press) | handsfree_parts.bought(h)
-            | handsfree_fasteners.assembly_solids(h))
+    return (handsfree_parts.printed(h, doors, press) | handsfree_parts.bought(h, press=press)
+            | handsfree_fasteners.assembly_solids(h, press))

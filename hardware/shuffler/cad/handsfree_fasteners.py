@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from build123d import Part
 
-from hardware.shuffler.cad import fasteners, handsfree_parts, parts
+from hardware.shuffler.cad import fasteners, handsfree_belt, handsfree_parts, parts
 from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH, Fastener
 from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
 
@@ -24,8 +24,11 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
     sx0, sx1, sy0, sy1, sz0_, sz1_ = hp.switch_frame(h)
     return [
         Fastener("Riser cover screws", "pan", 3.0, 12,
-                 tuple((x, yc, z) for x, z in hp.riser_screw_points(h)), (0, -1, 0),
+                 tuple((x, yc, z) for x, z in hp.riser_screw_points(h)[2:]), (0, -1, 0),
                  ("riser_cover",), "riser_body"),
+        Fastener("Riser motor bracket screws", "pan", 3.0, 35,
+                 tuple(handsfree_belt.bracket_screw_seats(h)), (0, -1, 0),
+                 ("riser_motor_bracket", "riser_cover"), "riser_body"),
         Fastener("Door servo screws", "pan", 2.0, 8,
                  tuple(p for bay in BAYS for p in hp.servo_screw_points(h, bay)), (1, 0, 0),
                  ("door_sg90s",), "door_servo_mount"),
@@ -44,13 +47,23 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
         Fastener("Load cell screws, fixed end", "pan", 4.0, 16,
                  tuple((x, 0.0, lz0 - 10.0) for x in hp.load_cell_holes(h)[0]),
                  (0, 0, 1), ("load_cell_foot",), "load_cell"),
+        Fastener("Press foot screws", "countersunk", 3.0, 12, tuple(hp.foot_screw_seats(h)),
+                 (0, 0, -1), ("press_arm",), "press_foot"),
     ]
 
 
-def assembly_solids(h: HandsFree = HANDSFREE) -> dict[str, Part]:
-    """Every fastener as a solid, keyed ``row #n``."""
+def assembly_solids(h: HandsFree = HANDSFREE, press: float = 0.0) -> dict[str, Part]:
+    """Every fastener as a solid, keyed ``row #n``; the press's turned ``press`` degrees
+    out with it."""
     out: dict[str, Part] = {}
     for f in table(h):
         for n, solid in enumerate(fasteners.solids(f)):
+            if "press_arm" in f.clamps:
+                solid = _press_moved(h, solid, press)
             out[f"{f.row} #{n + 1}"] = solid
     return out
+
+
+def _press_moved(h: HandsFree, solid: Part, press: float) -> Part:
+    """A fastener of the press moved with it to ``press`` degrees on its path."""
+    return handsfree_parts.press_move(h, solid, handsfree_parts.press_pose(h, press), press)

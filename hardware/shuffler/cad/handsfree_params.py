@@ -27,6 +27,7 @@ from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
 
 BAYS = (Bay.LOWER, Bay.UPPER)
 SEPTUM_GAP = 3.0  # the most a card crosses unguided from the flap's tip to the septum
+SKEW_BEAM_SETBACK = 3.5  # the skew beam's axis in front of the shaft's back wall
 
 
 class Piece(NamedTuple):
@@ -92,6 +93,29 @@ class HandsFree:
     switch: tuple[float, float, float] = (20.0, 6.4, 10.2)  # SS-5GL body, its M2 holes
     switch_hole_pitch: float = 9.5
     gear_module: float = 1.5
+    # The press: a rigid arm and foot on a printed post outside the -y wall (a swing clamp's
+    # cam: a straight leg, then a helical one). At 0 degrees the arm slides freely down the
+    # post's straight leg with the deck (the foot rests on it); to leave, it is lifted up that
+    # leg until the foot's underside stands ``press_lift_clear`` over a full tray's deck, then
+    # it turns ``press_swing`` degrees on the helical leg, rising ``press_helix_rise`` more
+    # (gravity turns it back and lets it down onto the deck when its link lets go).
+    press_post_d: float = 10.0
+    press_hub_d: float = 18.0
+    press_hub_h: float = 16.0
+    press_hub_fit: float = 0.4  # the hub's bore over the post
+    press_pivot_gap: float = 1.0  # the hub clear of the shaft's outer wall
+    press_lift_clear: float = 1.5
+    press_swing: float = 105.0  # out past square: the foot then stands clear of the wall
+    press_helix_rise: float = 1.2
+    press_arm_t: float = 5.0
+    press_arm_w: float = 8.0
+    press_foot_h: float = 8.0
+    press_foot_w: float = 40.0  # across y, centred over the nip
+    follower_d: float = 3.0  # ISO 8734 dowel, 3 x 6 mm, pressed into the hub
+    follower_l: float = 6.0
+    groove_w: float = 3.4
+    groove_depth: float = 1.5
+    press_window_margin: float = 2.0  # the -y wall's window past the press's swept band
 
     def __post_init__(self) -> None:
         problems = self.check()
@@ -112,6 +136,75 @@ class HandsFree:
     def doors_z(self, bay: Bay) -> float:
         """The top of ``bay``'s door leaves."""
         return self.zf + self.shaft.doors_z_mm(bay)
+
+    # ----- the press's travel -----
+    @property
+    def press_pivot(self) -> tuple[float, float]:
+        """(x, y) of the press post's axis: over the foot's centre, outside the -y wall."""
+        x0, x1 = self.g.press_x
+        return (x0 + x1) / 2, -(self.shaft_half_w + self.shaft_wall + self.press_hub_d / 2
+                                + self.press_pivot_gap)
+
+    def press_rest_z(self, cards: int | None = None) -> float:
+        """The foot's underside resting on a deck of ``cards`` (a full tray by default)."""
+        n = self.g.capacity_cards if cards is None else cards
+        return self.g.nip[1] + self.g.pile_height(n)
+
+    @property
+    def press_swing_z(self) -> float:
+        """The foot's underside at the top of the post's straight leg, where the swing
+        starts: ``press_lift_clear`` over a full tray's deck."""
+        return self.press_rest_z() + self.press_lift_clear
+
+    def press_z_at(self, swung: float) -> float:
+        """The foot's underside turned ``swung`` degrees on the helical leg."""
+        return self.press_swing_z + self.press_helix_rise * swung / self.press_swing
+
+    def press_path(self, cards: int | None = None, step_mm: float = 2.0,
+                   step_deg: float = 2.0) -> list[tuple[float, float]]:
+        """The press's poses (foot's underside z, degrees turned) from resting on a deck of
+        ``cards`` up the straight leg, then out on the helical leg: no pose moves any point
+        of it more than ``step_mm``, nor turns it more than ``step_deg``."""
+        z0, z1 = self.press_rest_z(cards), self.press_swing_z
+        n = max(1, math.ceil((z1 - z0) / step_mm))
+        out = [(z0 + (z1 - z0) * i / n, 0.0) for i in range(n + 1)]
+        k = max(1, math.ceil(self.press_swing / step_deg))
+        out += [(self.press_z_at(self.press_swing * i / k), self.press_swing * i / k)
+                for i in range(1, k + 1)]
+        return out
+
+    def press_outline(self) -> list[tuple[float, float, float, float]]:
+        """(x0, x1, y0, y1) of the arm and of its foot in plan, at 0 degrees."""
+        px, py = self.press_pivot
+        x0, x1 = self.g.press_x
+        w, f = self.press_arm_w / 2, self.press_foot_w / 2
+        return [(px - w, px + w, py, w), (x0, x1, -f, f)]
+
+    def press_reach(self) -> float:
+        """The farthest any point of the arm or its foot stands from the post's axis."""
+        px, py = self.press_pivot
+        return max(math.hypot(x - px, y - py) for x0, x1, y0, y1 in self.press_outline()
+                   for x in (x0, x1) for y in (y0, y1))
+
+    def press_window_x(self, step_deg: float = 0.5) -> float:
+        """The back end of the -y wall's window: the least x at which the arm or its foot,
+        turning, stands in that wall (sampled in plan), less ``press_window_margin``."""
+        px, py = self.press_pivot
+        y_out = -(self.shaft_half_w + self.shaft_wall)
+        y_in = -self.shaft_half_w
+        least = px
+        k = math.ceil(self.press_swing / step_deg)
+        for x0, x1, y0, y1 in self.press_outline():
+            pts = [(x0 + (x1 - x0) * i / 20, y0 + (y1 - y0) * j / 40)
+                   for i in range(21) for j in range(41)]
+            for a in range(k + 1):
+                t = math.radians(self.press_swing * a / k)
+                c, s = math.cos(t), math.sin(t)
+                for x, y in pts:
+                    dx, dy = x - px, y - py
+                    if y_out <= py + dx * s + dy * c <= y_in:
+                        least = min(least, px + dx * c - dy * s)
+        return least - self.press_window_margin
 
     def pile_top(self, bay: Bay, cards: int | None = None) -> float:
         n = self.bay_capacity if cards is None else cards
@@ -288,6 +381,15 @@ class HandsFree:
                        f"find no floor there")
         if self.pieces(Bay.LOWER)[-1].length < self.wall:
             out.append("the lower curl's top stands over the shaft")
+        arm_top = self.press_z_at(self.press_swing) + self.press_foot_h + self.press_arm_t
+        knuckle = self.doors_z(Bay.LOWER) - self.leaf_t / 2 - self.hinge_d / 2
+        if arm_top + 1.5 > knuckle:
+            out.append(f"the press arm, lifted, reaches {arm_top - self.zf:.1f} mm: within "
+                       f"1.5 mm of the lower leaves' knuckles")
+        skew_back = self.shaft_x[0] + SKEW_BEAM_SETBACK + self.beam_d / 2
+        if self.press_window_x() < skew_back + 1.0:
+            out.append(f"the press's window in the -y wall reaches x = "
+                       f"{self.press_window_x():.1f} mm, into the skew beam's bore")
         return out
 
 

@@ -4,8 +4,10 @@ Built in place in the Lotus build's frame (``params``), from ``handsfree_params.
 The hands-free machine keeps the Lotus build's tray floor, gate, feed roller and motor; its
 tray's walls stop ``tray_wall_h`` up (the window side has none: the lid is that wall) and
 the tray floats on its load cell, touching nothing else. Over it: the shaft (back and long
-walls and a closed top, printed top down), the riser (its body and its cover) whose front
-plate closes the shaft above the gate blade, the door leaves, the press arm, the lid.
+walls and a closed top, printed top down, with the press's post), the riser (its body and
+its cover, lugs round every hub's bearings, the flap in its fork) whose front plate closes
+the shaft above the gate blade, the door leaves, the press (arm and foot), the lid. The
+riser's belt, idler, motor and its bracket are ``handsfree_belt``'s.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from build123d import Cylinder, Part, Polygon, Pos, Rot, extrude
+from build123d import Cylinder, Helix, Part, Plane, Polygon, Pos, Rectangle, Rot, extrude, sweep
 
 from hardware.shuffler.cad import parts
-from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
+from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH
+from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, SKEW_BEAM_SETBACK, HandsFree
 from hardware.shuffler.cad.parts import _box, _prism_xz, _y_cylinder, _z_cylinder
 from hardware.shuffler.handsfree import Bay
 
@@ -174,12 +177,16 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
     fork = h.shaft.flap_mm
     body -= _xz_prism(_strip(h, Bay.LOWER, fork - 0.5, fork + h.g.vane_length + 0.4,
                              fo - h.wall - 0.1, fo + 0.1), -yi, yi)
+    body -= flap_swing(h)
     body -= _flap_axle_hole(h, yb - 1, yi)
+    for r in rollers(h):
+        body += hub_lug(h, r, yb, -yi)
     for r in rollers(h):
         body -= _roller_cutouts(h, r, yb)
     for bay in BAYS:
         bx, bz = beam_point(h, bay)
         body -= _y_cylinder(bx, bz, h.beam_d, yb - 1, -yi + 0.01)
+    body -= _belt().idler_pin_hole(h, yb - 1, -yi + 0.01)
     for x, z in riser_screw_points(h):
         body += _y_cylinder(x, z, RISER_BOSS, -yi - 0.01, yi)
         body -= _y_cylinder(x, z, 2.5, -yi + 2.0, yi + 0.01)  # the cover's thread-forming M3s
@@ -192,13 +199,22 @@ def riser_cover(h: HandsFree = HANDSFREE) -> Part:
     cover = _xz_prism(_side_outline(h), yi, yc)
     cover -= _flap_axle_hole(h, yi - 1, yc + 1)
     for r in rollers(h):
+        cover += hub_lug(h, r, yi, yc)
+    for r in rollers(h):
         cover -= _roller_cutouts(h, r, yc, side=1)
     for bay in BAYS:
         bx, bz = beam_point(h, bay)
         cover -= _y_cylinder(bx, bz, h.beam_d, yi - 0.01, yc + 1)
     for x, z in riser_screw_points(h):
         cover -= _y_cylinder(x, z, 3.4, yi - 1, yc + 1)
-    return cover
+    return cover - _belt().idler_pin_hole(h, yi - 1, yc + 1)
+
+
+def _belt():
+    """The riser's drive (its module builds on this one's parts)."""
+    from hardware.shuffler.cad import handsfree_belt
+
+    return handsfree_belt
 
 
 def _flap_axle_hole(h: HandsFree, y0: float, y1: float) -> Part:
@@ -218,6 +234,24 @@ def beam_point(h: HandsFree, bay: Bay) -> Point:
     p = h.at(bay, h.shaft.beam_mm)
     off = (floor_off(h) + roof_off(h)) / 2
     return p.x - off * math.sin(p.heading), p.z + off * math.cos(p.heading)
+
+
+HUB_LUG_WALL = 2.5  # plate round each driven hub's bearing seat
+
+
+def hub_lug(h: HandsFree, r: Roller, y0: float, y1: float) -> Part:
+    """The side plate's lug round a driven hub's bearing: the hubs run under the channel's
+    floor, outside the curl, beyond the plate's edge (the floor's outer face), so the plate
+    reaches out to carry each bearing (a disc round the axis, joined to the floor wall)."""
+    hx, hz = r.hub_axis(h)
+    p = h.at(r.bay, r.s)
+    tx, tz = math.cos(p.heading), math.sin(p.heading)
+    rad = h.bearing_od / 2 + HUB_LUG_WALL
+    inner = floor_off(h) - h.wall / 2  # inside the floor wall
+    fx, fz = p.x - inner * math.sin(p.heading), p.z + inner * math.cos(p.heading)
+    quad = [(hx - rad * tx, hz - rad * tz), (hx + rad * tx, hz + rad * tz),
+            (fx + rad * tx, fz + rad * tz), (fx - rad * tx, fz - rad * tz)]
+    return _y_cylinder(hx, hz, 2 * rad, y0, y1) + _prism_xz(quad, y0, y1)
 
 
 def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Part:
@@ -244,12 +278,17 @@ def _roller_cutouts(h: HandsFree, r: Roller, y_out: float, side: int = -1) -> Pa
 RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws thread into
 
 
+# From the lower curl's centre: the columns inside the curl, clear of its idlers (they run
+# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 40 T
+# pulley and of the belt's runs past it. The first two carry the motor bracket's legs too.
+RISER_SCREWS = ((18.0, -22.36), (-7.0, 27.64), (2.0, -16.36), (8.0, 27.64))
+
+
 def riser_screw_points(h: HandsFree) -> list[Point]:
-    """(x, z) of the M3 screws that hold the cover: in columns inside the lower curl, clear
-    of its idlers (they run 30-40 mm from the curl's centre)."""
+    """(x, z) of the M3 screws that hold the cover, in columns inside the lower curl (the
+    first two through the riser motor bracket's legs as well)."""
     cx, cz = h.curl_start, h.centre_z0 + h.shaft.curl_radius_mm
-    return [(cx + dx, cz + dz) for dx, dz in ((-8.0, -12.0), (14.0, -12.0), (-8.0, 16.0),
-                                               (14.0, 16.0))]
+    return [(cx + dx, cz + dz) for dx, dz in RISER_SCREWS]
 
 
 def riser_hub(h: HandsFree = HANDSFREE, r: Roller | None = None) -> Part:
@@ -308,10 +347,25 @@ def riser_shafts(h: HandsFree = HANDSFREE) -> Part:
         for y0, y1 in ((yb, yb + h.bearing_w), (yc - h.bearing_w, yc)):
             part += _y_cylinder(hx, hz, h.bearing_od, y0, y1) - _y_cylinder(hx, hz, 3.0, y0 - 1,
                                                                               y1 + 1)
-        part += _y_cylinder(hx, hz, h.pulley_d, yc + 1.0, yc + 8.0)  # GT2 16T, 6 mm belt
+        part += gt2_pulley(hx, hz, 16, yc, 7.0)
         ix, iz = r.idler_axis(h)
         part += _y_cylinder(ix, iz, 3.0, yb + 0.5, yc - 0.5)  # the idler's pin
         out = part if out is None else out + part
+    return out
+
+
+def gt2_pulley(x: float, z: float, teeth: int, y_face: float, hub: float) -> Part:
+    """A GT2 pulley on a y axis: its teeth (the outside diameter, the pitch circle less
+    0.254 mm a side) from 1 mm past ``y_face`` for 7 mm between two 0.4 mm flanges, then a
+    ``hub`` mm long set-screw hub."""
+    pitch = teeth * 2.0 / math.pi
+    od = pitch - 0.508
+    y0 = y_face + 1.0
+    out = _y_cylinder(x, z, od, y0, y0 + 7.0)
+    for a in (y0, y0 + 6.6):
+        out += _y_cylinder(x, z, od + 2.4, a, a + 0.4)
+    if hub:
+        out += _y_cylinder(x, z, min(16.0, od - 2.0), y0 + 7.0 - 0.01, y0 + 7.0 + hub)
     return out
 
 
@@ -334,7 +388,7 @@ LEAF_END = 1.0  # each leaf's front end short of the gate's ears
 def skew_x(h: HandsFree) -> float:
     """The skew beam's x: across the shaft near its back wall, behind the press's foot and
     the leaves' back ends."""
-    return h.shaft_x[0] + 3.5
+    return h.shaft_x[0] + SKEW_BEAM_SETBACK
 
 
 def leaf_x(h: HandsFree) -> tuple[float, float]:
@@ -379,12 +433,12 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
                 body -= _box(x - h.vent_w / 2, x + h.vent_w / 2, *y, zd + 4, zd + 24)
     # the skew beam's bore across y, through the -y wall (the receiver is in the lid)
     body -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, -yo - 1, -yi + 0.01)
-    # the press arm swings out through a notch at the -y wall's foot
-    px0, px1 = press_notch(h)
-    body -= _box(px0, px1, -yo - 1, -yi + 0.01, z0 - 1, press_arm_z(h)[1] + 2)
+    # the press's arm and foot leave through a notch at the -y wall's foot
+    nx0, nx1, nz0, nz1 = press_notch(h)
+    body -= _box(nx0, nx1, -yo - 1, -yi + 0.01, nz0, nz1)
     for x in lid_hinge_xs(h):
         body += _lid_knuckle(h, x)
-    body += servo_bosses(h) + switch_mount(h)
+    body += servo_bosses(h) + switch_mount(h) + press_post(h)
     for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
         body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
     return body
@@ -589,60 +643,171 @@ def servo_bosses(h: HandsFree) -> Part:
     return out
 
 
-# ----- the press arm -----
+# ----- the press -----
+#
+# A swing clamp's motion: the arm and its foot are one rigid body on a printed post that
+# hangs from an ear on the shaft's -y wall. A pin in the arm's hub runs in the post's groove:
+# a straight leg (at 0 degrees the press slides down it with the deck, its foot on the top
+# card) and, from the top of that leg, a helical one (it turns out of the shaft, rising
+# ``press_helix_rise``). So the foot always leaves straight up off the deck, swings over a
+# full tray's deck with ``press_lift_clear`` to spare, and comes back down onto it straight.
 
-def press_arm_z(h: HandsFree) -> tuple[float, float]:
-    """The arm's underside and top: above a full tray and the foot's travel."""
-    z0 = h.g.nip[1] + h.g.pile_height(h.g.capacity_cards) + FOOT_H + 1.0
+FOOT_SCREW_YS = (-5.0, -15.0)  # the two M3s that hold the foot under the arm's end
+
+
+def press_move(h: HandsFree, part: Part, foot_z: float | None = None, swung: float = 0.0
+               ) -> Part:
+    """``part``, modelled with the foot on a full tray's deck, moved to the pose whose foot
+    underside is at ``foot_z`` (default: that rest) turned ``swung`` degrees on the post."""
+    dz = 0.0 if foot_z is None else foot_z - h.press_rest_z()
+    px, py = h.press_pivot
+    return Pos(px, py, dz) * Rot(0, 0, swung) * Pos(-px, -py, 0) * part
+
+
+def _arm_z(h: HandsFree) -> tuple[float, float]:
+    """The arm's underside and top, its foot on a full tray's deck (the modelled pose)."""
+    z0 = h.press_rest_z() + h.press_foot_h
+    return z0, z0 + h.press_arm_t
+
+
+def follower_z(h: HandsFree, foot_z: float) -> float:
+    """The hub's pin's axis, with the foot's underside at ``foot_z``: mid-hub."""
+    return foot_z + h.press_foot_h + h.press_arm_t - h.press_hub_h / 2
+
+
+def press_ear_z(h: HandsFree) -> tuple[float, float]:
+    """The ear the post hangs from: over the hub at the top of its travel."""
+    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.5
     return z0, z0 + 6.0
 
 
-FOOT_H = 8.0
+def press_post_z(h: HandsFree) -> float:
+    """The post's free end: under the hub with the foot on the empty tray's tyre."""
+    return h.press_rest_z(0) + h.press_foot_h + h.press_arm_t - h.press_hub_h - 1.0
 
 
-def press_pivot(h: HandsFree) -> Point:
-    """(x, y) of the arm's upright pivot pin, outside the -y wall."""
-    x0, x1 = h.g.press_x
-    return (x0 + x1) / 2, -(h.shaft_half_w + h.shaft_wall + 13.75)
+EAR_GUSSET_DEG = 50.0  # the gusset over the ear: steeper than 45 degrees as printed
 
 
-def press_notch(h: HandsFree) -> tuple[float, float]:
-    """(x0, x1) of the notch in the -y wall's foot the arm and its foot swing out through
-    (the foot's back corner crosses the wall up to about 55 mm behind the pivot)."""
-    px, _py = press_pivot(h)
-    return px - 60.0, px + 11.0
+def press_post(h: HandsFree = HANDSFREE) -> Part:
+    """The post (part of the shaft): a column hanging from a gusseted ear on the -y wall's
+    outside, with the follower's groove: the straight leg, then the helical one."""
+    px, py = h.press_pivot
+    r = h.press_post_d / 2
+    yo = -(h.shaft_half_w + h.shaft_wall)
+    e0, e1 = press_ear_z(h)
+    ye = py - r - 3.0
+    post = _z_cylinder(px, py, h.press_post_d, press_post_z(h), e0 + 0.01)
+    post += _box(px - r - 2.0, px + r + 2.0, ye, yo + 0.01, e0, e1)
+    rise = (yo - ye) * math.tan(math.radians(EAR_GUSSET_DEG))
+    gusset = Plane.YZ * Polygon((yo + 0.01, e1 - 0.01), (ye, e1 - 0.01), (yo + 0.01, e1 + rise),
+                                align=None)
+    g = extrude(gusset, amount=2 * r + 4.0)
+    post += Pos(px - r - 2.0 - g.bounding_box().min.X, 0, 0) * g
+    for bay in BAYS:  # the wall's vents stay open through the gusset
+        zd = h.doors_z(bay)
+        for x in vent_xs(h):
+            post -= _box(x - h.vent_w / 2, x + h.vent_w / 2, ye - 1, yo + 1, zd + 4, zd + 24)
+    return post - press_groove(h)
 
 
-def press_arm(h: HandsFree = HANDSFREE, swung: float = 0.0) -> Part:
-    """The press: an arm on an upright pin outside the -y wall, reaching over the deck to the
-    nip, its foot hanging on a 3 mm pin through it (it drops as the deck empties).
-    ``swung`` degrees turns it out of the shaft through the wall's notch (90: clear)."""
-    px, py = press_pivot(h)
-    z0, z1 = press_arm_z(h)
-    arm = _box(px - 4, px + 4, py, 0.0, z0, z1) + _z_cylinder(px, py, 10.0, z0, z1)
-    arm += _z_cylinder(px, 0.0, 10.0, z0, z1)
-    arm -= _z_cylinder(px, py, 3.3, z0 - 1, z1 + 1)
-    arm -= _z_cylinder(px, 0.0, 3.4, z0 - 1, z1 + 1)
-    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * arm
+GROOVE_RUN_ON = 25.0  # degrees of helix past the swing's end: the follower's own width
 
 
-def press_foot(h: HandsFree = HANDSFREE, cards: int | None = None, swung: float = 0.0
+def press_groove(h: HandsFree) -> Part:
+    """The follower's groove in the post: the straight leg at 180 degrees (towards -x), from
+    2 mm under the pin with the foot on the empty tyre to the swing's start, then the helix
+    (swept along the pin's own path, on past the swing's end by the pin's width)."""
+    px, py = h.press_pivot
+    r = h.press_post_d / 2
+    w = h.groove_w
+    lo = follower_z(h, h.press_rest_z(0)) - 2.0 - w / 2
+    z0 = follower_z(h, h.press_swing_z)
+    out = _box(px - r - 1.0, px - r + h.groove_depth, py - w / 2, py + w / 2, lo, z0 + w / 2)
+    turn = h.press_swing + GROOVE_RUN_ON
+    height = h.press_helix_rise * turn / h.press_swing
+    helix = Helix(360.0 * h.press_helix_rise / h.press_swing, height, r)
+    mid = r + (1.0 - h.groove_depth) / 2  # the section from the groove's floor to past the rim
+    section = Plane(origin=(mid, 0, 0), x_dir=(1, 0, 0), z_dir=helix.tangent_at(0)) * Rectangle(
+        h.groove_depth + 1.0, w)
+    leg = sweep(section, path=helix, is_frenet=True)
+    return out + Pos(px, py, z0) * Rot(0, 0, 180.0) * leg
+
+
+def press_arm(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+              ) -> Part:
+    """The arm: its hub on the post (the follower's hole in it), reaching over the deck to
+    the nip, the foot's two countersunk screws through its end. At ``foot_z`` (the foot's
+    underside; default on a full deck), turned ``swung`` degrees."""
+    px, py = h.press_pivot
+    z0, z1 = _arm_z(h)
+    w = h.press_arm_w / 2
+    arm = _box(px - w, px + w, py, 0.0, z0, z1) + _z_cylinder(px, 0.0, 2 * w, z0, z1)
+    arm += _z_cylinder(px, py, h.press_hub_d, z1 - h.press_hub_h, z1)
+    arm -= _z_cylinder(px, py, h.press_post_d + h.press_hub_fit, z1 - h.press_hub_h - 1, z1 + 1)
+    fz = follower_z(h, h.press_rest_z())
+    arm -= _x_cylinder(px - h.press_hub_d / 2 - 1, px, py, fz, h.follower_d + 0.1)
+    for y in FOOT_SCREW_YS:
+        arm -= parts.countersink(px, y, z1, h.press_arm_t + 1)
+    return press_move(h, arm, foot_z, swung)
+
+
+def press_foot(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
                ) -> Part:
-    """The foot on the deck over the nip, a pocket for its steel weight, its guide pin's
-    bore (it hangs from the arm on the pin and slides down it as the deck empties)."""
+    """The foot on the deck over the nip, screwed under the arm's end: a pocket for its
+    steel weight, the screws' pilots."""
     g = h.g
     x0, x1 = g.press_x
-    n = g.capacity_cards if cards is None else cards
-    zb = g.nip[1] + g.pile_height(n)
-    foot = _box(x0, x1, -20.0, 20.0, zb, zb + FOOT_H)
-    cx = (x0 + x1) / 2
-    px, _py = press_pivot(h)
-    # the weight's pocket beside the guide pin's bore
-    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, 18.0, zb + 2.0, zb + FOOT_H + 1)
-    foot -= _z_cylinder(px, 0.0, 3.4, zb + 2.0, zb + FOOT_H + 1)
-    assert abs(px - cx) < 5, "the guide pin stands over the foot"
-    _px, py = press_pivot(h)
-    return Pos(px, py, 0) * Rot(0, 0, swung) * Pos(-px, -py, 0) * foot
+    zb = h.press_rest_z()
+    half = h.press_foot_w / 2
+    top = zb + h.press_foot_h
+    foot = _box(x0, x1, -half, half, zb, top)
+    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, half - 2.0, zb + 2.0, top + 1)
+    px, _py = h.press_pivot
+    for y in FOOT_SCREW_YS:
+        foot -= _z_cylinder(px, y, 2.5, zb + 0.5, top + 1)
+    return press_move(h, foot, foot_z, swung)
+
+
+def press_follower(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+                   ) -> Part:
+    """The follower: a 3 x 6 mm steel dowel glued in the hub's hole, 1.2 mm short of the
+    groove's floor."""
+    px, py = h.press_pivot
+    r_in = h.press_post_d / 2 - h.groove_depth + 0.3
+    pin = _x_cylinder(px - r_in - h.follower_l, px - r_in, py, follower_z(h, h.press_rest_z()),
+                      h.follower_d)
+    return press_move(h, pin, foot_z, swung)
+
+
+def press_weight(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+                 ) -> Part:
+    """The steel bar in the foot's pocket."""
+    x0, x1 = h.g.press_x
+    zb = h.press_rest_z() + 2.0
+    half = h.press_foot_w / 2
+    bar = _box(x0 + 2.3, x1 - 2.3, 5.3, half - 2.3, zb, zb + h.press_foot_h - 2.0)
+    return press_move(h, bar, foot_z, swung)
+
+
+def foot_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the foot's two countersunk M3s' heads, the foot on a full deck."""
+    px, _py = h.press_pivot
+    return [(px, y, _arm_z(h)[1] - COUNTERSINK_DEPTH) for y in FOOT_SCREW_YS]
+
+
+def press_pose(h: HandsFree, swung: float) -> float:
+    """The foot's underside on the press's path at ``swung`` degrees (0: on a full deck)."""
+    return h.press_rest_z() if swung == 0 else h.press_z_at(swung)
+
+
+def press_notch(h: HandsFree) -> tuple[float, float, float, float]:
+    """(x0, x1, z0, z1) of the opening in the -y wall's foot: the arm's straight travel at
+    0 degrees, and everything the arm and its foot sweep in that wall as they turn."""
+    px, _py = h.press_pivot
+    x1 = px + h.press_arm_w / 2 + 1.5
+    z1 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.0
+    return h.press_window_x(), x1, shaft_bottom(h) - 1.0, z1
 
 
 # ----- the lid, its switch, the load cell -----
@@ -821,10 +986,112 @@ def handsfree_tray(h: HandsFree = HANDSFREE) -> Part:
     cut = whole & keep
     cut -= _box(x0 - 1, g.gate_setback, g.tray_inner[1] / 2 - 0.01, yo + 1, h.zf - 0.01,
                 h.zf + h.tray_wall_h + 1)
-    # under the shaft's notch the -y wall is gone too: the press's foot swings out there
-    nx0, nx1 = press_notch(h)
-    return cut - _box(nx0, min(nx1, g.gate_setback), -yo - 1, -g.tray_inner[1] / 2 + 0.01,
+    # a slot in the -y wall for the press's arm, down on an empty tray's tyre
+    px, _py = h.press_pivot
+    w = h.press_arm_w / 2 + 1.5
+    return cut - _box(px - w, px + w, -yo - 1, -g.tray_inner[1] / 2 + 0.01,
                       h.zf - 0.01, h.zf + h.tray_wall_h + 1)
+
+
+# ----- the flap in the fork -----
+
+FLAP_SINK = 0.05  # the flap's top under the floor line: a card steps down onto it, never up
+
+
+def _flap_lower(h: HandsFree) -> Part:
+    """The flap set for the lower bay: its top curved as the lower branch's floor,
+    ``FLAP_SINK`` under it, from the fork for the flap's length; its underside flat (the
+    chord's, ``vane_thickness`` under the top's ends: it prints on it), its hinge round the
+    axle and the axle's stubs through the side plates cut flat there too."""
+    g = h.g
+    fork = h.shaft.flap_mm
+    hi = floor_off(h) - FLAP_SINK
+    w = (g.channel_width - 1.0) / 2
+    yi, yb, yc = riser_halves(h)
+    top = _offset_line(h, Bay.LOWER, fork, fork + g.vane_length, hi, 0.5)
+    (x0, z0), (x1, z1) = top[0], top[-1]
+    tx, tz = (x1 - x0) / math.dist(top[0], top[-1]), (z1 - z0) / math.dist(top[0], top[-1])
+    nx, nz = -tz, tx  # towards the curl's centre
+    t = g.vane_thickness
+    under = [(x1 - nx * t, z1 - nz * t), (x0 - nx * t, z0 - nz * t)]
+    plate = _xz_prism(top + under, -w, w)
+    px, pz = flap_pivot(h)
+    plate += _y_cylinder(px, pz, t, -w, w)
+    plate += _y_cylinder(px, pz, g.axle_d, yb - 1.0, -w + 0.01)
+    plate += _y_cylinder(px, pz, g.axle_d, w - 0.01, yc + 1.0)
+    # everything under the chord's plane goes: the part's flat underside
+    far = 20.0
+    cut = [(x0 - nx * t - tx * far, z0 - nz * t - tz * far),
+           (x1 - nx * t + tx * far, z1 - nz * t + tz * far),
+           (x1 - nx * (t + far) + tx * far, z1 - nz * (t + far) + tz * far),
+           (x0 - nx * (t + far) - tx * far, z0 - nz * (t + far) - tz * far)]
+    return plate - _xz_prism(cut, yb - 2.0, yc + 2.0)
+
+
+def flap_print_angle(h: HandsFree) -> float:
+    """Degrees about y that lay the flap's flat underside on the bed."""
+    fork = h.shaft.flap_mm
+    top = _offset_line(h, Bay.LOWER, fork, fork + h.g.vane_length, floor_off(h), 1.0)
+    (x0, z0), (x1, z1) = top[0], top[-1]
+    return math.degrees(math.atan2(z1 - z0, x1 - x0))
+
+
+def flap_angle(h: HandsFree, step: float = 0.25) -> float:
+    """Degrees the flap turns out (away from the curl's centre) to send a card to the upper
+    bay: the least that keeps its top ``FLAP_SINK`` under the upper branch's floor along its
+    whole length (the floors curve opposite ways from the fork)."""
+    g = h.g
+    fork = h.shaft.flap_mm
+    px, pz = flap_pivot(h)
+    top = _offset_line(h, Bay.LOWER, fork, fork + g.vane_length, floor_off(h) - FLAP_SINK, 0.5)
+    floor = _offset_line(h, Bay.UPPER, fork - 1.0, fork + g.vane_length + 3.0, floor_off(h),
+                         0.25)
+    a = 0.0
+    while a < 45.0:
+        t = math.radians(a)
+        worst = -math.inf
+        for x, z in top[1:]:
+            dx, dz = x - px, z - pz
+            # clockwise in the side view: away from the curl's centre
+            rx = px + dx * math.cos(t) + dz * math.sin(t)
+            rz = pz - dx * math.sin(t) + dz * math.cos(t)
+            q = min(floor, key=lambda f: math.dist(f, (rx, rz)))
+            i = floor.index(q)
+            a0, a1 = floor[max(i - 1, 0)], floor[min(i + 1, len(floor) - 1)]
+            tx, tz = a1[0] - a0[0], a1[1] - a0[1]
+            n = math.hypot(tx, tz)
+            # above the floor: towards the channel (the left of the upper path's travel)
+            worst = max(worst, ((rx - q[0]) * -tz + (rz - q[1]) * tx) / n)
+        if worst <= -FLAP_SINK:
+            return a
+        a += step
+    raise ValueError("no flap angle keeps the flap under the upper branch's floor")
+
+
+def flap(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER) -> Part:
+    """The flap set for ``bay``: turned ``flap_angle`` out for the upper bay."""
+    px, pz = flap_pivot(h)
+    a = 0.0 if bay is Bay.LOWER else flap_angle(h)
+    return Pos(px, 0, pz) * Rot(0, a, 0) * Pos(-px, 0, -pz) * _flap_lower(h)
+
+
+def flap_swing(h: HandsFree) -> Part:
+    """The room the flap turns in, ``vane_clearance`` round it, across the whole channel."""
+    g = h.g
+    px, pz = flap_pivot(h)
+    fork = h.shaft.flap_mm
+    hi = floor_off(h) - FLAP_SINK + g.vane_clearance
+    lo = floor_off(h) - FLAP_SINK - g.vane_thickness - g.vane_clearance
+    yi = g.channel_width / 2
+    plate = _xz_prism(_strip(h, Bay.LOWER, fork - 0.5, fork + g.vane_length + g.vane_clearance,
+                             lo, hi), -yi, yi)
+    end = flap_angle(h)
+    out = None
+    for k in range(7):
+        a = end * k / 6
+        p = Pos(px, 0, pz) * Rot(0, a, 0) * Pos(-px, 0, -pz) * plate
+        out = p if out is None else out + p
+    return out
 
 
 @dataclass(frozen=True)
@@ -851,6 +1118,8 @@ PRINTED = {
     "door_servo_mount": servo_mount,
     "press_arm": press_arm,
     "press_foot": press_foot,
+    "riser_motor_bracket": lambda h: _belt().motor_bracket(h),
+    "flap": lambda h: flap(h, Bay.LOWER),
     "lid": lid,
     "tray_saddle": tray_saddle,
     "load_cell_foot": load_cell_foot,
@@ -866,8 +1135,10 @@ PRINT_ORIENTATION = {
     "door_leaf": Orientation(about_y=90, note="standing on its front end"),
     "door_gear": Orientation(about_y=90, note="flat"),
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
-    "press_arm": Orientation(note="flat"),
+    "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
+    "riser_motor_bracket": Orientation(about_x=-90, note="the pocket's open end down, legs up"),
+    "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),
@@ -894,19 +1165,26 @@ def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
                            "press_arm")}
     out["riser_rollers"] = riser_rollers(h)
     out["door_leaves"] = door_leaves(h, doors)
-    out["press_arm"] = press_arm(h, press)
-    out["press_foot"] = press_foot(h, None if press == 0 else 0, press)
+    fz = press_pose(h, press)
+    out["press_arm"] = press_arm(h, fz, press)
+    out["press_foot"] = press_foot(h, fz, press)
     return out
 
 
-def bought(h: HandsFree = HANDSFREE, cards: int | None = None) -> dict[str, Part]:
-    """The bought parts in place, with the Lotus build's feed under the tray."""
+def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.0
+           ) -> dict[str, Part]:
+    """The bought parts in place, with the Lotus build's feed under the tray (the press's
+    pin and weight with it, turned ``press`` degrees out)."""
     g = h.g
+    fz = press_pose(h, press)
     return {
+        "press_follower": press_follower(h, fz, press), "press_weight": press_weight(h, fz, press),
         "gate_blade": parts.gate_blade(g), "roller_hub": parts.roller_hub(g),
         "motor_clamp": parts.motor_clamp(g), "n20_motor": parts.n20_motor(g),
         "o_rings": parts.o_rings(g), "deck": parts.deck(g, cards),
         "riser_tyres": riser_tyres(h), "riser_shafts": riser_shafts(h),
         "hinge_pins": hinge_pins(h), "door_sg90s": sg90s(h), "microswitch": microswitch(h),
         "load_cell": load_cell(h),
+        "riser_motor": _belt().riser_motor(h), "motor_pulley": _belt().motor_pulley(h),
+        "belt": _belt().belt(h), "belt_idler": _belt().belt_idler(h),
     }

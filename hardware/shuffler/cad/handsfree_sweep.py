@@ -83,3 +83,35 @@ def hits(moving: Part, model: dict[str, Part], skip: frozenset[str] = frozenset(
     return out
 
 
+
+
+PRESS = ("press_arm", "press_foot", "press_follower", "press_weight", "Press foot screws")
+
+
+def press_parts(model: dict[str, Part]) -> dict[str, Part]:
+    """The press's parts of ``model`` (arm, foot, pin, weight and its screws)."""
+    return {n: p for n, p in model.items() if n.startswith(PRESS)}
+
+
+def press_far(h: HandsFree, press: Part) -> Part:
+    """The press less its hub (everything farther than the hub's rim from the post's axis):
+    what swings wide. The hub turns about its own axis on the post."""
+    from hardware.shuffler.cad.parts import _z_cylinder
+
+    px, py = h.press_pivot
+    b = press.bounding_box()
+    return press - _z_cylinder(px, py, h.press_hub_d + 1.2, b.min.Z - 1, b.max.Z + 1)
+
+
+def clearances(moving: Part, model: dict[str, Part], within: float) -> dict[str, float]:
+    """The least distance from ``moving`` to each part of ``model`` whose box comes within
+    ``within`` mm of it (the others stand farther off)."""
+    mb = moving.bounding_box()
+    out = {}
+    for name, part in model.items():
+        pb = part.bounding_box()
+        gap = max(max(tuple(pb.min)[i] - tuple(mb.max)[i], tuple(mb.min)[i] - tuple(pb.max)[i])
+                  for i in range(3))
+        if gap < within:
+            out[name] = moving.distance_to(part)
+    return out

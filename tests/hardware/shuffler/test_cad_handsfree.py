@@ -13,6 +13,8 @@ Needs build123d (the ``dev`` and ``cad`` extras).
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tests.hardware.shuffler.cad_support import require_build123d
@@ -41,7 +43,7 @@ def closed():
 @pytest.fixture(scope="module")
 def opened():
     """Every leaf hanging in its pocket, the press arm swung out."""
-    return handsfree_assembly(H, doors=90.0, press=90.0)
+    return handsfree_assembly(H, doors=90.0, press=H.press_swing)
 
 
 def test_no_two_parts_meet_with_the_doors_shut_or_open(closed, opened):
@@ -54,6 +56,7 @@ def test_no_two_parts_meet_with_the_doors_shut_or_open(closed, opened):
 @pytest.mark.parametrize("bay", BAYS)
 def test_a_card_rises_through_the_riser_into_each_bay_touching_nothing(closed, bay):
     model = {n: p for n, p in closed.items() if n not in handsfree_sweep.ABOVE}
+    model["flap"] = handsfree_parts.flap(H, bay)  # set for this bay
     start = 20.0  # the head on the tray's land, past the gate (the Lotus sweep covers before)
     end = H.shaft.slot_mm(bay) + H.g.card_length - 4.0  # the tail through the slot
     head, met = start, {}
@@ -121,17 +124,74 @@ def test_the_upper_pile_lands_on_the_shut_lower_doors(closed):
 ANGLES = [15.0, 30.0, 45.0, 60.0, 75.0]
 
 
-@pytest.mark.xfail(strict=True, reason="open design issue: swung past about 60 degrees on its "
-                   "upright pin, the press's foot sweeps across the -y wall and the tray's wall "
-                   "behind the notch; the press needs a lift before the swing (docs/hands-free.md)")
+SWING_STEP_DEG = 1.5
+LIFT_STEP_MM = 1.5
+SUPPORTS = ("deck", "o_rings", "handsfree_tray")  # what the foot rests on, and leaves upwards
+
+
+def _travel(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The farthest any point of the press moves between two poses of its path."""
+    return abs(b[0] - a[0]) + H.press_reach() * math.radians(abs(b[1] - a[1]))
+
+
 @pytest.mark.parametrize("cards", [0, 104])
 def test_the_press_swings_out_with_its_foot_clear_of_everything(closed, cards):
-    """The press leaves the shaft before any door opens, over an empty tray (after a pass)
-    or a full one (at the start)."""
-    model = {n: p for n, p in closed.items() if n not in ("press_arm", "press_foot", "deck")}
-    for angle in ANGLES + [90.0]:
-        moving = handsfree_parts.press_arm(H, angle) + handsfree_parts.press_foot(H, cards, angle)
-        assert handsfree_sweep.hits(moving, model) == {}, angle
+    """The press leaves the shaft before any door opens: lifted straight up its post off the
+    deck (an empty tray's after a pass; a full one's at the start, when it comes back the same
+    way), then turned out on the helical leg. At every pose of that path the arm, the foot,
+    the follower, the weight and the foot's screws meet nothing; and what swings wide (all
+    but the hub, which turns on its own axis) stands clear of every part by more than half
+    the farthest any point of it moves to the next pose or from the last, so the path
+    between the poses is clear too (at rest the foot touches only what it rests on, and
+    leaves it straight up)."""
+    from hardware.shuffler.cad.parts import deck
+
+    rest = handsfree_sweep.press_parts(closed)
+    model = {n: p for n, p in closed.items() if n not in rest and n != "deck"}
+    if cards:
+        model["deck"] = deck(H.g, cards)
+    press = None
+    for p in rest.values():
+        press = p if press is None else press + p
+    far = handsfree_sweep.press_far(H, press)
+    path = H.press_path(cards, LIFT_STEP_MM, SWING_STEP_DEG)
+    assert path[0] == (pytest.approx(H.press_rest_z(cards)), 0.0)
+    assert path[-1][1] == H.press_swing >= 90.0
+    assert path[-1][0] - path[0][0] >= H.press_swing_z - H.press_rest_z(cards) > 0
+    met, short, least = {}, {}, {}
+    for i, (foot_z, swung) in enumerate(path):
+        moving = handsfree_parts.press_move(H, press, foot_z, swung)
+        found = handsfree_sweep.hits(moving, model)
+        if found:
+            met[(round(foot_z - H.zf, 1), swung)] = found
+        need = max(_travel(path[j], path[j + 1]) for j in (i - 1, i)
+                   if 0 <= j < len(path) - 1) / 2
+        wide = handsfree_parts.press_move(H, far, foot_z, swung)
+        for name, d in handsfree_sweep.clearances(wide, model, 3.0).items():
+            if i == 0 and name in SUPPORTS:
+                continue
+            least[name] = min(least.get(name, d), d)
+            if d < need:
+                short[(round(foot_z - H.zf, 1), swung, name)] = (round(d, 2), round(need, 2))
+    assert met == {}
+    print(f"\n{cards} cards: least clearance of the swinging press (mm):",
+          {k: round(v, 2) for k, v in sorted(least.items(), key=lambda kv: kv[1])})
+    assert short == {}
+
+
+def test_swung_out_the_press_stands_clear_of_the_shaft_inside_and_the_open_leaves(opened):
+    """Turned out, no part of the press is over the tray or in the -y wall, where the piles
+    fall and the open leaves hang."""
+    press = None
+    for p in handsfree_sweep.press_parts(opened).values():
+        press = p if press is None else press + p
+    y_wall = -(H.shaft_half_w + H.shaft_wall)
+    assert press.bounding_box().max.Y < y_wall  # the hub, by the wall
+    assert handsfree_sweep.press_far(H, press).bounding_box().max.Y < y_wall - 2.0
+    # and turned back in, the foot rests on the deck over the nip
+    rest = handsfree_parts.press_foot(H).bounding_box()
+    assert rest.min.Z == pytest.approx(H.g.nip[1] + H.g.pile_height(H.g.capacity_cards))
+    assert rest.min.X <= 0.0 <= rest.max.X
 
 
 def test_the_leaves_turn_clear_of_everything_once_the_press_is_out(opened):
@@ -175,3 +235,61 @@ def test_every_fastener_is_a_solid_from_its_table_and_threads_deep_enough(closed
             runs = material_runs(closed[f.thread_in], tuple(start), f.axis)
             grip = sum(max(0.0, min(b, 30.0 + f.tip) - max(a, 30.0)) for a, b in runs)
             assert grip >= need, (f.row, n, round(grip, 2))
+
+
+def test_both_side_plates_carry_every_driven_hubs_bearings():
+    """Each hub's shaft runs in a bearing in each side plate: a full ring of plate, 2 mm
+    wide round the bearing's seat, at every roller pair (the hubs run outside the
+    curl, beyond the floor's outer face, where the plate would otherwise end)."""
+    from hardware.shuffler.cad.parts import _y_cylinder
+
+    yi, yb, yc = handsfree_parts.riser_halves(H)
+    body, cover = handsfree_parts.riser_body(H), handsfree_parts.riser_cover(H)
+    seat = H.bearing_od + 0.1
+    for r in handsfree_parts.rollers(H):
+        x, z = r.hub_axis(H)
+        for plate, y0, y1 in ((body, yb, -yi), (cover, yi, yc)):
+            ring = _y_cylinder(x, z, seat + 4.0, y0, y1) - _y_cylinder(x, z, seat, y0 - 1, y1 + 1)
+            # (the hub's window takes 0.01 mm off the plate's inner face)
+            assert handsfree_sweep.common(ring, plate) == pytest.approx(ring.volume, rel=1e-2), \
+                r.name
+
+
+@pytest.mark.parametrize("bay", BAYS)
+def test_the_flap_set_for_each_bay_turns_clear_and_leads_the_card_into_its_branch(closed, bay):
+    """The flap turns from the lower bay's setting to the upper's (17.75 degrees out) clear
+    of everything; set for ``bay``, a card whose head runs from the fork to 40 mm past it
+    (every 2 mm) meets neither the flap nor the riser: the flap's top stays under the floor
+    of the branch the card takes, where the floors of the two curve apart."""
+    model = {n: p for n, p in closed.items() if n not in ("flap", "deck", "press_foot")}
+    end = handsfree_parts.flap_angle(H)
+    assert 10.0 < end < 25.0
+    px, pz = handsfree_parts.flap_pivot(H)
+    flap = handsfree_parts.flap(H, Bay.LOWER)
+    for k in range(7):
+        a = end * k / 6
+        turned = handsfree_parts.Pos(px, 0, pz) * handsfree_parts.Rot(0, a, 0) * \
+            handsfree_parts.Pos(-px, 0, -pz) * flap
+        assert handsfree_sweep.hits(turned, model) == {}, round(a, 1)
+    set_ = {"flap": handsfree_parts.flap(H, bay), "riser_body": closed["riser_body"]}
+    fork = H.shaft.flap_mm
+    met = {}
+    for head in range(int(fork) - 2, int(fork) + 40, 2):
+        c = handsfree_sweep.card(H, bay, float(head), CARD_T, design.POKER_WIDTH_MM)
+        found = handsfree_sweep.hits(c, set_)
+        if found:
+            met[head] = found
+    assert met == {}
+    # and the other setting routes it away: set for the lower bay the flap stands across the
+    # upper branch's path; set for the upper, it leaves the lower branch's floor open under
+    # the card (which, bent, presses outwards and follows the upper floor)
+    c = handsfree_sweep.card(H, bay, fork + H.g.vane_length, CARD_T, design.POKER_WIDTH_MM)
+    if bay is Bay.UPPER:
+        assert handsfree_sweep.common(c, handsfree_parts.flap(H, Bay.LOWER)) > 1.0
+    else:  # the turned flap's tip stands well off the lower floor's line
+        tip = handsfree_parts.flap(H, Bay.UPPER)
+        line = handsfree_parts._offset_line(H, Bay.LOWER, fork + H.g.vane_length - 1.0,
+                                            fork + H.g.vane_length, handsfree_parts.floor_off(H))
+        probe = handsfree_parts._xz_prism(line + [(x, z - 0.01) for x, z in line[::-1]],
+                                          -20.0, 20.0)
+        assert probe.distance_to(tip) > 2.0

@@ -75,3 +75,26 @@ def test_the_branches_part_past_the_flaps_tip_with_room_for_the_septum():
 def test_a_fork_with_no_room_for_a_septum_is_refused():
     with pytest.raises(ValueError, match="septum"):
         HandsFree(fork_reverse=4.0)
+
+
+@pytest.mark.parametrize("cards", [0, 52, 104])
+def test_the_press_lifts_straight_off_any_deck_before_it_turns_out(cards):
+    """From the deck it rests on, the press only rises until its foot clears a full tray's
+    deck; then it only turns (rising on the helix), out past square."""
+    h = HANDSFREE
+    path = h.press_path(cards)
+    assert path[0] == (pytest.approx(h.press_rest_z(cards)), 0.0)
+    turned = [(z, a) for z, a in path if a > 0]
+    assert all(a == 0 for z, a in path if z < h.press_swing_z - 1e-9)
+    assert turned[0][0] >= h.press_rest_z(h.g.capacity_cards) + h.press_lift_clear
+    angles = [a for _z, a in path]
+    assert angles == sorted(angles) and angles[-1] == h.press_swing > 90
+    heights = [z for z, _a in path]
+    assert heights == sorted(heights)
+
+
+def test_a_press_that_would_meet_the_lower_leaves_or_the_skew_beam_is_refused():
+    with pytest.raises(ValueError, match="knuckles"):
+        HandsFree(press_helix_rise=3.0)
+    with pytest.raises(ValueError, match="skew beam"):
+        HandsFree(press_window_margin=5.0)
