@@ -279,7 +279,7 @@ RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws th
 
 
 # From the lower curl's centre: the columns inside the curl, clear of its idlers (they run
-# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 40 T
+# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 24 T
 # pulley and of the belt's runs past it. The first two carry the motor bracket's legs too.
 RISER_SCREWS = ((18.0, -22.36), (-7.0, 27.64), (2.0, -16.36), (8.0, 27.64))
 
@@ -1137,7 +1137,8 @@ PRINT_ORIENTATION = {
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
     "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
-    "riser_motor_bracket": Orientation(about_x=-90, note="the pocket's open end down, legs up"),
+    "riser_motor_bracket": Orientation(
+        about_x=-90, note="the plate's outer face (the gearbox's seat) down, legs and ribs up"),
     "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
