@@ -19,26 +19,27 @@ from build123d import Part
 
 from hardware.shuffler.cad import handsfree_parts as hp
 from hardware.shuffler.cad.handsfree_params import HANDSFREE, HandsFree
-from hardware.shuffler.cad.parts import _box, _y_cylinder
+from hardware.shuffler.cad.parts import _y_cylinder
 
 GT2_PITCH = 2.0
 BELT_W = 6.0
 BELT_T = 1.38  # GT2 6 mm belt, overall: its back is 0.63 mm outside the pitch line
 BACK = 0.63
 ROLLER_TEETH = 16
-# The motor's pulley: the 6 V 1500 rpm N20 turns 1250 rpm on 5 V; 40 T over the rollers'
-# 16 T (2.5 : 1) turns the 16 mm tyres 3125 rpm unloaded (2.62 m/s, 2.5 x the hands-free
-# feed roller's 1.04 m/s), so the driver's duty trims it to twice the feed's surface speed
-# with the motor still ahead under load.
-MOTOR_TEETH = 40
-RISER_MOTOR_RPM = 1500.0  # the N20's no-load speed at its rated 6 V (its listing's figure)
+# The motor's pulley: Pololu's 25D 4.4:1 HP 6V (item 4801) turns 2200 rpm unloaded at 6 V
+# (pololu.com), 1833 rpm on the 5 V supply; 24 T over the rollers' 16 T (1.5 : 1) turns the
+# 16 mm hubs 2750 rpm (2.30 m/s, 2.2 x the hands-free feed roller's 1.04 m/s), and the
+# driver's duty trims it to the riser's calibrated speed.
+MOTOR_TEETH = 24
+RISER_MOTOR_RPM = 2200.0  # the 25D 4.4:1 HP 6V's no-load speed at its rated 6 V
 RISER_MOTOR_V = 6.0
 IDLER_OD = 10.0  # F623ZZ flanged bearing, 3 x 10 x 4 mm: two side by side
 IDLER_W = 8.0
-# The motor's axis: over the lower curl's centre, between the cover's columns. The idler's:
-# between the branches (10.8 mm from the nearest centre line), where the loop's pitch line
-# comes to 400 mm, a stock closed belt (200 teeth).
-MOTOR_AT = (28.0, 195.4)
+# The idler's axis: between the branches (10.8 mm from the nearest centre line). The motor's:
+# inside the lower curl, up and back from its centre to where the loop's pitch line comes
+# to 400 mm, a stock closed belt (200 teeth), round the 24 T pulley; there T1 keeps 4.9
+# teeth in mesh and the run down to T1 passes the cover's screw head 2.3 mm off.
+MOTOR_AT = (23.0, 199.08)
 IDLER_AT = (75.0, 202.5)
 IDLER_PIN_D = 3.0
 
@@ -197,34 +198,62 @@ def _prism(pts: list[Point], y0: float, y1: float) -> Part:
 
 # ----- the motor, its bracket, the idler -----
 
-GEARBOX = (12.0, 10.0, 9.0)  # the N20's gearbox: across x, across z, along y
-CAN_L = 15.0
-SHAFT_L = 10.0
-PULLEY_HUB = 6.0
-LIP = 1.5  # the bracket's floor under the gearbox's face
+# Pololu's 25D gearmotors (pololu.com, item 4801 and the 25D family's pages): a can just
+# under 25 mm across, 63 mm long from the gearbox's face (25Dx63L), the 4 mm D-shaft 12.5 mm
+# out of the face, on the can's axis. Assumed (check them on Pololu's 25D dimension
+# drawing): the gearbox 25.0 mm across for its first 15 mm and the motor 24.2 mm behind it
+# (the replacement motor's listing); the face's two M3 holes 17 mm apart on a line through
+# the shaft (the motor's own face's pattern, as the replacement motor's listing gives it),
+# tapped at least 4 mm deep.
+MOTOR_D = 25.0
+CAN_D = 24.2
+GEARBOX_L = 15.0
+MOTOR_L = 63.0
+SHAFT_D = 4.0
+SHAFT_L = 12.5
+FACE_HOLES = 17.0  # apart, along x
+FACE_HOLE_DEPTH = 4.0
+PULLEY_HUB = 7.0  # the 24 T pulley's set-screw hub past its teeth (16 mm overall)
+PLATE_T = 3.0  # the bracket's plate under the gearbox's face
+PLATE_D = 30.0
+HEAD_H = 2.4  # the face screws' M3 pan heads, between the pulley's hub and the plate
 LEG_D = 8.0
+RIB_W = 7.0
+RIB_Y0 = 1.0  # the ribs' underside this far past the belt's plane (the pulleys' flanges)
+RELIEF_R = 12.0  # the ribs cut back round the pulley's hub and the face screws' heads
 
 
 def motor_y(h: HandsFree) -> tuple[float, float]:
-    """(the gearbox's face, its back): past the 40 T pulley's hub and the bracket's lip."""
-    face = belt_y(h)[1] + PULLEY_HUB + 0.5 + LIP
-    return face, face + GEARBOX[2]
+    """(the gearbox's face, the motor's back end): past the 24 T pulley's hub, the face
+    screws' heads and the bracket's plate."""
+    face = belt_y(h)[1] + PULLEY_HUB + 0.5 + HEAD_H + PLATE_T
+    return face, face + MOTOR_L
+
+
+def face_holes() -> list[Point]:
+    """(x, z) of the two M3 holes in the gearbox's face."""
+    x, z = MOTOR_AT
+    return [(x - FACE_HOLES / 2, z), (x + FACE_HOLES / 2, z)]
 
 
 def riser_motor(h: HandsFree = HANDSFREE) -> Part:
-    """The riser's N20 gearmotor: gearbox, can, and its 3 mm shaft into the pulley."""
+    """The riser's 25D gearmotor: gearbox, can, its 4 mm shaft into the pulley, the face's
+    two tapped M3 holes (drawn at the tap's 2.5 mm)."""
     x, z = MOTOR_AT
     f, b = motor_y(h)
-    w, t = GEARBOX[0] / 2, GEARBOX[1] / 2
-    return (_box(x - w, x + w, f, b + CAN_L, z - t, z + t)
-            + _y_cylinder(x, z, 3.0, f - SHAFT_L, f + 0.01))
+    motor = (_y_cylinder(x, z, MOTOR_D, f, f + GEARBOX_L)
+             + _y_cylinder(x, z, CAN_D, f + GEARBOX_L - 0.01, b)
+             + _y_cylinder(x, z, SHAFT_D, f - SHAFT_L, f + 0.01))
+    for hx, hz in face_holes():
+        motor -= _y_cylinder(hx, hz, 2.5, f - 0.01, f + FACE_HOLE_DEPTH)
+    return motor
 
 
 def motor_pulley(h: HandsFree = HANDSFREE) -> Part:
-    """The 40 T pulley on the motor's shaft, its teeth in the belt's plane."""
+    """The 24 T pulley on the motor's shaft, its teeth in the belt's plane."""
     yc = hp.riser_halves(h)[2]
     return hp.gt2_pulley(*MOTOR_AT, MOTOR_TEETH, yc, PULLEY_HUB) - _y_cylinder(
-        *MOTOR_AT, 3.0, yc, motor_y(h)[0] + 1)
+        *MOTOR_AT, SHAFT_D, yc, motor_y(h)[0] + 1)
 
 
 def _leg_points(h: HandsFree) -> list[Point]:
@@ -232,21 +261,25 @@ def _leg_points(h: HandsFree) -> list[Point]:
 
 
 def motor_bracket(h: HandsFree = HANDSFREE) -> Part:
-    """The bracket: a block round the gearbox (pressed in from outside, its face on the
-    lip), two legs down to the riser's cover over its columns, whose screws hold both."""
+    """The bracket: a plate the gearbox's face is screwed to (two M3s from under it, their
+    heads between it and the pulley's hub), the shaft through its middle, on two legs down
+    to the riser's cover over its columns (their screws hold both) and two ribs from the
+    legs to the plate. Its outer face, the gearbox's seat, is flat: it prints on it."""
     x, z = MOTOR_AT
-    f, b = motor_y(h)
+    f, _b = motor_y(h)
     yc = hp.riser_halves(h)[2]
-    w, t = GEARBOX[0] / 2 + 0.1, GEARBOX[1] / 2 + 0.1
-    c = 2.4
-    block = _box(x - w - c, x + w + c, f - LIP, b, z - t - c, z + t + c)
+    seat = f - PLATE_T
+    rib0 = belt_y(h)[1] + RIB_Y0
+    block = _y_cylinder(x, z, PLATE_D, seat, f)
     for lx, lz in _leg_points(h):
-        block += _y_cylinder(lx, lz, LEG_D, yc, b)
-        block += _rib((lx, lz), (x, z), LEG_D, f - LIP, b)
-    block -= _box(x - w, x + w, f, b + 1, z - t, z + t)
-    block -= _y_cylinder(x, z, 5.0, f - LIP - 1, f + 0.01)  # the gearbox's boss and shaft
+        block += _y_cylinder(lx, lz, LEG_D, yc, f)
+        block += _rib((lx, lz), (x, z), RIB_W, rib0, f)
+    block -= _y_cylinder(x, z, 2 * RELIEF_R, rib0 - 1, seat)
+    block -= _y_cylinder(x, z, 8.0, seat - 1, f + 1)  # the shaft and the face's boss
+    for hx, hz in face_holes():
+        block -= _y_cylinder(hx, hz, 3.4, seat - 1, f + 1)
     for lx, lz in _leg_points(h):
-        block -= _y_cylinder(lx, lz, 3.4, yc - 1, b + 1)
+        block -= _y_cylinder(lx, lz, 3.4, yc - 1, f + 1)
     return block
 
 
@@ -263,7 +296,12 @@ def _rib(a: Point, b: Point, w: float, y0: float, y1: float) -> Part:
 
 def bracket_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
     """(x, y, z) of the bracket's two M3s' heads, on its legs' outer ends."""
-    return [(x, motor_y(h)[1], z) for x, z in _leg_points(h)]
+    return [(x, motor_y(h)[0], z) for x, z in _leg_points(h)]
+
+
+def face_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the two M3s' heads under the plate, into the gearbox's face."""
+    return [(x, motor_y(h)[0] - PLATE_T, z) for x, z in face_holes()]
 
 
 def belt_idler(h: HandsFree = HANDSFREE) -> Part:

@@ -279,7 +279,7 @@ RISER_BOSS = 8.0  # the columns across the channel's width the cover's screws th
 
 
 # From the lower curl's centre: the columns inside the curl, clear of its idlers (they run
-# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 40 T
+# 30-40 mm from the centre), of the gate blade (up to x = 11.8 mm), of the riser motor's 24 T
 # pulley and of the belt's runs past it. The first two carry the motor bracket's legs too.
 RISER_SCREWS = ((18.0, -22.36), (-7.0, 27.64), (2.0, -16.36), (8.0, 27.64))
 
@@ -796,6 +796,36 @@ def foot_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
     return [(px, y, _arm_z(h)[1] - COUNTERSINK_DEPTH) for y in FOOT_SCREW_YS]
 
 
+# Densities for the press's weight: PETG 1.27 g/cm3 (printed solid: an upper bound for a
+# part printed with infill), steel 7.85 g/cm3; g = 9.81 m/s2.
+PETG_G_MM3 = 1.27e-3
+STEEL_G_MM3 = 7.85e-3
+G_N_PER_G = 9.81e-3
+
+
+def press_mass_g(h: HandsFree = HANDSFREE) -> float:
+    """The press's mass (g) from its solids: the printed arm and foot, the steel bar, the
+    follower and the foot's two screws."""
+    from hardware.shuffler.cad import handsfree_fasteners
+
+    printed = press_arm(h).volume + press_foot(h).volume
+    steel = press_weight(h).volume + press_follower(h).volume
+    steel += sum(p.volume for n, p in handsfree_fasteners.assembly_solids(h).items()
+                 if n.startswith("Press foot screws"))
+    return printed * PETG_G_MM3 + steel * STEEL_G_MM3
+
+
+def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0) -> float:
+    """The press's force on a deck of ``cards`` (N): its weight, the hub sliding freely down
+    the post's straight leg (the foot carries it all, whatever the deck's height).
+
+    Raises ValueError for a deck the tray does not hold.
+    """
+    if not 0 <= cards <= h.g.capacity_cards:
+        raise ValueError(f"a deck of {cards} cards: the tray holds 0 to {h.g.capacity_cards}")
+    return press_mass_g(h) * G_N_PER_G
+
+
 def press_pose(h: HandsFree, swung: float) -> float:
     """The foot's underside on the press's path at ``swung`` degrees (0: on a full deck)."""
     return h.press_rest_z() if swung == 0 else h.press_z_at(swung)
@@ -1137,7 +1167,8 @@ PRINT_ORIENTATION = {
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
     "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
-    "riser_motor_bracket": Orientation(about_x=-90, note="the pocket's open end down, legs up"),
+    "riser_motor_bracket": Orientation(
+        about_x=-90, note="the plate's outer face (the gearbox's seat) down, legs and ribs up"),
     "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
