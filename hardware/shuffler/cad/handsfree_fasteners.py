@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from build123d import Part
 
-from hardware.shuffler.cad import fasteners, handsfree_belt, handsfree_parts, parts
+from hardware.shuffler.cad import fasteners, handsfree_parts, parts
 from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH, Fastener
 from hardware.shuffler.cad.handsfree_params import BAYS, HANDSFREE, HandsFree
 
@@ -27,10 +27,10 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
                  tuple((x, yc, z) for x, z in hp.riser_screw_points(h)[2:]), (0, -1, 0),
                  ("riser_cover",), "riser_body"),
         Fastener("Riser motor bracket screws", "pan", 3.0, 35,
-                 tuple(handsfree_belt.bracket_screw_seats(h)), (0, -1, 0),
+                 tuple(handsfree_parts.bracket_screw_seats(h)), (0, -1, 0),
                  ("riser_motor_bracket", "riser_cover"), "riser_body"),
         Fastener("Riser motor face screws", "pan", 3.0, 6,
-                 tuple(handsfree_belt.face_screw_seats(h)), (0, 1, 0),
+                 tuple(handsfree_parts.face_screw_seats(h)), (0, 1, 0),
                  ("riser_motor_bracket",), "riser_motor"),
         Fastener("Door servo screws", "pan", 2.0, 8,
                  tuple(p for bay in BAYS for p in hp.servo_screw_points(h, bay)), (1, 0, 0),
@@ -70,3 +70,34 @@ def assembly_solids(h: HandsFree = HANDSFREE, press: float = 0.0) -> dict[str, P
 def _press_moved(h: HandsFree, solid: Part, press: float) -> Part:
     """A fastener of the press moved with it to ``press`` degrees on its path."""
     return handsfree_parts.press_move(h, solid, handsfree_parts.press_pose(h, press), press)
+
+
+# ----- the press's weight: its printed parts, its steel and its screws -----
+
+# Densities for the press's weight: PETG 1.27 g/cm3 (printed solid: an upper bound for a
+# part printed with infill), steel 7.85 g/cm3; g = 9.81 m/s2.
+PETG_G_MM3 = 1.27e-3
+STEEL_G_MM3 = 7.85e-3
+G_N_PER_G = 9.81e-3
+
+
+def press_mass_g(h: HandsFree = HANDSFREE) -> float:
+    """The press's mass (g) from its solids: the printed arm and foot, the steel bar, the
+    follower and the foot's two screws."""
+    hp = handsfree_parts
+    printed = hp.press_arm(h).volume + hp.press_foot(h).volume
+    steel = hp.press_weight(h).volume + hp.press_follower(h).volume
+    steel += sum(p.volume for n, p in assembly_solids(h).items()
+                 if n.startswith("Press foot screws"))
+    return printed * PETG_G_MM3 + steel * STEEL_G_MM3
+
+
+def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0) -> float:
+    """The press's force on a deck of ``cards`` (N): its weight, the hub sliding freely down
+    the post's straight leg (the foot carries it all, whatever the deck's height).
+
+    Raises ValueError for a deck the tray does not hold.
+    """
+    if not 0 <= cards <= h.g.capacity_cards:
+        raise ValueError(f"a deck of {cards} cards: the tray holds 0 to {h.g.capacity_cards}")
+    return press_mass_g(h) * G_N_PER_G

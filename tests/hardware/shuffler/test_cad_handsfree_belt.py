@@ -18,11 +18,12 @@ require_build123d()  # before the imports below need it
 # ruff: noqa: E402
 
 from hardware.shuffler import design
-from hardware.shuffler.cad import handsfree_belt, handsfree_sweep
+from hardware.shuffler.cad import handsfree_parts as belt
+from hardware.shuffler.cad import handsfree_sweep
 from hardware.shuffler.cad.handsfree_params import HANDSFREE
 
 H = HANDSFREE
-WS = handsfree_belt.wheels(H)
+WS = belt.wheels(H)
 
 
 # Teeth in mesh on each roller's pulley before the 25D's 24 T pulley replaced the N20's 40 T
@@ -35,16 +36,16 @@ def test_the_belt_turns_every_roller_the_same_way_with_teeth_in_mesh():
     """The toothed side wraps all four roller pulleys (so they turn alike, the card's way
     with the motor turning the loop clockwise seen from +y) and the motor's; only the idler
     takes the belt's back; the wraps of a simple loop add to one turn."""
-    wraps = dict(zip([w.name for w in WS], handsfree_belt.wraps(WS), strict=True))
+    wraps = dict(zip([w.name for w in WS], belt.wraps(WS), strict=True))
     assert sum(wraps.values()) == pytest.approx(360.0, abs=1e-6)
     assert [n for n, a in wraps.items() if a > 0] == ["T1", "T2U", "T3U", "T2L", "motor"]
     assert wraps["idler"] < 0
-    teeth = handsfree_belt.teeth_in_mesh(WS)
+    teeth = belt.teeth_in_mesh(WS)
     assert {n: t for n, t in teeth.items() if n in ROLLER_TEETH_BEFORE
             and t < ROLLER_TEETH_BEFORE[n]} == {}
     assert teeth["motor"] >= 6.0
     assert [w.radius for w in WS if w.name == "motor"] == [
-        pytest.approx(24 * handsfree_belt.GT2_PITCH / (2 * math.pi))]
+        pytest.approx(24 * belt.GT2_PITCH / (2 * math.pi))]
     print("\nwraps (deg):", {n: round(a, 1) for n, a in wraps.items()},
           "teeth in mesh:", {n: round(t, 2) for n, t in teeth.items()})
 
@@ -52,7 +53,7 @@ def test_the_belt_turns_every_roller_the_same_way_with_teeth_in_mesh():
 def test_the_loop_is_a_stock_closed_belt():
     """The pitch line comes to 400 mm, a 200-tooth closed GT2 loop, to half a millimetre
     (the motor's position sets it; the belt's own stretch tensions it)."""
-    loop = handsfree_belt.length(WS)
+    loop = belt.length(WS)
     print(f"\nloop {loop:.2f} mm")
     assert loop == pytest.approx(400.0, abs=0.5)
 
@@ -62,10 +63,10 @@ def test_the_idler_pin_crosses_the_riser_between_the_channels():
     clear of both channels' walls (a card never meets it)."""
     from hardware.shuffler.handsfree import Bay
 
-    x, z = handsfree_belt.IDLER_AT
+    x, z = belt.IDLER_AT
     near = min(math.dist((x, z), (p.x, p.z)) for b in (Bay.LOWER, Bay.UPPER)
                for p in H.path(b, 0.5))
-    assert near - handsfree_belt.IDLER_PIN_D / 2 > H.gap / 2 + H.wall + 1.0
+    assert near - belt.IDLER_PIN_D / 2 > H.gap / 2 + H.wall + 1.0
 
 
 def test_the_riser_runs_twice_the_feeds_surface_speed():
@@ -76,9 +77,9 @@ def test_the_riser_runs_twice_the_feeds_surface_speed():
     drive = design.HANDSFREE_DRIVE
     feed = drive.no_load_rpm * drive.supply_v / drive.rated_v / 60 * math.pi \
         * drive.roller_diameter_mm
-    riser = handsfree_belt.riser_surface_speed(H, drive.supply_v)
+    riser = belt.riser_surface_speed(H, drive.supply_v)
     assert riser > 2.0 * feed
-    slow = handsfree_belt.riser_surface_speed(H, drive.supply_v, 0.85)
+    slow = belt.riser_surface_speed(H, drive.supply_v, 0.85)
     print(f"\nriser unloaded {riser:.0f} mm/s ({riser / feed:.2f} x the feed's {feed:.0f}); "
           f"its slowest motor (-15 %) {slow:.0f} mm/s")
 

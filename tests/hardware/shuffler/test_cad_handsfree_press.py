@@ -15,7 +15,7 @@ require_build123d()  # before the imports below need it
 # ruff: noqa: E402
 
 from hardware.shuffler import design
-from hardware.shuffler.cad import handsfree_parts, handsfree_sweep
+from hardware.shuffler.cad import handsfree_fasteners, handsfree_parts, handsfree_sweep
 from hardware.shuffler.cad.handsfree_params import HANDSFREE
 
 H = HANDSFREE
@@ -27,15 +27,15 @@ TARGET_N = design.HANDSFREE_DRIVE.press_n
                    "the next engineer', the press's weight")
 @pytest.mark.parametrize("cards", [0, 104])
 def test_the_press_bears_on_the_deck_with_the_force_the_feed_takes(cards):
-    force = handsfree_parts.press_force_n(H, cards)
+    force = handsfree_fasteners.press_force_n(H, cards)
     print(f"\n{cards} cards: the press bears {force:.3f} N "
-          f"({handsfree_parts.press_mass_g(H):.1f} g); the feed takes {TARGET_N} N")
+          f"({handsfree_fasteners.press_mass_g(H):.1f} g); the feed takes {TARGET_N} N")
     assert force == pytest.approx(TARGET_N, rel=0.10)
 
 
 def test_a_deck_the_tray_cannot_hold_is_refused():
     with pytest.raises(ValueError, match="105 cards"):
-        handsfree_parts.press_force_n(H, 105)
+        handsfree_fasteners.press_force_n(H, 105)
 
 
 def test_even_solid_steel_over_the_nip_would_not_weigh_enough():
@@ -53,8 +53,8 @@ def test_even_solid_steel_over_the_nip_would_not_weigh_enough():
     leaves = handsfree_assembly(H)["door_leaves"] & probe
     under = min(s.bounding_box().min.Z for s in leaves.solids())
     room = under - deck - H.press_lift_clear - H.press_helix_rise
-    steel_g = (x1 - x0) * 2 * half * room * handsfree_parts.STEEL_G_MM3
-    need_g = TARGET_N / handsfree_parts.G_N_PER_G
+    steel_g = (x1 - x0) * 2 * half * room * handsfree_fasteners.STEEL_G_MM3
+    need_g = TARGET_N / handsfree_fasteners.G_N_PER_G
     print(f"\nroom over the foot {x1 - x0:.1f} x {2 * half:.1f} x {room:.1f} mm: solid "
           f"steel {steel_g:.0f} g, the feed's press {need_g:.0f} g")
     assert room > H.press_foot_h + H.press_arm_t  # the press as drawn fits it

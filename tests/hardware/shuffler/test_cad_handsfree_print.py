@@ -61,7 +61,7 @@ def test_the_bom_lists_every_screw_of_the_model_with_its_size_and_count_and_adds
     # four roller pairs in the model, four of each in the list
     n = len(handsfree_parts.rollers(HANDSFREE))
     assert int(rows["Roller shafts"][2]) == n and int(rows["Roller bearings"][2]) == 2 * n
-    assert int(rows["Pulleys"][2]) == n and int(rows["Riser motor pulley"][2]) == 1
+    assert int(rows["Pulleys"][2]) == n and int(rows["Motor pulley"][2]) == 1
 
 
 def test_the_readme_shows_the_hands_free_machine_drawn_from_its_cad():
