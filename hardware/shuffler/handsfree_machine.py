@@ -70,16 +70,10 @@ def _calibrate(table: HandsFreeTable, router_settle_s: float, cards: int,
     from hardware.clock import FakeClock
     from hardware.shuffler.calibrate import CalibrationError, calibration, measure_cards
 
-    twin = HandsFreeTable(speed=table.speed, params=table.params, drive=table.drive,
-                          geometry=table.geometry, rng=random.Random(0),
-                          router_settle_s=table.router_settle_s * table.speed,
-                          shaft=table.shaft, shaft_params=table.sp, riser_duty=duty)
-    twin.stand_up_mm_s = table.stand_up_mm_s
-    twin._speed_scale = table._speed_scale
+    twin = table.twin(riser_duty=duty)
     twin.load(list(range(cards)))
     clock = FakeClock()
     mech = HandsFreeTableMechanism(twin, clock)
-    mech.set_riser(True)
     try:
         times = measure_cards(mech, clock, cards, router_move_s=router_settle_s)
         values: dict[str, Any] = calibration(times)["values"]

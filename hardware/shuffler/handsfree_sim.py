@@ -285,6 +285,13 @@ class Landing:
     speed_mm_s: float
 
 
+def _checked_duty(duty: float) -> float:
+    """The riser's PWM duty. Raises ShufflerError unless it is above 0 and at most 1."""
+    if not 0 < duty <= 1:
+        raise ShufflerError(f"the riser's PWM duty must be above 0 and at most 1, got {duty}")
+    return duty
+
+
 class HandsFreeTable(ShufflerTable):
     """The hands-free machine and deck (see the module's doc). Card ids are the cards'
     positions when first loaded.
@@ -346,10 +353,7 @@ class HandsFreeTable(ShufflerTable):
         if card_weight_g is not None and not card_weight_g > 0:
             raise ShufflerError(f"the load cell's card weight must be above 0 g, got "
                                 f"{card_weight_g}")
-        if not 0 < riser_duty <= 1:
-            raise ShufflerError(f"the riser's PWM duty must be above 0 and at most 1, got "
-                                f"{riser_duty}")
-        self.riser_duty = riser_duty
+        self.riser_duty = _checked_duty(riser_duty)
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees
@@ -405,14 +409,16 @@ class HandsFreeTable(ShufflerTable):
         self._pending.extend(edges)
         return edges
 
-    def twin(self) -> HandsFreeTable:
+    def twin(self, riser_duty: float | None = None) -> HandsFreeTable:
         """A fresh table of the same machine (its physics, shaft and speed), empty, with no
-        faults and its own random source, its riser running as in a pass."""
+        faults and its own random source, its riser running as in a pass (at `riser_duty`,
+        else this table's)."""
         twin = HandsFreeTable(speed=self.speed, params=self.params, drive=self.drive,
                               geometry=self.geometry, rng=random.Random(0),
                               router_settle_s=self.router_settle_s * self.speed,
                               shaft=self.shaft, shaft_params=self.sp,
-                              riser_duty=self.riser_duty)
+                              riser_duty=self.riser_duty if riser_duty is None else riser_duty)
+        twin.stand_up_mm_s = self.stand_up_mm_s
         twin._speed_scale = self._speed_scale
         twin.set_riser(True, 0.0)
         return twin
@@ -475,9 +481,7 @@ class HandsFreeTable(ShufflerTable):
 
     def set_riser_duty(self, duty: float, now: float) -> None:
         """Set the riser motor's PWM duty (0 to 1]. Raises ShufflerError out of range."""
-        if not 0 < duty <= 1:
-            raise ShufflerError(f"the riser's PWM duty must be above 0 and at most 1, got "
-                                f"{duty}")
+        _checked_duty(duty)
         t = now * self.speed
         self._advance(t)
         self.riser_duty = duty
