@@ -189,13 +189,16 @@ DEFAULT_DRIVE = DriveBuild()
 # Metal Gearmotor 25D mm HP 6V, 990 rpm no-load and 39 oz-in (0.275 N m) stall at 6 V,
 # 6.5 A stall (Pololu's 25D comparison table as robotgear.com.au quotes it; the family's
 # 4.4:1, item 4801, is 2200 rpm and 1.2 kg cm at 6 V on pololu.com), 25 mm can, 4 mm D
-# shaft, on the same 5 V supply, 24 mm roller and 2.5 N press. The fastest drive that keeps
+# shaft, on the same 5 V supply and 24 mm roller. The fastest drive that keeps
 # the router's gap: with a faster one the braked roller draws the next card past the flap
 # before the router may move (docs/hardware.md). Its time constant, estimate: rotor inertia
 # about 5 g cm^2 (a 24 mm can motor) x its winding's 0.92 ohm (6 V / 6.5 A) / k^2 (5.4 mN m/A:
 # the 1:1 motor's 5 oz-in at 6.5 A) is about 16 ms; its run-down coasting, about 0.1 s.
+# The hands-free build's press bears at least this on the deck (N): its foot over the nip
+# (docs/hands-free.md, "The press"); the CAD's test holds the press as drawn to it.
+HANDSFREE_PRESS_N = 2.5
 HANDSFREE_DRIVE = DriveBuild(no_load_rpm=990.0, stall_n_m=0.275, stall_a=6.5,
-                             motor_start_s=0.015, run_down_s=0.10)
+                             motor_start_s=0.015, run_down_s=0.10, press_n=HANDSFREE_PRESS_N)
 # The torque rule every drive keeps: the motor's stall at the worst corner (the weakest
 # motor, the lowest supply) at least this many times the worst deck's load at the roller.
 TORQUE_MARGIN = 2.0
