@@ -17,14 +17,21 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
 from hardware.shuffler import design
 from hardware.shuffler import ranges as shuffler_ranges
-from hardware.shuffler.handsfree import BAY_OF_PILE, HANDSFREE_ROUTER, ROUTER_PILE, Bay
+from hardware.shuffler.handsfree import (
+    BAY_OF_PILE,
+    HANDSFREE_ROUTER,
+    PRESS_SERVO_DEG,
+    ROUTER_PILE,
+    Bay,
+)
+from hardware.shuffler.physics import G
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
@@ -379,6 +386,13 @@ class HandsFreeTable(ShufflerTable):
         self.lid = True  # closed
         self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
+        # the press on its own servo: lifted and turned out at PRESS_SERVO_DEG (as the
+        # machine stands for loading), on the deck at 0; the feed has its force only there
+        self.press = _Door(60.0 / (self.sp.servo_s_per_60))
+        self._place_press(lifted=True)
+        self.press_hits = 0  # doors opened into the press, not yet out of their way
+        self.press_g = design.HANDSFREE_PRESS_N / G * 1000.0  # its mass (g)
+        self._bare_drive = replace(self.drive, press_n=0.0)
         # the leaf angle at which a pile's edges slip between the tips
         self.card_width = float(self.geometry.card_width)
         gap_needed = self.card_width - self.sp.slip_flex_mm
@@ -420,6 +434,7 @@ class HandsFreeTable(ShufflerTable):
                               riser_duty=self.riser_duty if riser_duty is None else riser_duty)
         twin.stand_up_mm_s = self.stand_up_mm_s
         twin._speed_scale = self._speed_scale
+        twin._place_press(lifted=False)
         twin.set_riser(True, 0.0)
         return twin
 
@@ -524,7 +539,7 @@ class HandsFreeTable(ShufflerTable):
         self.lid = closed
         self._cached = None
         frame = SERVO_FRAME_S
-        for door in self.doors.values():
+        for door in (*self.doors.values(), self.press):
             door.power(t, closed, frame)
         if closed:
             self._set_mode(self._feed_cmd, now)
@@ -551,9 +566,39 @@ class HandsFreeTable(ShufflerTable):
             return
         door = self.doors[moved]
         was_open = door.target > 0
+        if opened and not was_open and not self.press_out(t):
+            self.press_hits += 1  # the leaves swing into the press's arm
         door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
         if opened and not was_open and self.caught[moved]:
             self._catch_left -= 1
+
+    # --- the press ------------------------------------------------------------------------
+
+    def _place_press(self, lifted: bool) -> None:
+        self.press.a0 = self.press.target = PRESS_SERVO_DEG if lifted else 0.0
+        self.press_cmd = lifted
+
+    def set_press(self, lifted: bool, now: float) -> None:
+        """Command the press's servo lifted (out of the shaft) or down on the deck."""
+        t = now * self.speed
+        self._advance(t)
+        self.press_cmd = lifted
+        self.press.command(t, PRESS_SERVO_DEG if lifted else 0.0, SERVO_FRAME_S)
+        self._cached = None
+        # its weight leaves or reaches the tray's load cell when it gets there
+        there = self.press.time_to(self.press.target)
+        self._tray_change = max(self._tray_change, t if there is None else there)
+
+    def press_down(self, t: float | None = None) -> bool:
+        """True when the press bears on the deck (its servo at rest on it)."""
+        return self.press.angle(self._t if t is None else t) <= 1e-9
+
+    def press_out(self, t: float | None = None) -> bool:
+        """True when the press is lifted and turned out of the doors' and piles' way."""
+        return self.press.angle(self._t if t is None else t) >= PRESS_SERVO_DEG - 1e-9
+
+    def _feed_drive(self) -> design.DriveBuild:
+        return self.drive if self.press_down() else self._bare_drive
 
     def door_open(self, bay: Bay, t: float | None = None) -> bool:
         """True when `bay`'s leaves are past the angle where a pile slips between them."""
@@ -787,6 +832,8 @@ class HandsFreeTable(ShufflerTable):
             return None
         noise = self.rng.gauss(0.0, self.sp.cell_noise_g / math.sqrt(CELL_SAMPLES))
         grams = self._tray_count() * self.card_g + noise
+        if self.press_down(t):
+            grams += self.press_g  # the press rests on the deck, on the tray
         return grams / self.card_weight_g
 
     def skewed(self, now: float | None = None) -> bool:
@@ -888,6 +935,9 @@ class HandsFreeTableMechanism(_TableMechanism):
 
     def set_doors(self, bay: Bay, opened: bool) -> None:
         self.table.set_doors(bay, opened, self._clock.monotonic())
+
+    def set_press(self, lifted: bool) -> None:
+        self.table.set_press(lifted, self._clock.monotonic())
 
     def doors_hold(self, bay: Bay) -> bool:
         self.table._advance(self._clock.monotonic() * self.table.speed)

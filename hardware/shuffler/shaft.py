@@ -88,6 +88,11 @@ class Shaft(Protocol):
         """Command `bay`'s door servo open or closed (the servo takes its time to get there)."""
         ...
 
+    def set_press(self, lifted: bool) -> None:
+        """Command the press's servo: lifted off the deck and turned out of the shaft, or
+        down on the deck (the servo takes its time to get there)."""
+        ...
+
     def doors_hold(self, bay: Bay) -> bool:
         """True when `bay`'s door sensor sees a card lying on its doors."""
         ...

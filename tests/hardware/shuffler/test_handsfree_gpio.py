@@ -99,15 +99,21 @@ class GpioRig:
         assert plan is not None
         return [self.starts[-1][c] for c in plan.final_order()]
 
-    def door_writes(self) -> list[tuple[int, str]]:
-        """Each door pulse written to the PCA9685, in order: (channel, open/closed)."""
+    def servo_writes(self) -> list[tuple[int, str]]:
+        """Each servo pulse written to the PCA9685, in order: (channel, what): the doors
+        (channels 0 and 1) open/closed, the press (channel 2) lifted/down."""
         out = []
         writes = [(r, v) for a, r, v in self.bus.writes if a == i2c.PCA9685_ADDRESS]
+        names = {0x08: ("open", "closed"), 0x0C: ("open", "closed"), 0x10: ("lifted", "down")}
         for (r, v), (r2, v2) in zip(writes, writes[1:], strict=False):
-            if r in (0x08, 0x0C) and r2 == r + 1 and not v2 & 0x10:
+            if r in names and r2 == r + 1 and not v2 & 0x10:
                 count = v | v2 << 8
-                out.append(((r - 0x08) // 4, "open" if count > 300 else "closed"))
+                out.append(((r - 0x08) // 4, names[r][0 if count > 300 else 1]))
         return out
+
+    def door_writes(self) -> list[tuple[int, str]]:
+        """Each door pulse written to the PCA9685, in order: (channel, open/closed)."""
+        return [w for w in self.servo_writes() if w[0] in (0, 1)]
 
 
 @pytest.fixture
@@ -148,6 +154,17 @@ def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int, machine
                                                                           (1, "closed")]
     per = [(0, "open"), (1, "open"), (1, "closed"), (0, "closed")]
     assert writes[2:] == per * passes
+    # the press (its own servo, channel 2): lifted for loading, down on the deck for each
+    # pass, lifted out before each restack's doors open, and lifted at the end
+    servos = r.servo_writes()
+    press = [w for _ch, w in servos if _ch == 2]
+    assert press == ["lifted"] + ["down", "lifted"] * passes
+    pose = None
+    for ch, what in servos:
+        if ch == 2:
+            pose = what
+        elif what == "open":
+            assert pose == "lifted", "doors opened with the press on the deck"
     assert r.rig.riser_pin.state == 0 and r.rig.motor_pin.state == 0
     assert r.shuffler.mechanism.doors == {Bay.LOWER: False, Bay.UPPER: False}
     print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s of machine time ({machine})")

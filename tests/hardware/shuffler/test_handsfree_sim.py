@@ -60,10 +60,21 @@ def feed_one(table: HandsFreeTable, t: float, timeout: float = TIMEOUT_S) -> tup
     return seen, t + 0.05
 
 
+def press(table: HandsFreeTable, lifted: bool, t: float) -> float:
+    """Command the press lifted or down and wait until its servo is there."""
+    table.set_press(lifted, t)
+    there = table.press.time_to(table.press.target)
+    t = max(t, there if there is not None else t)
+    table.update(t)
+    assert table.press_out(t) if lifted else table.press_down(t)
+    return t
+
+
 def drive_pass(table: HandsFreeTable, bays: list[Bay], t: float = 0.0) -> float:
-    """Feed one card per bay decision as a controller does (the router set and settled, the
-    feed run until the card's beam sees it, then braked), the riser running; returns the
-    time all have landed. Fails when a card is never seen."""
+    """Feed one card per bay decision as a controller does (the press down on the deck,
+    the router set and settled, the feed run until the card's beam sees it, then braked),
+    the riser running; returns the time all have landed. Fails when a card is never seen."""
+    t = press(table, False, t)
     table.set_riser(True, t)
     for i, bay in enumerate(bays):
         table.set_router(ROUTER_PILE[bay], t)
@@ -98,7 +109,9 @@ def weigh(table: HandsFreeTable, t: float) -> tuple[int, float]:
 def restack(table: HandsFreeTable, t: float,
             order: handsfree.Restack = handsfree.SHAFT_RESTACK,
             ) -> tuple[handsfree.RestackReading, float]:
-    """Command the doors open in `order`, reading the sensors after each step."""
+    """Lift the press out, command the doors open in `order`, reading the sensors after
+    each step."""
+    t = press(table, True, t)
     steps = []
     for bay in (order.first, order.second):
         table.set_doors(bay, True, t)
@@ -343,6 +356,12 @@ def test_the_upper_pile_lands_on_the_lower_doors_while_they_are_closed() -> None
 
 def test_the_load_cell_counts_the_tray_after_it_settles() -> None:
     table, deck, bays, t = a_pass(52, seed=2)
+    # the press down on the empty tray weighs on the load cell (about 140 cards' weight):
+    # the machine weighs with it lifted out
+    on = table.tray_cards(t + 1.0)
+    assert on == pytest.approx(table.press_g / table.card_weight_g, abs=0.2) and on > 100
+    t = press(table, True, t + 1.0)
+    assert table.tray_cards(t) is None  # its weight has just left: settling
     assert table.tray_cards(t + 1.0) == pytest.approx(0.0, abs=0.2)
     table.set_doors(Bay.LOWER, True, t + 1.0)
     landed = settle(table, t + 1.5)
@@ -680,3 +699,32 @@ def test_a_load_cell_calibrated_on_another_deck_miscounts_a_full_tray() -> None:
     table.load(list(range(52)))
     count = table.tray_cards(5.0)
     assert count is not None and round(count) == 55
+
+
+# ----- the press -----
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_the_tyre_grips_a_full_deck_at_the_rough_corner_only_under_the_press(lifted: bool
+                                                                            ) -> None:
+    """Under 104 cards at the rough end of the frictions the deck's own weight, half of it
+    on the tyre, gives too little grip against the cards above: the bottom card moves only
+    with the press down on the deck."""
+    rough = Params(cards=104, mu_card_card=0.5, mu_card_petg=0.4, mu_tyre_card=0.8)
+    table = HandsFreeTable(rng=random.Random(1), params=rough)
+    table.load(list(range(104)))
+    t = press(table, lifted, 0.0)
+    table.set_riser(True, t)
+    seen, _ = feed_one(table, t)
+    assert seen is not lifted
+
+
+def test_doors_opened_before_the_press_is_out_strike_it() -> None:
+    table, _deck, _bays, t = a_pass(52, seed=3)
+    assert table.press_down(t)
+    table.set_doors(Bay.LOWER, True, t)
+    assert table.press_hits == 1
+    table.set_doors(Bay.LOWER, False, t + 0.5)
+    t = press(table, True, t + 0.5)  # out first, as the controller does
+    table.set_doors(Bay.LOWER, True, t)
+    assert table.press_hits == 1
