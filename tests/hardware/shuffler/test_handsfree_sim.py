@@ -737,3 +737,11 @@ def test_doors_opened_before_the_press_is_out_strike_it() -> None:
     t = press(table, True, t + 0.5)  # out first, as the controller does
     table.set_doors(Bay.LOWER, True, t)
     assert table.press_hits == 1
+
+
+def test_the_controller_waits_for_the_slowest_press_servo_of_the_ranges() -> None:
+    """Nothing senses the press: the restack's wait for it covers the slowest SG90."""
+    slowest = max(SHAFT_RANGES["servo_s_per_60"])
+    table = HandsFreeTable(shaft_params=ShaftParams(servo_s_per_60=slowest))
+    t = press(table, True, 0.0)
+    assert t <= handsfree.DEFAULT_RESTACK.press_s + 1e-9
