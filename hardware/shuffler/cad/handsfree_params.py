@@ -111,10 +111,11 @@ class HandsFree:
     press_hub_h: float = 16.0
     press_hub_fit: float = 0.4  # the hub's bore over the post
     press_pivot_gap: float = 1.0  # the hub clear of the shaft's outer wall
-    # the hub clear of the tray's -y ear (which carries the gate blade) in plan: the post as
-    # far forward as it goes, so the foot's far corners, swinging back, stay clear of the
-    # skew beam's bore for the widest foot
-    press_gate_gap: float = 1.0
+    # The post's axis in x: as far forward as its hub stands 0.5 mm clear of the gate blade's
+    # -y screw (its washer, nut and tail behind the tray's ear; a test measures it), so the
+    # foot's far corners, swinging back, stay clear of the skew beam's bore for the longest
+    # foot (the foot's centre, as first drawn, was -4.2 mm)
+    press_pivot_x: float = -4.3
     press_lift_clear: float = 1.5
     press_swing: float = 105.0  # out past square: the foot then stands clear of the wall
     press_helix_rise: float = 0.0
@@ -123,11 +124,11 @@ class HandsFree:
     # the whole press's height, foot underside to arm top: all there is under the lower
     # leaves' knuckles (1.5 mm clear, ``check``) over a full deck, less the lift
     press_foot_h: float = 14.2
-    press_foot_w: float = 46.0  # the foot's +y end twice this far from the nip's centre line
+    press_foot_w: float = 43.0  # the foot's +y end twice this far from the nip's centre line
     press_side_gap: float = 1.5  # the heel's -y end inside the tray's -y wall
     press_heel: float = 7.0  # the heel, under the arm's end: its two screws' heads' width
     press_floor: float = 0.8  # the foot's printed floor under the weight (PETG on the card)
-    press_pocket_wall: float = 1.0  # the pocket's printed side walls
+    press_pocket_wall: float = 0.8  # the pocket's printed side walls (two 0.4 mm perimeters)
     press_weight_fit: float = 0.1  # the block's clearance in its pocket, each side
     follower_d: float = 3.0  # ISO 8734 dowel, 3 x 6 mm, pressed into the hub
     follower_l: float = 6.0
@@ -158,12 +159,9 @@ class HandsFree:
     # ----- the press's travel -----
     @property
     def press_pivot(self) -> tuple[float, float]:
-        """(x, y) of the press post's axis: outside the -y wall, as far forward as the hub
-        clears the tray's -y ear by ``press_gate_gap``."""
-        py = -(self.shaft_half_w + self.shaft_wall + self.press_hub_d / 2 + self.press_pivot_gap)
-        ex, ey = self.tray_ear_corner
-        reach = self.press_hub_d / 2 + self.press_gate_gap
-        return ex - math.sqrt(max(reach**2 - (ey - py) ** 2, 0.0)), py
+        """(x, y) of the press post's axis: outside the -y wall, its hub clear of it."""
+        return self.press_pivot_x, -(self.shaft_half_w + self.shaft_wall + self.press_hub_d / 2
+                                     + self.press_pivot_gap)
 
     @property
     def tray_ear_corner(self) -> tuple[float, float]:
@@ -184,11 +182,11 @@ class HandsFree:
 
     @property
     def press_pocket(self) -> tuple[float, float, float, float]:
-        """(x0, x1, y0, y1) of the foot's pocket: inside its walls, from the heel's wall to
-        the +y end's."""
+        """(x0, x1, y0, y1) of the foot's pocket: inside its walls, from the heel (solid, its
+        own wall) to the +y end's wall."""
         x0, x1 = self.g.press_x
         t = self.press_pocket_wall
-        return x0 + t, x1 - t, self.press_heel_y + t, self.press_foot_y[1] - t
+        return x0 + t, x1 - t, self.press_heel_y, self.press_foot_y[1] - t
 
     @property
     def press_weight_box(self) -> tuple[float, float, float, float, float]:

@@ -101,14 +101,6 @@ def test_a_press_that_would_meet_the_lower_leaves_or_the_skew_beam_is_refused():
     with pytest.raises(ValueError, match="knuckles"):
         HandsFree(press_foot_h=14.3)  # a taller foot (more weight) has no room
     with pytest.raises(ValueError, match="skew beam"):
-        HandsFree(press_foot_w=47.0)  # nor a longer one
-
-
-def test_the_press_post_stands_as_far_forward_as_the_tray_ear_lets_its_hub():
-    h = HandsFree()
-    px, _py = h.press_pivot
-    ear = h.tray_ear_corner
-    assert math.dist(h.press_pivot, ear) == pytest.approx(h.press_hub_d / 2 + h.press_gate_gap)
-    assert px + h.press_hub_d / 2 < ear[0]  # behind the ear, not beside it
+        HandsFree(press_foot_w=44.0)  # nor a longer one
     with pytest.raises(ValueError, match="tray's ear"):
-        HandsFree(press_gate_gap=-1.0)
+        HandsFree(press_pivot_x=0.0)  # nor a post further forward

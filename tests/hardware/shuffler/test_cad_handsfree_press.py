@@ -83,3 +83,18 @@ def test_even_solid_steel_over_the_nip_would_not_weigh_enough():
     assert room > H.press_foot_h  # the press as drawn fits it
     assert steel_g < 0.9 * need_g
     assert handsfree_sweep.common(probe, handsfree_parts.press_foot(H)) > 0  # the foot's there
+
+
+def test_the_hub_slides_past_the_gate_blades_screw_clear_of_it():
+    """The post stands as far forward as the hub's lift keeps it clear of the gate blade's
+    -y screw (the Lotus build's M3 x 10, its washer and nut behind the tray's ear, which the
+    hands-free build keeps): 0.5 mm, over the whole lift from an empty tray."""
+    from hardware.shuffler.cad import fasteners
+
+    row = next(f for f in fasteners.table(H.g) if f.row == "Gate screws")
+    k = next(i for i, seat in enumerate(row.seats) if seat[1] < 0)
+    screw = fasteners.solids(row)[k] + fasteners.nut_solids(row)[k]
+    gaps = [handsfree_parts.press_arm(H, z).distance_to(screw)
+            for z, _a in H.press_path(0, 4.0) if _a == 0]
+    print(f"\nthe hub past the gate blade's -y screw: {min(gaps):.2f} mm at least")
+    assert 0.5 <= min(gaps) < 1.0  # clear, and no further back than that needs
