@@ -95,7 +95,7 @@ class HandsFree:
     switch_hole_pitch: float = 9.5
     gear_module: float = 1.5
     # The press: a rigid arm and foot on a printed post outside the -y wall (a swing clamp's
-    # cam: a straight leg, then a helical one). At 0 degrees the arm slides freely down the
+    # cam: a straight leg, then a turning one). At 0 degrees the arm slides freely down the
     # post's straight leg with the deck (the foot rests on it); to leave, it is lifted up that
     # leg until the foot's underside stands ``press_lift_clear`` over a full tray's deck, then
     # it turns ``press_swing`` degrees on the turning leg, rising ``press_helix_rise`` more.
@@ -124,7 +124,9 @@ class HandsFree:
     # the whole press's height, foot underside to arm top: all there is under the lower
     # leaves' knuckles (1.5 mm clear, ``check``) over a full deck, less the lift
     press_foot_h: float = 14.2
-    press_foot_w: float = 43.0  # the foot's +y end twice this far from the nip's centre line
+    # twice the foot's reach towards +y from the nip's centre line (its heel reaches the other
+    # way to the tray's wall): the longest whose swing keeps the wall's window off the beam
+    press_foot_w: float = 43.0
     press_side_gap: float = 1.5  # the heel's -y end inside the tray's -y wall
     press_heel: float = 7.0  # the heel, under the arm's end: its two screws' heads' width
     press_floor: float = 0.8  # the foot's printed floor under the weight (PETG on the card)
