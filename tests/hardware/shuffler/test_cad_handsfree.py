@@ -215,11 +215,14 @@ def test_the_shut_doors_carry_a_pile_and_the_open_ones_clear_the_shafts_inside()
     assert handsfree_sweep.common(inside, handsfree_parts.door_leaves(H, 90.0)) == 0.0
 
 
+METAL_THREADS = ("load_cell", "riser_motor", "router_solenoid")
+
+
 def test_every_fastener_is_a_solid_from_its_table_and_threads_deep_enough(closed):
     """Each screw reaches into the part it threads into by two diameters in printed plastic
-    (the bought load cell's M4 threads and the riser motor's tapped M3 holes, metal: a
-    diameter), and stops before leaving it (a screw past a tapped hole's bottom would meet
-    the part: the first test)."""
+    (the bought load cell's M4 threads, the riser motor's tapped M3 holes and the router
+    solenoid's tapped M2 holes, metal: a diameter), and stops before leaving it (a screw
+    past a tapped hole's bottom would meet the part: the first test)."""
     from hardware.shuffler.cad.fasteners import MIN_ENGAGEMENT
     from hardware.shuffler.cad.measure import material_runs
 
@@ -227,7 +230,7 @@ def test_every_fastener_is_a_solid_from_its_table_and_threads_deep_enough(closed
     solids = handsfree_fasteners.assembly_solids(H)
     assert len(solids) == sum(len(f.seats) for f in rows)
     for f in rows:
-        need = (1.0 if f.thread_in in ("load_cell", "riser_motor") else MIN_ENGAGEMENT) * f.d
+        need = (1.0 if f.thread_in in METAL_THREADS else MIN_ENGAGEMENT) * f.d
         for n, seat in enumerate(f.seats):
             assert f"{f.row} #{n + 1}" in solids
             # a ray beside the axis, in the thread the screw forms (not its pilot hole)
