@@ -7,7 +7,9 @@ the tray floats on its load cell, touching nothing else. Over it: the shaft (bac
 walls and a closed top, printed top down, with the press's post), the riser (its body and
 its cover, lugs round every hub's bearings, the flap in its fork) whose front plate closes
 the shaft above the gate blade, the door leaves, the press (arm and foot), the lid. The
-riser's belt, idler, motor and its bracket are drawn at the end ("the riser's drive").
+riser's belt, idler, motor and its bracket are drawn at the end ("the riser's drive"), and
+after them the solenoid that turns the flap, its bracket and its lever ("the router's
+solenoid").
 """
 
 from __future__ import annotations
