@@ -90,7 +90,7 @@ class I2cDevice:
 
 I2C_DEVICES: tuple[I2cDevice, ...] = (
     I2cDevice("shuffler.i2c.pwm", 0x40, "PCA9685",
-              "door servos: channel 0 the lower doors, 1 the upper"),
+              "servos: channel 0 the lower doors, 1 the upper, 2 the press"),
     I2cDevice("shuffler.i2c.inputs", 0x20, "MCP23017",
               "GPA0 lower door sensor, GPA1 upper door sensor, GPA2 skew beam"),
     I2cDevice("shuffler.i2c.load_cell", 0x2A, "NAU7802", "the tray's load cell"),

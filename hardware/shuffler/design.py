@@ -54,16 +54,6 @@ END_WALL_PAD_MM = 3.0
 # much faster.
 SPEED_TOLERANCE = 0.10
 
-# The hands-free build's riser rollers turn this much over the feed roller's no-load speed
-# at full duty. The riser has its own motor, spread +-15 % like the feed's (ranges.py), so it
-# stays ahead of the feed at every corner only above 1.15 / 0.85 - 1 = 0.35: a riser slower
-# than the feed bunches the cards and moves the flap under a card's tail. Once a card's tail
-# leaves the nip it runs at the riser's speed: it clears its beam and the flap that much
-# sooner, and a card fed on behind it to the same bay is pulled away from it. Twice the
-# feed's speed leaves a card's tail and the next card's lead at the beams 88.9 (1 - 1/r) - 7
-# mm apart (the next starts 7 mm ahead of the nip): 37 mm nominal, 18 mm (over 15 ms) at the
-# corner of a slow riser and a fast feed (r = 1.40), well over the beams' filter.
-RISER_OVERDRIVE = 1.00
 # The riser's motor runs on PWM (DRV8874 #2 EN) at the duty `crib shuffler calibrate` sets,
 # so that the cards move at this speed past the beams and into the bays: under the speed at
 # which a card stands up against a bay's padded end wall (physics.stand_up_speed_mm_s: about
@@ -72,8 +62,8 @@ RISER_OVERDRIVE = 1.00
 # at full duty.
 RISER_CARD_SPEED_MM_S = 2000.0
 # An uncalibrated machine's riser duty: at the fastest corner of the ranges it keeps the
-# cards under the stand-up speed (2.49 x 0.9 = 2.24 m/s), at nominal about 1.82 m/s.
-RISER_DUTY_UNCALIBRATED = 0.90
+# cards under the stand-up speed (2.77 x 0.78 = 2.16 m/s), at nominal about 1.80 m/s.
+RISER_DUTY_UNCALIBRATED = 0.78
 
 # What a player takes to square the two piles and put the deck back in the tray.
 RESTACK_S = 4.0
@@ -199,6 +189,26 @@ DEFAULT_DRIVE = DriveBuild()
 HANDSFREE_PRESS_N = 2.5
 HANDSFREE_DRIVE = DriveBuild(no_load_rpm=990.0, stall_n_m=0.275, stall_a=6.5,
                              motor_start_s=0.015, run_down_s=0.10, press_n=HANDSFREE_PRESS_N)
+# The hands-free build's riser motor (docs/hands-free.md, "The riser's drive"): Pololu's 25D
+# 4.4:1 HP 6V (item 4801: 2200 rpm no-load, 1.2 kg cm = 0.118 N m stall at 6 V, pololu.com;
+# about 6 A stall, as its family), a 24-tooth GT2 pulley driving the rollers' 16-tooth ones
+# (hardware/shuffler/cad/handsfree_parts.py), the 16 mm hubs: as a drive at the hubs, 1.5 x
+# the motor's speed and 1/1.5 of its torque. Its time constants are the feed's 25D's.
+RISER_STEP_UP = 24 / 16
+RISER_DRIVE = DriveBuild(no_load_rpm=2200.0 * RISER_STEP_UP, stall_n_m=0.118 / RISER_STEP_UP,
+                         stall_a=6.0, roller_diameter_mm=16.0, motor_start_s=0.015,
+                         run_down_s=0.10, press_n=0.0)
+# The riser's rollers turn this much over the feed roller's no-load speed at full duty (both
+# motors nominal, on the one supply): 1.22. The riser's motor is spread +-15 % as the feed's
+# (ranges.py), so it stays ahead of the feed at every corner only above 1.15 / 0.85 - 1 =
+# 0.35: a riser slower than the feed bunches the cards and moves the flap under a card's
+# tail. Once a card's tail leaves the nip it runs at the riser's speed: it clears its beam
+# and the flap that much sooner, and a card fed on behind it to the same bay is pulled away
+# from it. At r = 1 + this the next card's lead reaches the beams 88.9 (1 - 1/r) - 7 mm
+# behind the card's tail (the next starts 7 mm ahead of the nip): 42 mm nominal, 27 mm (over
+# 20 ms) at the corner of a slow riser and a fast feed (r = 1.64), well over the beams'
+# filter.
+RISER_OVERDRIVE = RISER_DRIVE.free_speed_mm_s() / HANDSFREE_DRIVE.free_speed_mm_s() - 1.0
 # The torque rule every drive keeps: the motor's stall at the worst corner (the weakest
 # motor, the lowest supply) at least this many times the worst deck's load at the roller.
 TORQUE_MARGIN = 2.0

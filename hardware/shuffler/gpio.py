@@ -479,6 +479,11 @@ EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
 # for 1.0 ms of pulse (0.5-2.5 ms over 180 degrees), closed to open.
 DOOR_CHANNEL: dict[Bay, int] = {Bay.LOWER: 0, Bay.UPPER: 1}
 DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
+# The press's SG90 on channel 2: down on the deck at 1.0 ms, lifted and turned out of the
+# shaft handsfree.PRESS_SERVO_DEG further (docs/hands-free.md, "The press").
+PRESS_CHANNEL = 2
+PRESS_PULSE_MS: dict[bool, float] = {False: 1.0,
+                                     True: 1.0 + handsfree.PRESS_SERVO_DEG / 90.0}  # lifted
 # The load cell: its reading is the mean of the conversions of the last WEIGH_S (the
 # NAU7802 at 80 a second), at least WEIGH_SAMPLES of them since the doors last moved.
 WEIGH_S = handsfree.DEFAULT_RESTACK.weigh_s
@@ -559,6 +564,7 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
             self.servos.open()
             for bay in Bay:
                 self.set_doors(bay, False)
+            self.set_press(True)  # out of the tray's way, for the deck to go in
             self.inputs.open(pull_ups=sum(1 << p for p in EXPANDER_PINS.values()))
             self.adc.open()
         except Exception:
@@ -582,9 +588,9 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
             except Exception:  # closing must go on whatever a part does
                 pass
         if self.servos is not None:
-            for bay in Bay:
+            for channel in (*DOOR_CHANNEL.values(), PRESS_CHANNEL):
                 try:
-                    self.servos.release(DOOR_CHANNEL[bay])
+                    self.servos.release(channel)
                 except Exception:  # an I2C error must not stop the close
                     pass
         super().close()
@@ -611,6 +617,13 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
             return
         self.servos.set_pulse_ms(DOOR_CHANNEL[bay], DOOR_PULSE_MS[opened])
         self.doors[bay] = opened
+        self._weigh_from = self._clock.monotonic()
+
+    def set_press(self, lifted: bool) -> None:
+        if self.servos is None:
+            return
+        self.servos.set_pulse_ms(PRESS_CHANNEL, PRESS_PULSE_MS[lifted])
+        # its weight leaves or reaches the tray: the load cell's readings start afresh
         self._weigh_from = self._clock.monotonic()
 
     def _expander(self, name: str) -> bool:

@@ -466,6 +466,10 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
 
 # ----- time -----
 
+# The press (docs/hands-free.md, "The press"): its own SG90 on the PCA9685's channel 2 turns
+# this far from the press down on the deck to lifted and turned out of the drop shaft's way.
+PRESS_SERVO_DEG = 120.0
+
 
 @dataclass(frozen=True, slots=True)
 class RestackBuild:
@@ -489,10 +493,16 @@ class RestackBuild:
     # An HX711 at 80 samples a second: 16 samples (0.2 s) average the noise to well under
     # the 1.8 g of one card (an estimate from typical 1 kg bar cells: 0.1-0.2 g rms a sample).
     weigh_s: float = 0.20
+    # The press's SG90 from down on the deck to out of the shaft's way (and back): its frame
+    # and the slowest servo's 0.12 s per 60 degrees (the datasheet's 0.1, +20 %: the
+    # simulator's range), as nothing senses the press: the doors must not open into it, nor
+    # the feed start under a full deck without it. It lifts while the last card rides up to
+    # its bay, and comes down on the deck once the doors have closed.
+    press_s: float = 0.020 + PRESS_SERVO_DEG / 60.0 * 0.12
 
     def __post_init__(self) -> None:
         if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
-               self.weigh_s) < 0:
+               self.weigh_s, self.press_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
 
     @staticmethod
@@ -502,10 +512,12 @@ class RestackBuild:
 
     @property
     def restack_s(self) -> float:
-        """From the last card seen at its beam to the deck weighed in the tray: the first
-        pile read off its doors by the door sensors, the second settled and weighed."""
+        """From the last card seen at its beam to the press back on the deck: the first
+        pile read off its doors by the door sensors, the second settled and weighed, the
+        press down (its lift overlaps the last card's ride up)."""
         return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
-                + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s)
+                + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s
+                + self.press_s)
 
 
 DEFAULT_RESTACK = RestackBuild()

@@ -17,14 +17,21 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from hardware.errors import ShufflerError
 from hardware.interfaces import Clock
 from hardware.shuffler import design
 from hardware.shuffler import ranges as shuffler_ranges
-from hardware.shuffler.handsfree import BAY_OF_PILE, HANDSFREE_ROUTER, ROUTER_PILE, Bay
+from hardware.shuffler.handsfree import (
+    BAY_OF_PILE,
+    HANDSFREE_ROUTER,
+    PRESS_SERVO_DEG,
+    ROUTER_PILE,
+    Bay,
+)
+from hardware.shuffler.physics import G
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.ranges import Params
 from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
@@ -299,10 +306,10 @@ class HandsFreeTable(ShufflerTable):
     The feed is `ShufflerTable`'s: `set_motor`, `set_brake`, `set_router`, the tray, the
     gate and the double feeds. After the nip a card is carried by the riser: while its tail
     is still in the nip it moves with the feed roller (the riser's light idlers slip), then
-    with the riser's belt; the riser's rollers run at (1 + shaft.riser_overdrive) times the
-    feed roller's no-load surface speed (its own motor: `ShaftParams.riser_speed`), less what
-    the card's drag in the curl costs its motor, and start and run down as the feed's motor
-    does; stopped, it holds every card on it where it is. A card whose drag in the curl
+    with the riser's belt; the riser's rollers run at their own motor's speed (`riser_drive`,
+    design.RISER_DRIVE; spread by `ShaftParams.riser_speed`), less what the card's drag in
+    the curl costs its motor, and start and run down as the riser_drive's times say;
+    stopped, it holds every card on it where it is. A card whose drag in the curl
     beats T1's grip stalls there (`curl_stalls`).
     The router's position when a card's leading edge reaches the flap decides its bay
     (`Pile.LEFT` the lower, `Pile.RIGHT` the upper); the card's tail passing its bay's slot
@@ -342,9 +349,12 @@ class HandsFreeTable(ShufflerTable):
         bays_swapped: bool = False,
         card_weight_g: float | None = None,
         riser_duty: float = 1.0,
+        riser_drive: design.DriveBuild = design.RISER_DRIVE,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("router_settle_s", HANDSFREE_ROUTER.settle_s)
+        if kwargs.get("drive") is None:
+            kwargs["drive"] = design.HANDSFREE_DRIVE  # the build's own feed
         super().__init__(**kwargs)
         if catch_cards < 0 or catch_frees < 0:
             raise ShufflerError(
@@ -354,6 +364,7 @@ class HandsFreeTable(ShufflerTable):
             raise ShufflerError(f"the load cell's card weight must be above 0 g, got "
                                 f"{card_weight_g}")
         self.riser_duty = _checked_duty(riser_duty)
+        self.riser_drive = riser_drive
         self.shaft = shaft or DEFAULT_SHAFT
         self.sp = shaft_params or SHAFT_NOMINAL
         self.stall_at, self.stall_frees = stall_at, stall_frees
@@ -379,6 +390,14 @@ class HandsFreeTable(ShufflerTable):
         self.lid = True  # closed
         self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
+        # the press on its own servo: lifted and turned out at PRESS_SERVO_DEG, on the deck
+        # at 0 (where it starts: the deck loaded, the press let down on it); the feed has the
+        # press's force only there
+        self.press = _Door(60.0 / (self.sp.servo_s_per_60))
+        self._place_press(lifted=False)
+        self.press_hits = 0  # doors opened into the press, not yet out of their way
+        self.press_g = design.HANDSFREE_PRESS_N / G * 1000.0  # its mass (g)
+        self._bare_drive = replace(self.drive, press_n=0.0)
         # the leaf angle at which a pile's edges slip between the tips
         self.card_width = float(self.geometry.card_width)
         gap_needed = self.card_width - self.sp.slip_flex_mm
@@ -417,7 +436,8 @@ class HandsFreeTable(ShufflerTable):
                               geometry=self.geometry, rng=random.Random(0),
                               router_settle_s=self.router_settle_s * self.speed,
                               shaft=self.shaft, shaft_params=self.sp,
-                              riser_duty=self.riser_duty if riser_duty is None else riser_duty)
+                              riser_duty=self.riser_duty if riser_duty is None else riser_duty,
+                              riser_drive=self.riser_drive)
         twin.stand_up_mm_s = self.stand_up_mm_s
         twin._speed_scale = self._speed_scale
         twin.set_riser(True, 0.0)
@@ -452,23 +472,22 @@ class HandsFreeTable(ShufflerTable):
     # --- the riser ------------------------------------------------------------------------
 
     def riser_free_mm_s(self) -> float:
-        """The riser rollers' surface speed running: (1 + overdrive) x the feed roller's
-        no-load speed at full duty, from its own motor; on PWM a DC motor's no-load speed
-        follows the duty (its mean voltage)."""
+        """The riser rollers' no-load surface speed running: its own motor's
+        (`riser_drive`, spread by `ShaftParams.riser_speed`) on the supply; on PWM a DC
+        motor's no-load speed follows the duty (its mean voltage)."""
         scale = self._speed_scale / self.params.motor_speed * self.sp.riser_speed
-        return ((1.0 + self.shaft.riser_overdrive) * self.riser_duty
-                * self.drive.free_speed_mm_s(self.params.supply_v, scale))
+        return self.riser_duty * self.riser_drive.free_speed_mm_s(self.params.supply_v, scale)
 
     def riser_speed_mm_s(self) -> float:
         """The riser's surface speed carrying a card round the curl: its motor slows under
-        the card's drag there (a straight speed-torque line, as the feed's; the belt gears
-        its stall force down by the overdrive). The motor's torque spread is the feed's."""
-        stall = (self.drive.stall_force_n(self.params.supply_v, self.params.motor_torque)
-                 * self.riser_duty / (1.0 + self.shaft.riser_overdrive))
+        the card's drag there (a straight speed-torque line, as the feed's). The motor's
+        torque spread is the feed's."""
+        stall = (self.riser_drive.stall_force_n(self.params.supply_v, self.params.motor_torque)
+                 * self.riser_duty)
         return self.riser_free_mm_s() * max(0.0, 1.0 - self.curl_drag_n / stall)
 
     def set_riser(self, on: bool, now: float) -> None:
-        """Run or stop the riser's motor (stopped, it coasts down and holds the cards)."""
+        """Run or stop the riser's motor (stopped, it holds the cards where they are)."""
         t = now * self.speed
         self._advance(t)
         starting = on and not self.riser_on
@@ -492,9 +511,12 @@ class HandsFreeTable(ShufflerTable):
     def _steer_riser(self, t: float) -> None:
         # the rollers' position is continuous across a change: each card's anchor holds
         if self.riser_on and self.lid:
-            self._riser.set(t, self.riser_speed_mm_s(), self.drive.motor_start_s)
+            self._riser.set(t, self.riser_speed_mm_s(), self.riser_drive.motor_start_s)
+        elif self.lid:
+            # its DRV8874 with EN low (PH/EN mode) drives both outputs low: it brakes
+            self._riser.set(t, 0.0, self.riser_drive.motor_start_s)
         else:
-            self._riser.set(t, 0.0, self.drive.run_down_s)
+            self._riser.set(t, 0.0, self.riser_drive.run_down_s)  # no power: it coasts
 
     def _riser_started(self, t: float) -> None:
         """A fresh start of the riser: T1 may pull a stalled card free."""
@@ -524,7 +546,7 @@ class HandsFreeTable(ShufflerTable):
         self.lid = closed
         self._cached = None
         frame = SERVO_FRAME_S
-        for door in self.doors.values():
+        for door in (*self.doors.values(), self.press):
             door.power(t, closed, frame)
         if closed:
             self._set_mode(self._feed_cmd, now)
@@ -551,9 +573,39 @@ class HandsFreeTable(ShufflerTable):
             return
         door = self.doors[moved]
         was_open = door.target > 0
+        if opened and not was_open and not self.press_out(t):
+            self.press_hits += 1  # the leaves swing into the press's arm
         door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
         if opened and not was_open and self.caught[moved]:
             self._catch_left -= 1
+
+    # --- the press ------------------------------------------------------------------------
+
+    def _place_press(self, lifted: bool) -> None:
+        self.press.a0 = self.press.target = PRESS_SERVO_DEG if lifted else 0.0
+        self.press_cmd = lifted
+
+    def set_press(self, lifted: bool, now: float) -> None:
+        """Command the press's servo lifted (out of the shaft) or down on the deck."""
+        t = now * self.speed
+        self._advance(t)
+        self.press_cmd = lifted
+        self.press.command(t, PRESS_SERVO_DEG if lifted else 0.0, SERVO_FRAME_S)
+        self._cached = None
+        # its weight leaves or reaches the tray's load cell when it gets there
+        there = self.press.time_to(self.press.target)
+        self._tray_change = max(self._tray_change, t if there is None else there)
+
+    def press_down(self, t: float | None = None) -> bool:
+        """True when the press bears on the deck (its servo at rest on it)."""
+        return self.press.angle(self._t if t is None else t) <= 1e-9
+
+    def press_out(self, t: float | None = None) -> bool:
+        """True when the press is lifted and turned out of the doors' and piles' way."""
+        return self.press.angle(self._t if t is None else t) >= PRESS_SERVO_DEG - 1e-9
+
+    def _feed_drive(self) -> design.DriveBuild:
+        return self.drive if self.press_down() else self._bare_drive
 
     def door_open(self, bay: Bay, t: float | None = None) -> bool:
         """True when `bay`'s leaves are past the angle where a pile slips between them."""
@@ -787,6 +839,8 @@ class HandsFreeTable(ShufflerTable):
             return None
         noise = self.rng.gauss(0.0, self.sp.cell_noise_g / math.sqrt(CELL_SAMPLES))
         grams = self._tray_count() * self.card_g + noise
+        if self.press_down(t):
+            grams += self.press_g  # the press rests on the deck, on the tray
         return grams / self.card_weight_g
 
     def skewed(self, now: float | None = None) -> bool:
@@ -888,6 +942,9 @@ class HandsFreeTableMechanism(_TableMechanism):
 
     def set_doors(self, bay: Bay, opened: bool) -> None:
         self.table.set_doors(bay, opened, self._clock.monotonic())
+
+    def set_press(self, lifted: bool) -> None:
+        self.table.set_press(lifted, self._clock.monotonic())
 
     def doors_hold(self, bay: Bay) -> bool:
         self.table._advance(self._clock.monotonic() * self.table.speed)

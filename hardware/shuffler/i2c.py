@@ -1,8 +1,8 @@
 """The hands-free build's I2C devices (GPIO 2/3, bus 1): one small interface per device, a
 register driver over an injected SMBus (smbus2.SMBus on the Pi), and a simulated device.
 
-- `ServoPwm`: a PCA9685 (0x40) driving the door SG90s (channel 0 the lower doors, 1 the upper)
-  at 50 Hz. Datasheet (NXP PCA9685 rev. 4): MODE1 0x00 (SLEEP bit 4, AI bit 5, RESTART
+- `ServoPwm`: a PCA9685 (0x40) driving the SG90s (channel 0 the lower doors, 1 the upper,
+  2 the press) at 50 Hz. Datasheet (NXP PCA9685 rev. 4): MODE1 0x00 (SLEEP bit 4, AI bit 5, RESTART
   bit 7), MODE2 0x01 (OUTDRV bit 2), LEDn_ON_L 0x06 + 4n (ON_L, ON_H, OFF_L, OFF_H; OFF_H
   bit 4 is full off), PRE_SCALE 0xFE = round(25 MHz / (4096 f)) - 1, written only asleep.
 - `InputExpander`: an MCP23017 (0x20) reading the two door sensors and the skew beam on port

@@ -118,7 +118,13 @@ class HandsFreeMockRig:
     def __init__(self, shuffler: Any, machine: Any, factory: Any, clock: Clock,
                  bus: Any, tare_raw: float = 0.0,
                  counts_per_card: float = COUNTS_PER_CARD) -> None:
-        from hardware.shuffler.gpio import DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS
+        from hardware.shuffler.gpio import (
+            DOOR_CHANNEL,
+            DOOR_PULSE_MS,
+            EXPANDER_PINS,
+            PRESS_CHANNEL,
+            PRESS_PULSE_MS,
+        )
 
         self.shuffler, self.machine, self.factory, self.clock, self.bus = (
             shuffler, machine, factory, clock, bus)
@@ -131,6 +137,7 @@ class HandsFreeMockRig:
         self.lid_pin = factory.pin(pins["lid"])
         self._door_channel, self._door_pulse, self._expander = (
             DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS)
+        self._press_channel, self._press_pulse = PRESS_CHANNEL, PRESS_PULSE_MS
         self._sent: dict[str, Any] = {}
         self.lid_history: list[tuple[float, bool]] = []
         # every output level seen while the lid was open: (time, part, level)
@@ -180,6 +187,10 @@ class HandsFreeMockRig:
         for bay in Bay:
             pulse = self.shuffler.mechanism.servos.pulse_ms(self._door_channel[bay])
             doors[bay] = pulse is not None and abs(pulse - self._door_pulse[True]) < 0.1
+        pulse = self.shuffler.mechanism.servos.pulse_ms(self._press_channel)
+        # no pulses (released): the servo holds nothing new, the press stays as it was
+        press = (self._sent.get("press") if pulse is None
+                 else abs(pulse - self._press_pulse[True]) < 0.1)
         if not lid:
             for name, level in (("motor", motor), ("riser", riser)):
                 if level:
@@ -187,6 +198,8 @@ class HandsFreeMockRig:
             for bay, opened in doors.items():
                 if opened != self._sent.get(f"doors.{bay}", False):
                     self.driven_while_open.append((now, f"doors.{bay}", opened))
+            if press is not None and press != self._sent.get("press", press):
+                self.driven_while_open.append((now, "press", press))
             # no power: the machine's parts do not move whatever the outputs say
             motor = riser = False
         else:
@@ -194,6 +207,8 @@ class HandsFreeMockRig:
             for bay, opened in doors.items():
                 self._send(f"doors.{bay}", opened,
                            lambda b=bay, o=opened: m.set_doors(b, o))
+            if press is not None:
+                self._send("press", press, lambda: m.set_press(press))
         self._send("motor", motor, lambda: m.set_motor(motor))
         if riser and hasattr(m, "set_riser_duty"):
             self._send("riser_duty", duty, lambda: m.set_riser_duty(duty))

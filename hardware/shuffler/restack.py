@@ -118,6 +118,11 @@ class LidGuard:
             return
         self.inner.set_doors(bay, opened)
 
+    def set_press(self, lifted: bool) -> None:
+        if self._open("press", lifted):
+            return
+        self.inner.set_press(lifted)
+
 
 # The faults only a hands-free machine raises, and what a touch does after each: "replan"
 # drops whatever the bays hold into the tray, counts the deck and plans afresh; "next" goes
@@ -186,6 +191,10 @@ class HandsFreeController(ShufflerController):
         self._braked: tuple[float, float] | None = None
         self._wrong_orders = 0
         self._restacks_done = 0
+        # the press as last commanded (None: not yet, its pose unknown), and when it is down
+        # on the deck: the feed waits for it (without it the tyre slips under a full deck)
+        self._press_lifted: bool | None = None
+        self._press_down_at = float("-inf")
         self._pass_started = 0.0
         self._predicted: list[float] = []
         self._measured = 0.0  # seconds of passes measured, against
@@ -266,8 +275,18 @@ class HandsFreeController(ShufflerController):
         self._last_edge = None  # the last card's edge at its beam
         self._run_on_gap = None  # from a card's edge to the next's, fed on
         self._braked = None  # (edge, brake) of the last stop at an arrival
+        self._press_down_at = self._clock.monotonic() + self._press_to(False)
         self._shaft.set_riser(True)
         super()._begin_pass()
+
+    def _press_to(self, lifted: bool) -> float:
+        """Command the press lifted (out of the shaft's way) or down on the deck: the
+        seconds until it is there (0 when it already is)."""
+        if self._press_lifted is lifted:
+            return 0.0
+        self._shaft.set_press(lifted)
+        self._press_lifted = lifted
+        return self._restack_build.press_s
 
     def _observe(self) -> _Round:
         r = super()._observe()
@@ -401,6 +420,8 @@ class HandsFreeController(ShufflerController):
         return super()._on_stuck(r)
 
     def _on_next_card(self, r: _Round) -> float | None:
+        if r.now < self._press_down_at:
+            return self._wait(r.now, r.nxt, min([self._press_down_at, *r.waits]))
         if self._nudge_until is not None:
             if r.now < self._nudge_until:
                 return self._wait(r.now, r.nxt, min([self._nudge_until, *r.waits]))
@@ -513,7 +534,8 @@ class HandsFreeController(ShufflerController):
         n = self._plan.deck_size
         order = handsfree.SHAFT_RESTACK
         # the last card has cleared its beam; the riser carries its tail past its bay's slot
-        yield self._land_s
+        # while the press lifts off the empty tray and turns out of the piles' way
+        yield max(self._land_s, self._press_to(True))
         self._shaft.set_riser(False)
         steps = []
         for bay in (order.first, order.second):
@@ -564,6 +586,7 @@ class HandsFreeController(ShufflerController):
         """Every card must end in the tray before a fresh plan: a pile caught on its doors
         gets its doors closed and opened again (twice), then the player is asked."""
         step = last
+        yield self._press_to(True)
         for attempt in range(DOOR_RETRIES + 1):
             held = [bay for bay in Bay if step.holds(bay)]
             if step.tray_cards == n and not held:
@@ -599,12 +622,8 @@ class HandsFreeController(ShufflerController):
                 "and touch: a fresh shuffle starts.")
 
     def _tap(self) -> Generator[float, None, None]:
-        """A pile landed skewed: the press arm (on the lower doors' linkage) taps it down."""
-        b = self._restack_build
-        self._shaft.set_doors(Bay.LOWER, True)
-        yield b.door_open_s
-        self._shaft.set_doors(Bay.LOWER, False)
-        yield b.door_open_s + b.settle_s
+        """A pile landed skewed: the press comes down on the deck and squares it."""
+        yield self._press_to(False) + self._restack_build.settle_s
         if self._shaft.skewed():
             self._hf_fault(
                 "skewed",
@@ -616,6 +635,7 @@ class HandsFreeController(ShufflerController):
     def _recover_script(self) -> Generator[float, None, None]:
         """After a prompt: drop whatever the bays hold, count the tray, plan afresh."""
         assert self._plan is not None
+        yield self._press_to(True)
         for bay in (Bay.LOWER, Bay.UPPER):
             self._shaft.set_doors(bay, True)
             yield self._drop_s(bay)
@@ -636,6 +656,7 @@ class HandsFreeController(ShufflerController):
         self._phase = None
         self._script = None
         self._mech.set_led(False)
+        self._press_to(True)  # off the deck, for the player to take it
         k = plan.passes
         turned = (" (turned over by its odd number of passes: loaded face up, it lies face "
                   "down)" if k % 2 else "")
@@ -752,6 +773,7 @@ class HandsFreeController(ShufflerController):
             self._phase = None
             if self._opened:
                 self._shaft.set_riser(False)
+                self._press_to(True)
         return super().abort()
 
     def _step_locked(self) -> float:

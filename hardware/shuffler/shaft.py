@@ -46,7 +46,6 @@ class ShaftGeometry:
     skew_beam_z_mm: float = 40.0
     inside_length_mm: float = 92.0  # the shaft inside, along the card
     inside_width_mm: float = 66.5
-    riser_overdrive: float = design.RISER_OVERDRIVE  # the riser's rollers over the feed's
 
     def __post_init__(self) -> None:
         stations = (0.0, self.gate_mm, self.t1_mm, self.flap_mm, self.beam_mm, self.t2_mm,
@@ -86,6 +85,11 @@ class Shaft(Protocol):
 
     def set_doors(self, bay: Bay, opened: bool) -> None:
         """Command `bay`'s door servo open or closed (the servo takes its time to get there)."""
+        ...
+
+    def set_press(self, lifted: bool) -> None:
+        """Command the press's servo: lifted off the deck and turned out of the shaft, or
+        down on the deck (the servo takes its time to get there)."""
         ...
 
     def doors_hold(self, bay: Bay) -> bool:

@@ -299,12 +299,16 @@ class ShufflerTable:
         else:
             self._roller.set(t, 0.0, self.drive.run_down_s)
 
+    def _feed_drive(self) -> design.DriveBuild:
+        """The drive as the bottom card meets it now (its press on the deck)."""
+        return self.drive
+
     def _drive_speed(self) -> float:
         unit, p = self._feeding, self.params
         free = self.drive.free_speed_mm_s(p.supply_v, self._speed_scale)
         if unit is None:
             return free
-        f = feed_load(p, unit.above, self.drive, self.share)
+        f = feed_load(p, unit.above, self._feed_drive(), self.share)
         load = min(f.load_n, f.traction_n)  # slipping, the tyre rubs at its grip
         stall = self.drive.stall_force_n(p.supply_v, p.motor_torque)
         return max(0.0, free * (1.0 - load / stall))
@@ -336,7 +340,7 @@ class ShufflerTable:
         p = self.params
         scale = max(0.5, self.rng.gauss(1.0, p.spread)) if p.spread else 1.0
         above = len(self.tray) + len(cards) - 1
-        f = feed_load(p, above, self.drive, self.share)
+        f = feed_load(p, above, self._feed_drive(), self.share)
         stall = self.drive.stall_force_n(p.supply_v, p.motor_torque)
         moves = not (f.slips or f.load_n >= stall or self.gate_cards == 0)
         length = self.card_length * (1.0 if len(cards) == 1 else DOUBLE_SPAN)

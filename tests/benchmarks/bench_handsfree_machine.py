@@ -19,8 +19,10 @@ from hardware.shuffler.handsfree_machine import SimulatedHandsFreeShuffler
 GOAL_S = {52: 45.0, 104: 90.0}
 
 
-def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int]:
-    """One whole shuffle's machine time from one touch, and the prompts it needed."""
+def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int, int]:
+    """One whole shuffle's machine time from one touch, the prompts it needed, and the
+    mishaps the machine met unprompted (cards stood up, the flap moved under a card, doors
+    opened into the press)."""
     clock = FakeClock()
     sim = SimulatedHandsFreeShuffler(clock, rng=random.Random(seed),
                                      machine_rng=random.Random(seed), touch_deck=cards,
@@ -35,26 +37,30 @@ def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int]
         prompts += 1
         sim.touch()
     took = clock.monotonic()
+    t = sim.table
+    mishaps = t.stood_up + t.flap_hits + t.press_hits
     sim.stop()
-    return took, prompts
+    return took, prompts, mishaps
 
 
 def main(every: int = 1, audit_decks: int = 100) -> None:
     for cards in (52, 104):
-        nominal, _ = shuffle_s(cards)
+        nominal, _, _ = shuffle_s(cards)
         goal = GOAL_S[cards]
         print(f"hands-free {cards} cards, nominal: {nominal:.1f} s "
               f"({'within' if nominal <= goal else 'OVER'} the {goal:.0f} s goal)")
-        worst, worst_label, prompted = 0.0, "", 0
+        worst, worst_label, prompted, mishapped = 0.0, "", 0, 0
         cases = handsfree_sim.corners((cards,))[::every]
         for params, shaft in cases:
-            took, prompts = shuffle_s(cards, params=params, shaft_params=shaft)
+            took, prompts, mishaps = shuffle_s(cards, params=params, shaft_params=shaft)
             prompted += prompts > 0
+            mishapped += mishaps > 0
             if took > worst:
                 worst, worst_label = took, f"{params} {shaft.label()}"
         print(f"hands-free {cards} cards, {len(cases)} corners: slowest {worst:.1f} s "
               f"({'within' if worst <= 1.5 * goal else 'OVER'} 1.5 x the goal, "
-              f"{1.5 * goal:.0f} s) at {worst_label}; {prompted} corners needed the player")
+              f"{1.5 * goal:.0f} s) at {worst_label}; {prompted} corners needed the player, "
+              f"{mishapped} met a card stood up, the flap under a card or doors into the press")
     started = time.perf_counter()
     run = handsfree_audit.run(audit_decks, 52, seed=2)
     wall = time.perf_counter() - started

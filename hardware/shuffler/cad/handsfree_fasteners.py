@@ -78,27 +78,39 @@ def _press_moved(h: HandsFree, solid: Part, press: float) -> Part:
     return handsfree_parts.press_move(h, solid, handsfree_parts.press_pose(h, press), press)
 
 
-# ----- the press's weight: its printed parts, its steel and its screws -----
+# ----- the press's weight: its printed parts, its tungsten block and its steel -----
 
-# Densities for the press's weight: PETG 1.27 g/cm3 (printed solid: an upper bound for a
-# part printed with infill), steel 7.85 g/cm3; g = 9.81 m/s2.
+# Densities for the press's weight (g/mm3); g = 9.81 m/s2. PETG 1.27 g/cm3 (printed solid:
+# an upper bound for a part printed with infill); steel 7.85 g/cm3 (the follower, the
+# screws). The weight is a tungsten heavy-alloy block (W-Ni-Fe), ASTM B777-15 Table 1:
+# Class 1 (90 % W) 16.85-17.30 g/cm3, Class 2 (92.5 %) 17.15-17.85, Class 3 (95 %)
+# 17.75-18.35, Class 4 (97 %) 18.25-18.85; pure tungsten 19.25. The BOM names Class 3, so
+# its least density is the honest figure; pinewood-derby alloy weights are sold at about
+# 18.0 (maximum-velocity.com, "Sintering Tungsten").
 PETG_G_MM3 = 1.27e-3
 STEEL_G_MM3 = 7.85e-3
+TUNGSTEN_CLASS3_MIN_G_MM3 = 17.75e-3  # the least the BOM's block may be
+TUNGSTEN_NOMINAL_G_MM3 = 18.0e-3
+TUNGSTEN_RANGE_G_MM3 = (17.0e-3, 18.5e-3)  # the W-Ni-Fe alloys sold as weights
 G_N_PER_G = 9.81e-3
 
 
-def press_mass_g(h: HandsFree = HANDSFREE) -> float:
-    """The press's mass (g) from its solids: the printed arm and foot, the steel bar, the
-    follower and the foot's two screws."""
+def press_mass_g(h: HandsFree = HANDSFREE, tungsten_g_mm3: float = TUNGSTEN_CLASS3_MIN_G_MM3
+                 ) -> float:
+    """The press's mass (g) from its solids: the printed arm and foot, the tungsten block at
+    ``tungsten_g_mm3`` (default: the least of the BOM's class), the follower and the foot's
+    two screws."""
     hp = handsfree_parts
     printed = hp.press_arm(h).volume + hp.press_foot(h).volume
-    steel = hp.press_weight(h).volume + hp.press_follower(h).volume
+    steel = hp.press_follower(h).volume
     steel += sum(p.volume for n, p in assembly_solids(h).items()
                  if n.startswith("Press foot screws"))
-    return printed * PETG_G_MM3 + steel * STEEL_G_MM3
+    return (printed * PETG_G_MM3 + steel * STEEL_G_MM3
+            + hp.press_weight(h).volume * tungsten_g_mm3)
 
 
-def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0) -> float:
+def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0,
+                  tungsten_g_mm3: float = TUNGSTEN_CLASS3_MIN_G_MM3) -> float:
     """The press's force on a deck of ``cards`` (N): its weight, the hub sliding freely down
     the post's straight leg (the foot carries it all, whatever the deck's height).
 
@@ -106,4 +118,4 @@ def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0) -> float:
     """
     if not 0 <= cards <= h.g.capacity_cards:
         raise ValueError(f"a deck of {cards} cards: the tray holds 0 to {h.g.capacity_cards}")
-    return press_mass_g(h) * G_N_PER_G
+    return press_mass_g(h, tungsten_g_mm3) * G_N_PER_G

@@ -28,6 +28,7 @@ from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
 BAYS = (Bay.LOWER, Bay.UPPER)
 SEPTUM_GAP = 3.0  # the most a card crosses unguided from the flap's tip to the septum
 SKEW_BEAM_SETBACK = 3.5  # the skew beam's axis in front of the shaft's back wall
+TRAY_EAR = 10.0  # the tray's ears (which carry the gate blade) past its side walls: parts.tray
 
 
 class Piece(NamedTuple):
@@ -94,23 +95,43 @@ class HandsFree:
     switch_hole_pitch: float = 9.5
     gear_module: float = 1.5
     # The press: a rigid arm and foot on a printed post outside the -y wall (a swing clamp's
-    # cam: a straight leg, then a helical one). At 0 degrees the arm slides freely down the
+    # cam: a straight leg, then a turning one). At 0 degrees the arm slides freely down the
     # post's straight leg with the deck (the foot rests on it); to leave, it is lifted up that
     # leg until the foot's underside stands ``press_lift_clear`` over a full tray's deck, then
-    # it turns ``press_swing`` degrees on the helical leg, rising ``press_helix_rise`` more
-    # (gravity turns it back and lets it down onto the deck when its link lets go).
+    # it turns ``press_swing`` degrees on the turning leg, rising ``press_helix_rise`` more.
+    # That leg is level (a bayonet's): a helix as shallow as the room allows (1.2 mm over
+    # 105 degrees on the 10 mm post, a 7.5 degree lead) is under PETG's friction angle (about
+    # 14 degrees), so gravity could not turn the press back, nor a pull on the hub turn it
+    # out: the link turns it either way, and the rise's height goes to the weight instead.
+    # Its weight is a tungsten-alloy block in the foot's pocket, over the nip: the foot takes
+    # the whole height under the shut lower leaves, and the arm joins it at its -y end (a heel
+    # the arm's end laps onto), not over it.
     press_post_d: float = 10.0
     press_hub_d: float = 18.0
     press_hub_h: float = 16.0
     press_hub_fit: float = 0.4  # the hub's bore over the post
     press_pivot_gap: float = 1.0  # the hub clear of the shaft's outer wall
+    # The post's axis in x: as far forward as its hub stands 0.5 mm clear of the gate blade's
+    # -y screw (its washer, nut and tail behind the tray's ear; a test measures it), so the
+    # foot's far corners, swinging back, stay clear of the skew beam's bore for the longest
+    # foot (the foot's centre, as first drawn, was -4.2 mm)
+    press_pivot_x: float = -4.3
     press_lift_clear: float = 1.5
     press_swing: float = 105.0  # out past square: the foot then stands clear of the wall
-    press_helix_rise: float = 1.2
-    press_arm_t: float = 5.0
+    press_helix_rise: float = 0.0
+    press_arm_t: float = 5.0  # the arm, its top flush with the foot's
     press_arm_w: float = 8.0
-    press_foot_h: float = 8.0
-    press_foot_w: float = 40.0  # across y, centred over the nip
+    # the whole press's height, foot underside to arm top: all there is under the lower
+    # leaves' knuckles (1.5 mm clear, ``check``) over a full deck, less the lift
+    press_foot_h: float = 14.2
+    # twice the foot's reach towards +y from the nip's centre line (its heel reaches the other
+    # way to the tray's wall): the longest whose swing keeps the wall's window off the beam
+    press_foot_w: float = 43.0
+    press_side_gap: float = 1.5  # the heel's -y end inside the tray's -y wall
+    press_heel: float = 7.0  # the heel, under the arm's end: its two screws' heads' width
+    press_floor: float = 0.8  # the foot's printed floor under the weight (PETG on the card)
+    press_pocket_wall: float = 0.8  # the pocket's printed side walls (two 0.4 mm perimeters)
+    press_weight_fit: float = 0.1  # the block's clearance in its pocket, each side
     follower_d: float = 3.0  # ISO 8734 dowel, 3 x 6 mm, pressed into the hub
     follower_l: float = 6.0
     groove_w: float = 3.4
@@ -140,10 +161,42 @@ class HandsFree:
     # ----- the press's travel -----
     @property
     def press_pivot(self) -> tuple[float, float]:
-        """(x, y) of the press post's axis: over the foot's centre, outside the -y wall."""
+        """(x, y) of the press post's axis: outside the -y wall, its hub clear of it."""
+        return self.press_pivot_x, -(self.shaft_half_w + self.shaft_wall + self.press_hub_d / 2
+                                     + self.press_pivot_gap)
+
+    @property
+    def tray_ear_corner(self) -> tuple[float, float]:
+        """(x, y) of the tray's -y ear's back outer corner (``parts.tray``: the ears reach
+        ``TRAY_EAR`` past the walls, from the gate's setback to the gate)."""
+        return self.g.gate_setback, -(self.g.tray_inner[1] / 2 + self.g.wall + TRAY_EAR)
+
+    @property
+    def press_foot_y(self) -> tuple[float, float]:
+        """(-y end, +y end) of the foot: its heel's end inside the tray's -y wall, its +y end
+        ``press_foot_w / 2`` past the nip's centre line."""
+        return -(self.g.tray_inner[1] / 2 - self.press_side_gap), self.press_foot_w / 2
+
+    @property
+    def press_heel_y(self) -> float:
+        """Where the foot's heel (the arm's end on it) ends towards +y."""
+        return self.press_foot_y[0] + self.press_heel
+
+    @property
+    def press_pocket(self) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1) of the foot's pocket: inside its walls, from the heel (solid, its
+        own wall) to the +y end's wall."""
         x0, x1 = self.g.press_x
-        return (x0 + x1) / 2, -(self.shaft_half_w + self.shaft_wall + self.press_hub_d / 2
-                                + self.press_pivot_gap)
+        t = self.press_pocket_wall
+        return x0 + t, x1 - t, self.press_heel_y, self.press_foot_y[1] - t
+
+    @property
+    def press_weight_box(self) -> tuple[float, float, float, float, float]:
+        """(x0, x1, y0, y1, height) of the tungsten block in the pocket, the foot on the deck
+        (its underside at z 0): the pocket less its fit, as tall as the pocket is deep."""
+        x0, x1, y0, y1 = self.press_pocket
+        f = self.press_weight_fit
+        return x0 + f, x1 - f, y0 + f, y1 - f, self.press_foot_h - self.press_floor
 
     def press_rest_z(self, cards: int | None = None) -> float:
         """The foot's underside resting on a deck of ``cards`` (a full tray by default)."""
@@ -157,13 +210,13 @@ class HandsFree:
         return self.press_rest_z() + self.press_lift_clear
 
     def press_z_at(self, swung: float) -> float:
-        """The foot's underside turned ``swung`` degrees on the helical leg."""
+        """The foot's underside turned ``swung`` degrees on the turning leg."""
         return self.press_swing_z + self.press_helix_rise * swung / self.press_swing
 
     def press_path(self, cards: int | None = None, step_mm: float = 2.0,
                    step_deg: float = 2.0) -> list[tuple[float, float]]:
         """The press's poses (foot's underside z, degrees turned) from resting on a deck of
-        ``cards`` up the straight leg, then out on the helical leg: no pose moves any point
+        ``cards`` up the straight leg, then out on the turning leg: no pose moves any point
         of it more than ``step_mm``, nor turns it more than ``step_deg``."""
         z0, z1 = self.press_rest_z(cards), self.press_swing_z
         n = max(1, math.ceil((z1 - z0) / step_mm))
@@ -174,11 +227,12 @@ class HandsFree:
         return out
 
     def press_outline(self) -> list[tuple[float, float, float, float]]:
-        """(x0, x1, y0, y1) of the arm and of its foot in plan, at 0 degrees."""
+        """(x0, x1, y0, y1) of the arm and of its foot (with the heel) in plan, at 0 degrees."""
         px, py = self.press_pivot
         x0, x1 = self.g.press_x
-        w, f = self.press_arm_w / 2, self.press_foot_w / 2
-        return [(px - w, px + w, py, w), (x0, x1, -f, f)]
+        y0, y1 = self.press_foot_y
+        w = self.press_arm_w / 2
+        return [(px - w, px + w, py, y0), (x0, x1, y0, y1)]
 
     def press_reach(self) -> float:
         """The farthest any point of the arm or its foot stands from the post's axis."""
@@ -381,11 +435,15 @@ class HandsFree:
                        f"find no floor there")
         if self.pieces(Bay.LOWER)[-1].length < self.wall:
             out.append("the lower curl's top stands over the shaft")
-        arm_top = self.press_z_at(self.press_swing) + self.press_foot_h + self.press_arm_t
+        arm_top = self.press_z_at(self.press_swing) + self.press_foot_h
         knuckle = self.doors_z(Bay.LOWER) - self.leaf_t / 2 - self.hinge_d / 2
         if arm_top + 1.5 > knuckle:
             out.append(f"the press arm, lifted, reaches {arm_top - self.zf:.1f} mm: within "
                        f"1.5 mm of the lower leaves' knuckles")
+        if math.dist(self.press_pivot, self.tray_ear_corner) < self.press_hub_d / 2 + 0.5:
+            out.append("the press's hub meets the tray's ear")
+        if self.press_pocket[3] - self.press_pocket[2] < 10.0:
+            out.append("the press foot's pocket is under 10 mm across")
         skew_back = self.shaft_x[0] + SKEW_BEAM_SETBACK + self.beam_d / 2
         if self.press_window_x() < skew_back + 1.0:
             out.append(f"the press's window in the -y wall reaches x = "

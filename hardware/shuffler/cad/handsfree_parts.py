@@ -17,7 +17,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from build123d import Cylinder, Helix, Part, Plane, Polygon, Pos, Rectangle, Rot, extrude, sweep
+from build123d import (
+    Axis,
+    Cylinder,
+    Helix,
+    Part,
+    Plane,
+    Polygon,
+    Pos,
+    Rectangle,
+    Rot,
+    extrude,
+    revolve,
+    sweep,
+)
 
 from hardware.shuffler.cad import parts
 from hardware.shuffler.cad.fasteners import COUNTERSINK_DEPTH
@@ -643,11 +656,13 @@ def servo_bosses(h: HandsFree) -> Part:
 # A swing clamp's motion: the arm and its foot are one rigid body on a printed post that
 # hangs from an ear on the shaft's -y wall. A pin in the arm's hub runs in the post's groove:
 # a straight leg (at 0 degrees the press slides down it with the deck, its foot on the top
-# card) and, from the top of that leg, a helical one (it turns out of the shaft, rising
-# ``press_helix_rise``). So the foot always leaves straight up off the deck, swings over a
-# full tray's deck with ``press_lift_clear`` to spare, and comes back down onto it straight.
-
-FOOT_SCREW_YS = (-5.0, -15.0)  # the two M3s that hold the foot under the arm's end
+# card) and, from the top of that leg, a turning one (level, ``press_helix_rise`` 0: it turns
+# out of the shaft at the top of its lift). So the foot always leaves straight up off the
+# deck, swings over a full tray's deck with ``press_lift_clear`` to spare, and comes back
+# down onto it straight.
+# The press's weight is a tungsten-alloy block in the foot's pocket, over the nip; the arm
+# reaches the foot at its -y end, lapping onto a heel there, so the foot takes the whole
+# height under the shut lower leaves.
 
 
 def press_move(h: HandsFree, part: Part, foot_z: float | None = None, swung: float = 0.0
@@ -660,25 +675,26 @@ def press_move(h: HandsFree, part: Part, foot_z: float | None = None, swung: flo
 
 
 def _arm_z(h: HandsFree) -> tuple[float, float]:
-    """The arm's underside and top, its foot on a full tray's deck (the modelled pose)."""
-    z0 = h.press_rest_z() + h.press_foot_h
-    return z0, z0 + h.press_arm_t
+    """The arm's underside and top (flush with the foot's), its foot on a full tray's deck
+    (the modelled pose)."""
+    z1 = h.press_rest_z() + h.press_foot_h
+    return z1 - h.press_arm_t, z1
 
 
 def follower_z(h: HandsFree, foot_z: float) -> float:
     """The hub's pin's axis, with the foot's underside at ``foot_z``: mid-hub."""
-    return foot_z + h.press_foot_h + h.press_arm_t - h.press_hub_h / 2
+    return foot_z + h.press_foot_h - h.press_hub_h / 2
 
 
 def press_ear_z(h: HandsFree) -> tuple[float, float]:
     """The ear the post hangs from: over the hub at the top of its travel."""
-    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.5
+    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + 1.5
     return z0, z0 + 6.0
 
 
 def press_post_z(h: HandsFree) -> float:
     """The post's free end: under the hub with the foot on the empty tray's tyre."""
-    return h.press_rest_z(0) + h.press_foot_h + h.press_arm_t - h.press_hub_h - 1.0
+    return h.press_rest_z(0) + h.press_foot_h - h.press_hub_h - 1.0
 
 
 EAR_GUSSET_DEG = 50.0  # the gusset over the ear: steeper than 45 degrees as printed
@@ -686,7 +702,7 @@ EAR_GUSSET_DEG = 50.0  # the gusset over the ear: steeper than 45 degrees as pri
 
 def press_post(h: HandsFree = HANDSFREE) -> Part:
     """The post (part of the shaft): a column hanging from a gusseted ear on the -y wall's
-    outside, with the follower's groove: the straight leg, then the helical one."""
+    outside, with the follower's groove: the straight leg, then the turning one."""
     px, py = h.press_pivot
     r = h.press_post_d / 2
     yo = -(h.shaft_half_w + h.shaft_wall)
@@ -706,13 +722,14 @@ def press_post(h: HandsFree = HANDSFREE) -> Part:
     return post - press_groove(h)
 
 
-GROOVE_RUN_ON = 25.0  # degrees of helix past the swing's end: the follower's own width
+GROOVE_RUN_ON = 25.0  # degrees of the turning leg past the swing's end: the pin's own width
 
 
 def press_groove(h: HandsFree) -> Part:
     """The follower's groove in the post: the straight leg at 180 degrees (towards -x), from
-    2 mm under the pin with the foot on the empty tyre to the swing's start, then the helix
-    (swept along the pin's own path, on past the swing's end by the pin's width)."""
+    2 mm under the pin with the foot on the empty tyre to the swing's start, then the turning
+    leg (swept along the pin's own path, on past the swing's end by the pin's width): level
+    (a bayonet's) when ``press_helix_rise`` is 0, else a helix."""
     px, py = h.press_pivot
     r = h.press_post_d / 2
     w = h.groove_w
@@ -720,47 +737,68 @@ def press_groove(h: HandsFree) -> Part:
     z0 = follower_z(h, h.press_swing_z)
     out = _box(px - r - 1.0, px - r + h.groove_depth, py - w / 2, py + w / 2, lo, z0 + w / 2)
     turn = h.press_swing + GROOVE_RUN_ON
+    mid = r + (1.0 - h.groove_depth) / 2  # the section from the groove's floor to past the rim
+    if h.press_helix_rise == 0:
+        section = Plane.XZ * Rectangle(h.groove_depth + 1.0, w).translate((mid, 0, 0))
+        leg = revolve(section, Axis.Z, turn)
+        return out + Pos(px, py, z0) * Rot(0, 0, 180.0) * leg
     height = h.press_helix_rise * turn / h.press_swing
     helix = Helix(360.0 * h.press_helix_rise / h.press_swing, height, r)
-    mid = r + (1.0 - h.groove_depth) / 2  # the section from the groove's floor to past the rim
     section = Plane(origin=(mid, 0, 0), x_dir=(1, 0, 0), z_dir=helix.tangent_at(0)) * Rectangle(
         h.groove_depth + 1.0, w)
     leg = sweep(section, path=helix, is_frenet=True)
     return out + Pos(px, py, z0) * Rot(0, 0, 180.0) * leg
 
 
+def _heel_y(h: HandsFree) -> tuple[float, float]:
+    """(y0, y1) of the foot's heel, where the arm's end laps onto it."""
+    return h.press_foot_y[0], h.press_heel_y
+
+
+def foot_screw_points(h: HandsFree) -> list[tuple[float, float]]:
+    """(x, y) of the two M3s through the arm's end into the heel, 5 mm in from its ends."""
+    x0, x1 = h.g.press_x
+    y = sum(_heel_y(h)) / 2
+    return [(x0 + 5.0, y), (x1 - 5.0, y)]
+
+
 def press_arm(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
               ) -> Part:
-    """The arm: its hub on the post (the follower's hole in it), reaching over the deck to
-    the nip, the foot's two countersunk screws through its end. At ``foot_z`` (the foot's
-    underside; default on a full deck), turned ``swung`` degrees."""
+    """The arm: its hub on the post (the follower's hole in it), reaching through the -y
+    wall to the foot's heel and lapping onto it, the foot's two countersunk screws through
+    that end. At ``foot_z`` (the foot's underside; default on a full deck), turned ``swung``
+    degrees."""
     px, py = h.press_pivot
     z0, z1 = _arm_z(h)
     w = h.press_arm_w / 2
-    arm = _box(px - w, px + w, py, 0.0, z0, z1) + _z_cylinder(px, 0.0, 2 * w, z0, z1)
+    x0, x1 = h.g.press_x
+    y0, y1 = _heel_y(h)
+    arm = _box(px - w, px + w, py, y0 + 0.01, z0, z1) + _box(x0, x1, y0, y1, z0, z1)
     arm += _z_cylinder(px, py, h.press_hub_d, z1 - h.press_hub_h, z1)
     arm -= _z_cylinder(px, py, h.press_post_d + h.press_hub_fit, z1 - h.press_hub_h - 1, z1 + 1)
     fz = follower_z(h, h.press_rest_z())
     arm -= _x_cylinder(px - h.press_hub_d / 2 - 1, px, py, fz, h.follower_d + 0.1)
-    for y in FOOT_SCREW_YS:
-        arm -= parts.countersink(px, y, z1, h.press_arm_t + 1)
+    for x, y in foot_screw_points(h):
+        arm -= parts.countersink(x, y, z1, h.press_arm_t + 1)
     return press_move(h, arm, foot_z, swung)
 
 
 def press_foot(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
                ) -> Part:
-    """The foot on the deck over the nip, screwed under the arm's end: a pocket for its
-    steel weight, the screws' pilots."""
-    g = h.g
-    x0, x1 = g.press_x
+    """The foot on the deck over the nip: a printed floor (PETG on the top card) under an
+    open pocket for the tungsten block, its heel at the -y end lower by the arm's
+    thickness, with the screws' pilots."""
+    x0, x1 = h.g.press_x
     zb = h.press_rest_z()
-    half = h.press_foot_w / 2
     top = zb + h.press_foot_h
-    foot = _box(x0, x1, -half, half, zb, top)
-    foot -= _box(x0 + 2.0, x1 - 2.0, 5.0, half - 2.0, zb + 2.0, top + 1)
-    px, _py = h.press_pivot
-    for y in FOOT_SCREW_YS:
-        foot -= _z_cylinder(px, y, 2.5, zb + 0.5, top + 1)
+    fy0, fy1 = h.press_foot_y
+    hy0, hy1 = _heel_y(h)
+    foot = _box(x0, x1, fy0, fy1, zb, top)
+    foot -= _box(x0 - 1, x1 + 1, hy0 - 1, hy1, top - h.press_arm_t, top + 1)
+    px0, px1, py0, py1 = h.press_pocket
+    foot -= _box(px0, px1, py0, py1, zb + h.press_floor, top + 1)
+    for x, y in foot_screw_points(h):
+        foot -= _z_cylinder(x, y, 2.5, zb + 0.5, top)
     return press_move(h, foot, foot_z, swung)
 
 
@@ -777,18 +815,16 @@ def press_follower(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung:
 
 def press_weight(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
                  ) -> Part:
-    """The steel bar in the foot's pocket."""
-    x0, x1 = h.g.press_x
-    zb = h.press_rest_z() + 2.0
-    half = h.press_foot_w / 2
-    bar = _box(x0 + 2.3, x1 - 2.3, 5.3, half - 2.3, zb, zb + h.press_foot_h - 2.0)
-    return press_move(h, bar, foot_z, swung)
+    """The tungsten-alloy block in the foot's pocket, on its floor, its top flush with the
+    foot's."""
+    x0, x1, y0, y1, height = h.press_weight_box
+    zb = h.press_rest_z() + h.press_floor
+    return press_move(h, _box(x0, x1, y0, y1, zb, zb + height), foot_z, swung)
 
 
 def foot_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
     """(x, y, z) of the foot's two countersunk M3s' heads, the foot on a full deck."""
-    px, _py = h.press_pivot
-    return [(px, y, _arm_z(h)[1] - COUNTERSINK_DEPTH) for y in FOOT_SCREW_YS]
+    return [(x, y, _arm_z(h)[1] - COUNTERSINK_DEPTH) for x, y in foot_screw_points(h)]
 
 
 def press_pose(h: HandsFree, swung: float) -> float:
@@ -801,7 +837,7 @@ def press_notch(h: HandsFree) -> tuple[float, float, float, float]:
     0 degrees, and everything the arm and its foot sweep in that wall as they turn."""
     px, _py = h.press_pivot
     x1 = px + h.press_arm_w / 2 + 1.5
-    z1 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_arm_t + 1.0
+    z1 = h.press_z_at(h.press_swing) + h.press_foot_h + 1.0
     return h.press_window_x(), x1, shaft_bottom(h) - 1.0, z1
 
 

@@ -79,6 +79,9 @@ def test_the_riser_runs_twice_the_feeds_surface_speed():
         * drive.roller_diameter_mm
     riser = belt.riser_surface_speed(H, drive.supply_v)
     assert riser > 2.0 * feed
+    # the simulator's riser (design.RISER_DRIVE) is the motor and the belt drawn here
+    assert riser == pytest.approx(design.RISER_DRIVE.free_speed_mm_s(drive.supply_v))
+    assert riser == pytest.approx((1 + design.RISER_OVERDRIVE) * feed)
     slow = belt.riser_surface_speed(H, drive.supply_v, 0.85)
     print(f"\nriser unloaded {riser:.0f} mm/s ({riser / feed:.2f} x the feed's {feed:.0f}); "
           f"its slowest motor (-15 %) {slow:.0f} mm/s")

@@ -98,3 +98,9 @@ def test_a_press_that_would_meet_the_lower_leaves_or_the_skew_beam_is_refused():
         HandsFree(press_helix_rise=3.0)
     with pytest.raises(ValueError, match="skew beam"):
         HandsFree(press_window_margin=5.0)
+    with pytest.raises(ValueError, match="knuckles"):
+        HandsFree(press_foot_h=14.3)  # a taller foot (more weight) has no room
+    with pytest.raises(ValueError, match="skew beam"):
+        HandsFree(press_foot_w=44.0)  # nor a longer one
+    with pytest.raises(ValueError, match="tray's ear"):
+        HandsFree(press_pivot_x=0.0)  # nor a post further forward

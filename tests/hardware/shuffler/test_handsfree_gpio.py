@@ -37,8 +37,10 @@ class _Table:
     def __init__(self, cards: int, clock: FakeClock) -> None:
         from hardware.shuffler.handsfree_sim import HandsFreeTable, HandsFreeTableMechanism
 
+        # the riser at the duty the driver runs it at (uncalibrated), for the timing's twin
         self.table = HandsFreeTable(rng=random.Random(7),
-                                    router_settle_s=design.SOLENOID_ROUTER.settle_s)
+                                    router_settle_s=design.SOLENOID_ROUTER.settle_s,
+                                    riser_duty=design.RISER_DUTY_UNCALIBRATED)
         self.table.load(list(range(cards)))
         self.mech = HandsFreeTableMechanism(self.table, clock)
         self.clock = clock
@@ -99,15 +101,21 @@ class GpioRig:
         assert plan is not None
         return [self.starts[-1][c] for c in plan.final_order()]
 
-    def door_writes(self) -> list[tuple[int, str]]:
-        """Each door pulse written to the PCA9685, in order: (channel, open/closed)."""
+    def servo_writes(self) -> list[tuple[int, str]]:
+        """Each servo pulse written to the PCA9685, in order: (channel, what): the doors
+        (channels 0 and 1) open/closed, the press (channel 2) lifted/down."""
         out = []
         writes = [(r, v) for a, r, v in self.bus.writes if a == i2c.PCA9685_ADDRESS]
+        names = {0x08: ("open", "closed"), 0x0C: ("open", "closed"), 0x10: ("lifted", "down")}
         for (r, v), (r2, v2) in zip(writes, writes[1:], strict=False):
-            if r in (0x08, 0x0C) and r2 == r + 1 and not v2 & 0x10:
+            if r in names and r2 == r + 1 and not v2 & 0x10:
                 count = v | v2 << 8
-                out.append(((r - 0x08) // 4, "open" if count > 300 else "closed"))
+                out.append(((r - 0x08) // 4, names[r][0 if count > 300 else 1]))
         return out
+
+    def door_writes(self) -> list[tuple[int, str]]:
+        """Each door pulse written to the PCA9685, in order: (channel, open/closed)."""
+        return [w for w in self.servo_writes() if w[0] in (0, 1)]
 
 
 @pytest.fixture
@@ -148,6 +156,17 @@ def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int, machine
                                                                           (1, "closed")]
     per = [(0, "open"), (1, "open"), (1, "closed"), (0, "closed")]
     assert writes[2:] == per * passes
+    # the press (its own servo, channel 2): lifted for loading, down on the deck for each
+    # pass, lifted out before each restack's doors open, and lifted at the end
+    servos = r.servo_writes()
+    press = [w for _ch, w in servos if _ch == 2]
+    assert press == ["lifted"] + ["down", "lifted"] * passes
+    pose = None
+    for ch, what in servos:
+        if ch == 2:
+            pose = what
+        elif what == "open":
+            assert pose == "lifted", "doors opened with the press on the deck"
     assert r.rig.riser_pin.state == 0 and r.rig.motor_pin.state == 0
     assert r.shuffler.mechanism.doors == {Bay.LOWER: False, Bay.UPPER: False}
     print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s of machine time ({machine})")
@@ -195,10 +214,14 @@ def test_nothing_is_driven_while_the_lid_is_open(machine: str,
     r.rig.run(max_seconds=1.0)
     st = r.shuffler.status()
     assert st.phase == "paused" and st.state is DeviceState.WAITING
-    for _ in range(50):  # half a minute open: the runner steps, nothing moves
+    until = r.clock.monotonic() + 30.0
+    while r.clock.monotonic() < until:  # half a minute open: the runner steps, nothing moves
         r.rig.sync()
         r.shuffler.step()
-        r.clock.sleep(0.6)
+        # the pins follow the machine at each of its edges (a card the run-down carries
+        # past a beam is an edge GPIO catches), else every 0.6 s
+        nxt, now = r.rig.next_event(), r.clock.monotonic()
+        r.clock.sleep(min(0.6, nxt - now) if nxt is not None and nxt > now else 0.6)
     assert r.rig.driven_while_open == []
     assert r.rig.motor_pin.state == 0 and r.rig.riser_pin.state == 0
     assert all(not s.state for s in r.rig.motor_pin.states[motor_history:])

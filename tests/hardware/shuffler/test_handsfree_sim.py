@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from hardware.shuffler import handsfree
+from hardware.shuffler import design, handsfree
 from hardware.shuffler import ranges as shuffler_ranges
 from hardware.shuffler.handsfree import ROUTER_PILE, Bay
 from hardware.shuffler.handsfree_sim import (
@@ -60,10 +60,21 @@ def feed_one(table: HandsFreeTable, t: float, timeout: float = TIMEOUT_S) -> tup
     return seen, t + 0.05
 
 
+def press(table: HandsFreeTable, lifted: bool, t: float) -> float:
+    """Command the press lifted or down and wait until its servo is there."""
+    table.set_press(lifted, t)
+    there = table.press.time_to(table.press.target)
+    t = max(t, there if there is not None else t)
+    table.update(t)
+    assert table.press_out(t) if lifted else table.press_down(t)
+    return t
+
+
 def drive_pass(table: HandsFreeTable, bays: list[Bay], t: float = 0.0) -> float:
-    """Feed one card per bay decision as a controller does (the router set and settled, the
-    feed run until the card's beam sees it, then braked), the riser running; returns the
-    time all have landed. Fails when a card is never seen."""
+    """Feed one card per bay decision as a controller does (the press down on the deck,
+    the router set and settled, the feed run until the card's beam sees it, then braked),
+    the riser running; returns the time all have landed. Fails when a card is never seen."""
+    t = press(table, False, t)
     table.set_riser(True, t)
     for i, bay in enumerate(bays):
         table.set_router(ROUTER_PILE[bay], t)
@@ -98,7 +109,9 @@ def weigh(table: HandsFreeTable, t: float) -> tuple[int, float]:
 def restack(table: HandsFreeTable, t: float,
             order: handsfree.Restack = handsfree.SHAFT_RESTACK,
             ) -> tuple[handsfree.RestackReading, float]:
-    """Command the doors open in `order`, reading the sensors after each step."""
+    """Lift the press out, command the doors open in `order`, reading the sensors after
+    each step."""
+    t = press(table, True, t)
     steps = []
     for bay in (order.first, order.second):
         table.set_doors(bay, True, t)
@@ -128,8 +141,12 @@ def plan_bays(n: int, seed: int) -> list[Bay]:
 def a_pass(n: int, seed: int = 1, params: Params | None = None,
            sp: ShaftParams | None = None, **faults: object
            ) -> tuple[HandsFreeTable, list[int], list[Bay], float]:
+    from hardware.shuffler.handsfree_machine import calibrated_riser_duty
+
     table = HandsFreeTable(rng=random.Random(seed), params=params or Params(cards=n),
                            shaft_params=sp, **faults)  # type: ignore[arg-type]
+    # the riser at the duty calibrate sets on this machine, as it runs once built
+    table.set_riser_duty(calibrated_riser_duty(table, table.router_settle_s), 0.0)
     deck = list(range(n))
     table.load(deck)
     bays = plan_bays(n, seed)
@@ -235,13 +252,14 @@ def test_the_riser_runs_over_the_feed_and_carries_a_card_once_its_tail_leaves_th
     assert table.card_s(card) - s0 == pytest.approx(
         (table._roller.pos(0.17) - x0) * table._units[0].scale)
     feed_speed = table._roller.speed(0.17)
+    assert table.riser_free_mm_s() == pytest.approx(table.riser_drive.free_speed_mm_s(5.0))
     assert table.riser_free_mm_s() == pytest.approx(
-        (1 + table.shaft.riser_overdrive) * table.drive.free_speed_mm_s(5.0))
+        (1 + design.RISER_OVERDRIVE) * table.drive.free_speed_mm_s(5.0))
     seen, t = feed_one(table, 0.17)
     assert seen
     s1 = table.card_s(card)
-    table.update(t + 0.05)
-    speed = (table.card_s(card) - s1) / 0.05
+    table.update(t + 0.02)
+    speed = (table.card_s(card) - s1) / 0.02
     assert speed == pytest.approx(table.riser_speed_mm_s(), rel=1e-3)
     # slowed a little by the card's drag in the curl, still over the loaded feed's speed
     assert feed_speed < speed < table.riser_free_mm_s()
@@ -343,6 +361,12 @@ def test_the_upper_pile_lands_on_the_lower_doors_while_they_are_closed() -> None
 
 def test_the_load_cell_counts_the_tray_after_it_settles() -> None:
     table, deck, bays, t = a_pass(52, seed=2)
+    # the press down on the empty tray weighs on the load cell (about 140 cards' weight):
+    # the machine weighs with it lifted out
+    on = table.tray_cards(t + 1.0)
+    assert on == pytest.approx(table.press_g / table.card_weight_g, abs=0.2) and on > 100
+    t = press(table, True, t + 1.0)
+    assert table.tray_cards(t) is None  # its weight has just left: settling
     assert table.tray_cards(t + 1.0) == pytest.approx(0.0, abs=0.2)
     table.set_doors(Bay.LOWER, True, t + 1.0)
     landed = settle(table, t + 1.5)
@@ -534,10 +558,10 @@ def test_opening_the_lid_stops_every_motion_until_it_closes() -> None:
     table.set_lid(True, 10.0)
     table.set_doors(Bay.UPPER, False, 10.0)
     assert table.router is Pile.RIGHT
-    table.update(10.1)
-    assert table.card_s(card) > held + 20
-    table.set_motor(False, 10.1)
-    settle(table, 10.1)
+    table.update(10.01)
+    assert table.card_s(card) > held + 2
+    table.set_motor(False, 10.01)
+    settle(table, 10.01)
     assert table.bay_pile(Bay.UPPER)[-1] == card
 
 
@@ -580,6 +604,8 @@ def test_the_mechanism_drives_the_table_and_reads_its_sensors() -> None:
         clock.advance(0.05)
         mech.update(clock.monotonic())
     assert mech.doors_hold(Bay.UPPER) and not mech.doors_hold(Bay.LOWER)
+    mech.set_press(True)  # out of the way, and off the load cell
+    clock.advance(0.5)
     mech.set_doors(Bay.UPPER, True)
     mech.set_doors(Bay.LOWER, True)
     count = None
@@ -639,6 +665,7 @@ def test_a_stop_commanded_while_the_lid_is_open_holds_when_it_closes() -> None:
     mech.set_riser(False)
     clock.advance(2.0)
     mech.update(clock.monotonic())
+    mech.take_arrivals()  # the card the run-down carried to its beam, lid open
     table.set_lid(True, clock.monotonic())
     fed = table.fed
     clock.advance(3.0)
@@ -678,5 +705,43 @@ def test_a_load_cell_calibrated_on_another_deck_miscounts_a_full_tray() -> None:
     table = HandsFreeTable(rng=random.Random(1), params=Params(card_thickness_mm=0.32),
                            card_weight_g=1.8)
     table.load(list(range(52)))
+    table.set_press(True, 0.0)  # weighed with the press off the deck
     count = table.tray_cards(5.0)
     assert count is not None and round(count) == 55
+
+
+# ----- the press -----
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_the_tyre_grips_a_full_deck_at_the_rough_corner_only_under_the_press(lifted: bool
+                                                                            ) -> None:
+    """Under 104 cards at the rough end of the frictions the deck's own weight, half of it
+    on the tyre, gives too little grip against the cards above: the bottom card moves only
+    with the press down on the deck."""
+    rough = Params(cards=104, mu_card_card=0.5, mu_card_petg=0.4, mu_tyre_card=0.8)
+    table = HandsFreeTable(rng=random.Random(1), params=rough)
+    table.load(list(range(104)))
+    t = press(table, lifted, 0.0)
+    table.set_riser(True, t)
+    seen, _ = feed_one(table, t)
+    assert seen is not lifted
+
+
+def test_doors_opened_before_the_press_is_out_strike_it() -> None:
+    table, _deck, _bays, t = a_pass(52, seed=3)
+    assert table.press_down(t)
+    table.set_doors(Bay.LOWER, True, t)
+    assert table.press_hits == 1
+    table.set_doors(Bay.LOWER, False, t + 0.5)
+    t = press(table, True, t + 0.5)  # out first, as the controller does
+    table.set_doors(Bay.LOWER, True, t)
+    assert table.press_hits == 1
+
+
+def test_the_controller_waits_for_the_slowest_press_servo_of_the_ranges() -> None:
+    """Nothing senses the press: the restack's wait for it covers the slowest SG90."""
+    slowest = max(SHAFT_RANGES["servo_s_per_60"])
+    table = HandsFreeTable(shaft_params=ShaftParams(servo_s_per_60=slowest))
+    t = press(table, True, 0.0)
+    assert t <= handsfree.DEFAULT_RESTACK.press_s + 1e-9

@@ -62,6 +62,9 @@ class FakeShaft:
         self.skew = False
         self.restacks = 0
         self.motor_on_with_lid_open = 0
+        self.press = True  # lifted, out of the shaft
+        self.press_hits = 0  # doors opened into a press not lifted out of their way
+        self.fed_under_no_press = 0  # cards fed with the press off the deck
 
     # Mechanism
     def open(self) -> None: ...
@@ -85,6 +88,8 @@ class FakeShaft:
                 self.flight = None
             self.ran_on_at = None
         if on and self.flight is None and self.tray:
+            if self.press:
+                self.fed_under_no_press += 1
             cards = [self.tray.pop()]
             self.fed += 1
             if self.double_at == self.fed and self.tray:
@@ -157,11 +162,11 @@ class FakeShaft:
         physical = bay.other if swapped else bay
         if not opened:
             self.doors_open.discard(physical)
-            if physical is Bay.LOWER and self.skew and self.tap_squares:
-                self.skew = False  # the press arm comes down on the deck
             if bay is Bay.LOWER:
                 self.restacks += 1  # the doors close upper, then lower
             return
+        if not self.press:
+            self.press_hits += 1
         self.doors_open.add(physical)
         self._fall()
 
@@ -181,6 +186,11 @@ class FakeShaft:
             if self.skew_once and not self.bays[Bay.LOWER] and not self.bays[Bay.UPPER]:
                 self.skew_once = False
                 self.skew = True
+
+    def set_press(self, lifted: bool) -> None:
+        self.press = lifted
+        if not lifted and self.skew and self.tap_squares:
+            self.skew = False  # the press comes down on the deck
 
     def doors_hold(self, bay: Bay) -> bool:
         return bool(self.bays[bay])
@@ -234,6 +244,10 @@ def _done(rig: Rig, cards: int) -> None:
     assert sorted(deck) == list(range(cards)), "a card was lost or duplicated"
     assert rig.shaft.tray == deck, "cards left in a bay"
     assert deck == rig.expected()
+    # the press was down on the deck for every card fed and out of the way of every door
+    # opened; it is lifted off the deck for the player to take it
+    assert rig.shaft.fed_under_no_press == 0 and rig.shaft.press_hits == 0
+    assert rig.shaft.press
 
 
 @pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
@@ -461,6 +475,8 @@ def _exact(sim, cards: int) -> None:
     assert sorted(deck) == list(range(cards)), "a card was lost"
     assert sim.bays_empty() and sim.table.tray == deck
     assert deck == sim.expected_deck()
+    assert sim.table.press_hits == 0, "doors opened into the press"
+    assert sim.table.press_cmd, "the press left on the deck"
 
 
 @pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
