@@ -7,7 +7,9 @@ the tray floats on its load cell, touching nothing else. Over it: the shaft (bac
 walls and a closed top, printed top down, with the press's post), the riser (its body and
 its cover, lugs round every hub's bearings, the flap in its fork) whose front plate closes
 the shaft above the gate blade, the door leaves, the press (arm and foot), the lid. The
-riser's belt, idler, motor and its bracket are drawn at the end ("the riser's drive").
+riser's belt, idler, motor and its bracket are drawn at the end ("the riser's drive"), and
+after them the solenoid that turns the flap, its bracket and its lever ("the router's
+solenoid").
 """
 
 from __future__ import annotations
@@ -203,7 +205,7 @@ def riser_body(h: HandsFree = HANDSFREE) -> Part:
     for x, z in riser_screw_points(h):
         body += _y_cylinder(x, z, RISER_BOSS, -yi - 0.01, yi)
         body -= _y_cylinder(x, z, 2.5, -yi + 2.0, yi + 0.01)  # the cover's thread-forming M3s
-    return body
+    return body - router_pilots(h)
 
 
 def riser_cover(h: HandsFree = HANDSFREE) -> Part:
@@ -1046,15 +1048,11 @@ def _flap_lower(h: HandsFree) -> Part:
     plate = _xz_prism(top + under, -w, w)
     px, pz = flap_pivot(h)
     plate += _y_cylinder(px, pz, t, -w, w)
-    plate += _y_cylinder(px, pz, g.axle_d, yb - 1.0, -w + 0.01)
+    plate += _y_cylinder(px, pz, g.axle_d, lever_y(h)[0], -w + 0.01)  # through the lever
     plate += _y_cylinder(px, pz, g.axle_d, w - 0.01, yc + 1.0)
-    # everything under the chord's plane goes: the part's flat underside
-    far = 20.0
-    cut = [(x0 - nx * t - tx * far, z0 - nz * t - tz * far),
-           (x1 - nx * t + tx * far, z1 - nz * t + tz * far),
-           (x1 - nx * (t + far) + tx * far, z1 - nz * (t + far) + tz * far),
-           (x0 - nx * (t + far) - tx * far, z0 - nz * (t + far) - tz * far)]
-    return plate - _xz_prism(cut, yb - 2.0, yc + 2.0)
+    # everything under the chord's plane goes: the part's flat underside, and the stubs'
+    # flat (the lever's key on the -y stub)
+    return plate - _flat_cut(h, 0.0, lever_y(h)[0] - 2.0, yc + 2.0)
 
 
 def flap_print_angle(h: HandsFree) -> float:
@@ -1149,6 +1147,9 @@ PRINTED = {
     "press_foot": press_foot,
     "riser_motor_bracket": lambda h: motor_bracket(h),
     "flap": lambda h: flap(h, Bay.LOWER),
+    "router_lever": lambda h: router_lever(h),
+    "router_link": lambda h: router_link(h),
+    "router_bracket": lambda h: router_bracket(h),
     "lid": lid,
     "tray_saddle": tray_saddle,
     "load_cell_foot": load_cell_foot,
@@ -1169,6 +1170,10 @@ PRINT_ORIENTATION = {
     "riser_motor_bracket": Orientation(
         about_x=-90, note="the plate's outer face (the gearbox's seat) down, legs and ribs up"),
     "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
+    "router_lever": Orientation(about_x=90, note="flat, its outer face down"),
+    "router_link": Orientation(about_x=90, note="flat, its outer face down"),
+    "router_bracket": Orientation(
+        about_x=90, note="the solenoid's seat down, the feet and the stops up"),
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),
@@ -1217,6 +1222,8 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.
         "load_cell": load_cell(h),
         "riser_motor": riser_motor(h), "motor_pulley": motor_pulley(h),
         "belt": belt(h), "belt_idler": belt_idler(h),
+        "router_solenoid": router_solenoid(h), "router_plunger": router_plunger(h),
+        "router_pin": router_pin(h), "router_spring": router_spring(h),
     }
 
 
@@ -1533,3 +1540,444 @@ def belt_idler(h: HandsFree = HANDSFREE) -> Part:
 def idler_pin_hole(h: HandsFree, y0: float, y1: float) -> Part:
     """The idler pin's hole through a side plate."""
     return _y_cylinder(*IDLER_AT, IDLER_PIN_D + 0.1, y0, y1)
+
+
+# ----- the router's solenoid -----
+# What turns the flap: a lever keyed on the flap's axle stub outside the body's (-y) side
+# plate, a steel pin in the lever's end running in a slot across a printed link on the
+# solenoid's plunger, the solenoid lying on a printed bracket screwed over two of the riser's
+# columns (their -y ends; the +y ends carry the cover's and the motor bracket's screws). The
+# belt drive is on the other (+y) side. Pulled in (on) the plunger draws the lever round the
+# flap's ``flap_angle`` to the upper bay; off, the return spring pushes it back to the lower
+# bay. Each end has a hard stop: a pad on the bracket that the lever's arm bears on, so the
+# rest (the flap's top 0.05 mm under the lower floor) is set by printed faces, not by the
+# solenoid; at the upper stop the plunger is still ``SOL_GAP_END`` short of bottoming.
+#
+# The JF-0530B class (5 V push-pull, open frame), as shop listings and makers' builds give
+# it (no maker's datasheet found; check the part as bought): a frame 30 x 13.4 x 15 mm (long
+# along the plunger x across x high off its mounting face), the plunger's axis 7.5 mm off
+# that face, two M2 tapped holes in it 24 mm apart on its centre line; a 6 mm plunger with
+# 10 mm of stroke; 5 N quoted (the 12 V unit's figure, "12V 5N/10mm", and the same frame at
+# 5 V). The model takes half of that, 2.5 N, over the stroke it uses (clone spread of
+# +-25 % and the 5 V coil), and draws the frame and the plunger as plain solids.
+SOL_L = 30.0
+SOL_W = 13.4
+SOL_H = 15.0
+SOL_AXIS_H = 7.5
+SOL_HOLES = 24.0
+SOL_HOLE_D = 1.6  # the M2 thread's core, as the model draws a tapped hole
+SOL_HOLE_DEPTH = 3.5  # assumed: the frame's tapped holes (or its clinched nuts)
+PLUNGER_D = 6.0
+SOL_STROKE = 10.0
+PLUNGER_OUT = 16.0  # past the frame's face, pulled fully out: the stroke and its tip
+PLUNGER_L = 36.0
+SOL_FORCE_RATED_N = 5.0
+SOL_FORCE_N = 2.5  # taken over the stroke used: half the rated figure
+SOL_GAP_END = 2.0  # the plunger short of bottoming at the upper stop (the stop, not the
+# solenoid, ends the swing)
+PLUNGER_G = 8.0  # steel, 6 mm x 36 mm (7.85 g/cm3)
+
+# The lever: its pin LEVER_R from the flap's axis, its arm pointing LEVER_MID_DEG (in the
+# side view, from +x towards +z) half way through the swing: there the plunger's axis is the
+# pin's tangent, so the pin crosses the link's slot by only r (1 - cos(swing / 2)).
+LEVER_R = 13.0
+LEVER_MID_DEG = 188.0
+LEVER_T = 4.0
+LEVER_W = 6.0
+LEVER_HUB_D = 9.0
+LEVER_GAP = 0.6  # off the side plate (and 1.5 mm off T1's shaft end in it)
+PIN_D = 2.0  # ISO 8734 dowel, 2 x 20 mm, pressed into the lever
+PIN_L = 20.0
+STOP_GAP = 0.02  # the model's lever stands this short of each stop (it rests on it)
+STOP_T = 4.0
+BRACKET_T = 3.0
+BRACKET_SCREWS = (0, 3)  # the riser's columns the bracket is screwed over (RISER_SCREWS)
+FOOT_D = 9.0
+LINK_BORE = 4.0  # the plunger's tip glued this far into the link
+LINK_NOSE = 5.0  # the link past the plunger's tip; the pin 2.5 mm from the tip
+LINK_HALF = 4.0
+# The return spring on the plunger, between the frame's face and the link (in place of the
+# unit's own light spring, whose rate no listing gives): 8 mm OD, 0.4 mm wire, 18 mm free,
+# about 0.1 N/mm; 1.0 N at rest (8 mm long), 1.4 N at the upper stop (4 mm; solid 3.2 mm).
+SPRING_OD = 8.0
+SPRING_ID = 6.6
+SPRING_K = 0.1
+SPRING_FREE = 18.0
+
+
+def lever_angles(h: HandsFree = HANDSFREE) -> tuple[float, float]:
+    """The lever's arm (degrees in the side view) at the lower bay's rest and at the
+    upper bay's stop: the flap's turn takes it clockwise."""
+    half = flap_angle(h) / 2
+    return LEVER_MID_DEG + half, LEVER_MID_DEG - half
+
+
+def _u() -> Point:
+    """The plunger's axis in the side view, from the pin towards the solenoid."""
+    m = math.radians(LEVER_MID_DEG)
+    return math.sin(m), -math.cos(m)
+
+
+def pin_mid(h: HandsFree) -> Point:
+    px, pz = flap_pivot(h)
+    m = math.radians(LEVER_MID_DEG)
+    return px + LEVER_R * math.cos(m), pz + LEVER_R * math.sin(m)
+
+
+def pin_travel(h: HandsFree, a: float) -> float:
+    """How far along the plunger's axis the pin stands from its mid-swing place with the
+    flap turned ``a`` degrees (negative at rest, positive at the upper stop)."""
+    m = math.radians(LEVER_MID_DEG)
+    return LEVER_R * math.sin(m - math.radians(lever_angles(h)[0] - a))
+
+
+def _local(h: HandsFree, s: float, p: float) -> Point:
+    """The side view's point ``s`` along the plunger's axis from the pin's mid place, ``p``
+    across it."""
+    (x, z), (ux, uz) = pin_mid(h), _u()
+    return x + s * ux + p * uz, z + s * uz - p * ux
+
+
+def _band(h: HandsFree, s0: float, s1: float, p0: float, p1: float, y0: float,
+          y1: float) -> Part:
+    pts = [_local(h, s0, p0), _local(h, s1, p0), _local(h, s1, p1), _local(h, s0, p1)]
+    return _prism_xz(pts, y0, y1)
+
+
+def _axial(h: HandsFree, s0: float, s1: float, d: float, y: float) -> Part:
+    """A cylinder on the plunger's axis (at ``y``) from ``s0`` to ``s1``."""
+    from build123d import Cylinder
+
+    ux, uz = _u()
+    cx, cz = _local(h, (s0 + s1) / 2, 0.0)
+    return Pos(cx, y, cz) * Rot(0, math.degrees(math.atan2(ux, uz)), 0) * Cylinder(
+        d / 2, s1 - s0)
+
+
+def lever_y(h: HandsFree) -> tuple[float, float]:
+    """(outer, inner) y of the lever."""
+    yb = riser_halves(h)[1]
+    return yb - LEVER_GAP - LEVER_T, yb - LEVER_GAP
+
+
+def bracket_y(h: HandsFree) -> tuple[float, float]:
+    """(outer, inner) y of the bracket's plate: the solenoid's seat is the outer face."""
+    inner = lever_y(h)[0] - 0.85
+    return inner - BRACKET_T, inner
+
+
+def sol_axis_y(h: HandsFree) -> float:
+    return bracket_y(h)[0] - SOL_AXIS_H
+
+
+def sol_face_s(h: HandsFree) -> float:
+    """The frame's face (where the plunger leaves it) along the axis: at the upper stop the
+    plunger is in to ``SOL_GAP_END`` short of bottoming, the pin ``LINK_NOSE / 2`` past its
+    tip."""
+    out = PLUNGER_OUT - (SOL_STROKE - SOL_GAP_END)
+    return pin_travel(h, flap_angle(h)) + LINK_NOSE / 2 + out
+
+
+def plunger_tip_s(h: HandsFree, a: float) -> float:
+    return pin_travel(h, a) + LINK_NOSE / 2
+
+
+def sol_gap(h: HandsFree, a: float) -> float:
+    """The plunger's gap to bottoming (mm) with the flap at ``a``."""
+    return SOL_STROKE - (PLUNGER_OUT - (sol_face_s(h) - plunger_tip_s(h, a)))
+
+
+def _turned(h: HandsFree, part: Part, a: float) -> Part:
+    px, pz = flap_pivot(h)
+    return Pos(px, 0, pz) * Rot(0, a, 0) * Pos(-px, 0, -pz) * part
+
+
+def _flat_cut(h: HandsFree, extra: float, y0: float, y1: float) -> Part:
+    """Everything past the flap's flat underside's plane (``extra`` further out): the cut
+    that makes the flap and its stubs flat, and, 0.05 mm further, the lever's D-bore's flat."""
+    fork = h.shaft.flap_mm
+    top = _offset_line(h, Bay.LOWER, fork, fork + h.g.vane_length, floor_off(h) - FLAP_SINK,
+                       0.5)
+    (x0, z0), (x1, z1) = top[0], top[-1]
+    n = math.dist(top[0], top[-1])
+    tx, tz = (x1 - x0) / n, (z1 - z0) / n
+    nx, nz = -tz, tx
+    t, far = h.g.vane_thickness + extra, 20.0
+    cut = [(x0 - nx * t - tx * far, z0 - nz * t - tz * far),
+           (x1 - nx * t + tx * far, z1 - nz * t + tz * far),
+           (x1 - nx * (t + far) + tx * far, z1 - nz * (t + far) + tz * far),
+           (x0 - nx * (t + far) - tx * far, z0 - nz * (t + far) - tz * far)]
+    return _prism_xz(cut, y0, y1)
+
+
+def _arm(h: HandsFree, deg: float, r: float, w: float, y0: float, y1: float) -> Part:
+    px, pz = flap_pivot(h)
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    ex, ez = px + r * c, pz + r * s
+    nx, nz = -s * w / 2, c * w / 2
+    return _prism_xz([(px + nx, pz + nz), (ex + nx, ez + nz), (ex - nx, ez - nz),
+                      (px - nx, pz - nz)], y0, y1)
+
+
+def router_lever(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The lever on the flap's -y stub, the flap turned ``a`` degrees: a hub with the stub's
+    D-shaped bore (keyed on the flat the flap's underside cuts across the stub, and glued),
+    an arm to the pin's boss, the pin's hole."""
+    px, pz = flap_pivot(h)
+    y0, y1 = lever_y(h)
+    rest = lever_angles(h)[0]
+    c, s = math.cos(math.radians(rest)), math.sin(math.radians(rest))
+    qx, qz = px + LEVER_R * c, pz + LEVER_R * s
+    lever = (_y_cylinder(px, pz, LEVER_HUB_D, y0, y1) + _arm(h, rest, LEVER_R, LEVER_W, y0, y1)
+             + _y_cylinder(qx, qz, LEVER_W, y0, y1))
+    bore = _y_cylinder(px, pz, h.g.axle_d + 0.1, y0 - 1, y1 + 1)
+    bore -= _flat_cut(h, 0.05, y0 - 2, y1 + 2)
+    lever -= bore
+    lever -= _y_cylinder(qx, qz, PIN_D + 0.02, y0 - 1, y1 + 1)
+    return _turned(h, lever, a)
+
+
+def pin_point(h: HandsFree, a: float) -> Point:
+    px, pz = flap_pivot(h)
+    deg = math.radians(lever_angles(h)[0] - a)
+    return px + LEVER_R * math.cos(deg), pz + LEVER_R * math.sin(deg)
+
+
+def router_pin(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The 2 x 20 mm dowel pressed into the lever, through the bracket's window into the
+    link's slot."""
+    y1 = lever_y(h)[1] - 0.25
+    return _y_cylinder(*pin_point(h, a), PIN_D, y1 - PIN_L, y1)
+
+
+def link_y(h: HandsFree) -> tuple[float, float]:
+    y = sol_axis_y(h)
+    return y - LINK_HALF - 0.5, y + LINK_HALF
+
+
+def router_link(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The link glued on the plunger's tip: the slot across the axis the pin runs in."""
+    tip = plunger_tip_s(h, a)
+    y0, y1 = link_y(h)
+    link = _band(h, tip - LINK_NOSE, tip + LINK_BORE, -LINK_HALF, LINK_HALF, y0, y1)
+    link -= _axial(h, tip - 0.01, tip + LINK_BORE + 0.01, PLUNGER_D + 0.05, sol_axis_y(h))
+    pin_s = tip - LINK_NOSE / 2
+    slot = PIN_D + 0.1
+    link -= _band(h, pin_s - slot / 2, pin_s + slot / 2, -1.5, 1.5, y0 - 1, y1 + 1)
+    for p in (-1.5, 1.5):
+        link -= _y_cylinder(*_local(h, pin_s, p), slot, y0 - 1, y1 + 1)
+    return link
+
+
+def router_plunger(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    tip = plunger_tip_s(h, a)
+    return _axial(h, tip, tip + PLUNGER_L, PLUNGER_D, sol_axis_y(h))
+
+
+def router_spring(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The return spring, drawn as its envelope (a tube) between the link and the frame."""
+    s0 = plunger_tip_s(h, a) + LINK_BORE + 0.01
+    s1 = sol_face_s(h) - 0.01
+    y = sol_axis_y(h)
+    return _axial(h, s0, s1, SPRING_OD, y) - _axial(h, s0 - 1, s1 + 1, SPRING_ID, y)
+
+
+def sol_hole_points(h: HandsFree) -> list[Point]:
+    mid = sol_face_s(h) + SOL_L / 2
+    return [_local(h, mid - SOL_HOLES / 2, 0.0), _local(h, mid + SOL_HOLES / 2, 0.0)]
+
+
+def router_solenoid(h: HandsFree = HANDSFREE) -> Part:
+    """The solenoid's frame and coil as one solid, its mounting face on the bracket: the
+    plunger's bore through it, the two tapped M2 holes (drawn at the thread's core)."""
+    f = sol_face_s(h)
+    y_seat = bracket_y(h)[0]
+    body = _band(h, f, f + SOL_L, -SOL_W / 2, SOL_W / 2, y_seat - SOL_H, y_seat)
+    body -= _axial(h, f - 1, f + SOL_L + 1, PLUNGER_D + 0.3, sol_axis_y(h))
+    for x, z in sol_hole_points(h):
+        body -= _y_cylinder(x, z, SOL_HOLE_D, y_seat - SOL_HOLE_DEPTH, y_seat + 0.01)
+    return body
+
+
+def bracket_screw_points(h: HandsFree) -> list[Point]:
+    pts = riser_screw_points(h)
+    return [pts[i] for i in BRACKET_SCREWS]
+
+
+def _stop(h: HandsFree, deg: float, side: int, y0: float, y1: float) -> Part:
+    """A stop pad beside the arm at ``deg``, on its ``side`` (+1: anticlockwise)."""
+    px, pz = flap_pivot(h)
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    nx, nz = -s * side, c * side
+    near, far = LEVER_W / 2 + STOP_GAP, LEVER_W / 2 + STOP_GAP + STOP_T
+    pts = []
+    for r, d in ((LEVER_HUB_D / 2 + 3.0, near), (LEVER_R - 1.0, near), (LEVER_R - 1.0, far),
+                 (LEVER_HUB_D / 2 + 3.0, far)):
+        pts.append((px + r * c + d * nx, pz + r * s + d * nz))
+    return _prism_xz(pts, y0, y1)
+
+
+def _hull(points: list[Point]) -> list[Point]:
+    """The convex hull, anticlockwise (Andrew's monotone chain)."""
+    pts = sorted(set(points))
+
+    def cross(o: Point, a: Point, b: Point) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[Point] = []
+    upper: list[Point] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def router_bracket(h: HandsFree = HANDSFREE) -> Part:
+    """The bracket: a plate over the lever, on two feet over the riser's columns (a
+    countersunk M3 through each into the column), the solenoid's seat on its outer face (two
+    M2s from the inner face into the frame), a window for the lever's pin, and the two stop
+    pads the lever's arm rests on (lower bay: the spring holds it there; upper: the
+    solenoid)."""
+    yb = riser_halves(h)[1]
+    y_out, y_in = bracket_y(h)
+    rest, end = lever_angles(h)
+    f = sol_face_s(h)
+    pts = [_local(h, s, p) for s in (f - 1.0, f + SOL_L + 1.0)
+           for p in (-SOL_W / 2 - 1.0, SOL_W / 2 + 1.0)]
+    for x, z in bracket_screw_points(h):
+        pts += [(x + FOOT_D / 2 * math.cos(k * math.pi / 8), z + FOOT_D / 2 * math.sin(
+            k * math.pi / 8)) for k in range(16)]
+    px, pz = flap_pivot(h)
+    for deg in (rest + 22.0, end - 22.0, (rest + end) / 2):
+        pts.append((px + 3.0 * math.cos(math.radians(deg)),
+                    pz + 3.0 * math.sin(math.radians(deg))))
+        pts.append((px + (LEVER_R + 3.0) * math.cos(math.radians(deg)),
+                    pz + (LEVER_R + 3.0) * math.sin(math.radians(deg))))
+    plate = _prism_xz(_hull(pts), y_out, y_in)
+    for x, z in bracket_screw_points(h):
+        plate += _y_cylinder(x, z, FOOT_D, y_in - 0.01, yb)
+    plate += _stop(h, rest, 1, y_in - 0.01, lever_y(h)[1] - 0.25)
+    plate += _stop(h, end, -1, y_in - 0.01, lever_y(h)[1] - 0.25)
+    # the pin's window: an arc round the flap's axis, 1 mm clear of the pin at either end
+    win = []
+    for k in range(13):
+        deg = math.radians(end - 6.0 + (rest - end + 12.0) * k / 12)
+        win.append((px + (LEVER_R - PIN_D) * math.cos(deg), pz + (LEVER_R - PIN_D) * math.sin(
+            deg)))
+    for k in range(12, -1, -1):
+        deg = math.radians(end - 6.0 + (rest - end + 12.0) * k / 12)
+        win.append((px + (LEVER_R + PIN_D) * math.cos(deg), pz + (LEVER_R + PIN_D) * math.sin(
+            deg)))
+    plate -= _prism_xz(win, y_out - 1, y_in + 1)
+    # the flap's stub and the lever's hub under the plate: room for them
+    plate -= _y_cylinder(px, pz, LEVER_HUB_D + 1.0, y_in - 0.5, y_in + 1)
+    from hardware.shuffler.cad.parts import countersink
+
+    for x, z in bracket_screw_points(h):
+        plate -= Pos(x, y_out, z) * Rot(90, 0, 0) * countersink(0, 0, 0, yb - y_out + 1.0)
+    for x, z in sol_hole_points(h):
+        plate -= _y_cylinder(x, z, 2.4, y_out - 1, y_in + 1)
+    return plate
+
+
+def router_pilots(h: HandsFree) -> Part:
+    """The pilot holes the bracket's screws form their thread in: through the body's side
+    plate into the -y ends of the two columns (part of the riser's body)."""
+    yi, yb, _yc = riser_halves(h)
+    out = None
+    for x, z in bracket_screw_points(h):
+        hole = _y_cylinder(x, z, 2.5, yb - 1, -yi + 9.0)
+        out = hole if out is None else out + hole
+    return out
+
+
+def router_bracket_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the bracket's countersunk M3s' heads, sunk in its outer face."""
+    y = bracket_y(h)[0] + COUNTERSINK_DEPTH
+    return [(x, y, z) for x, z in bracket_screw_points(h)]
+
+
+def router_solenoid_screw_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the two M2s' heads on the bracket's inner face, into the frame."""
+    y = bracket_y(h)[1]
+    return [(x, y, z) for x, z in sol_hole_points(h)]
+
+
+ROUTER_MOVING = ("router_lever", "router_pin", "router_link", "router_plunger",
+                 "router_spring")
+
+
+def router_moving(h: HandsFree = HANDSFREE, a: float = 0.0) -> dict[str, Part]:
+    """The router's moving parts with the flap turned ``a`` degrees (0: the lower bay)."""
+    return {"router_lever": router_lever(h, a), "router_pin": router_pin(h, a),
+            "router_link": router_link(h, a), "router_plunger": router_plunger(h, a),
+            "router_spring": router_spring(h, a)}
+
+
+# ----- the router's force and time -----
+
+PETG_G_MM3 = 1.27e-3  # as handsfree_fasteners' press weight
+STEEL_G_MM3 = 7.85e-3
+# A card bent round the curl presses on the outer floor with about EI / R^2 at each end of
+# the bend (handsfree_sim.curl_drag_n's estimate): the stiffest, thickest card (5 GPa,
+# 0.32 mm, 63.5 mm wide) on the 40 mm curl, 0.54 N, all of it taken on the flap's tip
+# (12 mm out), pushing it out towards the upper bay's setting: the spring must hold more.
+CARD_PUSH_N = 5000.0 * 63.5 * 0.32 ** 3 / 12.0 / 40.0 ** 2
+
+
+def spring_n(h: HandsFree, a: float) -> float:
+    """The return spring's push (N) with the flap turned ``a`` degrees."""
+    length = sol_face_s(h) - plunger_tip_s(h, a) - LINK_BORE
+    return SPRING_K * (SPRING_FREE - length)
+
+
+def router_moving_mass_g(h: HandsFree = HANDSFREE) -> float:
+    """The mass the solenoid moves, taken to its plunger (g): the plunger, the link and a
+    third of the spring along the axis; the flap, the lever and the pin turning, each taken
+    at most (its whole mass at its farthest point from the axis) over the lever's radius
+    squared."""
+    px, pz = flap_pivot(h)
+
+    def far(part: Part) -> float:
+        return max(math.dist((v.X, v.Z), (px, pz)) for v in part.vertices())
+
+    turning = 0.0
+    for part, density in ((flap(h), PETG_G_MM3), (router_lever(h), PETG_G_MM3),
+                          (router_pin(h), STEEL_G_MM3)):
+        turning += part.volume * density * far(part) ** 2
+    link = router_link(h).volume * PETG_G_MM3
+    spring = 0.5  # a 0.4 mm wire spring of 8 mm: about 1.5 g; a third moves with the tip
+    return PLUNGER_G + link + spring + turning / LEVER_R ** 2
+
+
+def router_swing_s(h: HandsFree = HANDSFREE, force_n: float = SOL_FORCE_N,
+                   pull: bool = True, mass_g: float | None = None, dt: float = 1e-5) -> float:
+    """Seconds for the flap to swing from one stop to the other: pulled in (``pull``) by
+    ``force_n`` against the spring and a card's push on the flap, or sprung back by the
+    spring alone against the card's push. Raises ValueError when the net force at the start
+    does not move it."""
+    m = (router_moving_mass_g(h) if mass_g is None else mass_g) / 1000.0
+    end = flap_angle(h)
+    card = CARD_PUSH_N * h.g.vane_length / LEVER_R  # at the pin, along the axis
+    travel = pin_travel(h, end) - pin_travel(h, 0.0)
+    rest = spring_n(h, 0.0)
+    x, v, t = 0.0, 0.0, 0.0
+    while x < travel:
+        # the spring: its rest push, growing as the plunger goes in (x from the rest stop
+        # pulling, from the upper stop returning)
+        spring = rest + SPRING_K * (x if pull else travel - x)
+        # the card's push helps a pull: left out; it holds back the return
+        f = (force_n - spring) if pull else (spring - card)
+        if t == 0.0 and f <= 0:
+            raise ValueError(f"the router does not start: {f:.2f} N net at the stop")
+        v += f / m * dt
+        x += v * 1000.0 * dt
+        t += dt
+        if t > 1.0:
+            raise ValueError("the router stalls on its way")
+    return t
