@@ -28,8 +28,7 @@ def handsfree_timing(table: HandsFreeTable, router_settle_s: float,
     of it (no faults, the same physics, the riser running at the table's duty) measured over
     a full tray, each card past its beam at the riser's speed. Cached per machine."""
     key = (table.params, table.sp, table.shaft, table.drive, table.riser_drive, table.geometry,
-           table.speed,
-           table._speed_scale, table.riser_duty, round(router_settle_s, 9), cards)
+           table.speed, table._speed_scale, table.riser_duty, round(router_settle_s, 9), cards)
     timing = _MEASURED.get(key)
     if timing is None:
         values = _calibrate(table, router_settle_s, cards, table.riser_duty)
@@ -55,8 +54,7 @@ def calibrated_riser_duty(table: HandsFreeTable, router_settle_s: float,
     from hardware.shuffler.calibrate import riser_duty
 
     key = (table.params, table.sp, table.shaft, table.drive, table.riser_drive, table.geometry,
-           table.speed,
-           table._speed_scale, round(router_settle_s, 9), cards)
+           table.speed, table._speed_scale, round(router_settle_s, 9), cards)
     duty = _DUTIES.get(key)
     if duty is None:
         values = _calibrate(table, router_settle_s, cards, 1.0)
