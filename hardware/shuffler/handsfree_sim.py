@@ -388,12 +388,13 @@ class HandsFreeTable(ShufflerTable):
         self._feed_cmd = "coast"  # the feed's commanded mode (it may have no power)
         self._router_cmd = self.router
         self.lid = True  # closed
-        self.doors = {bay: _Door(60.0 / (self.sp.servo_s_per_60)) for bay in Bay}
+        servo_deg_s = 60.0 / self.sp.servo_s_per_60
+        self.doors = {bay: _Door(servo_deg_s) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
         # the press on its own servo: lifted and turned out at PRESS_SERVO_DEG, on the deck
         # at 0 (where it starts: the deck loaded, the press let down on it); the feed has the
         # press's force only there
-        self.press = _Door(60.0 / (self.sp.servo_s_per_60))
+        self.press = _Door(servo_deg_s)
         self._place_press(lifted=False)
         self.press_hits = 0  # doors opened into the press, not yet out of their way
         self.press_g = design.HANDSFREE_PRESS_N / G * 1000.0  # its mass (g)
@@ -583,13 +584,16 @@ class HandsFreeTable(ShufflerTable):
 
     def _place_press(self, lifted: bool) -> None:
         self.press.a0 = self.press.target = PRESS_SERVO_DEG if lifted else 0.0
-        self.press_cmd = lifted
+
+    @property
+    def press_cmd(self) -> bool:
+        """The press's last command: True for lifted, False for down on the deck."""
+        return self.press.target > 0.0
 
     def set_press(self, lifted: bool, now: float) -> None:
         """Command the press's servo lifted (out of the shaft) or down on the deck."""
         t = now * self.speed
         self._advance(t)
-        self.press_cmd = lifted
         self.press.command(t, PRESS_SERVO_DEG if lifted else 0.0, SERVO_FRAME_S)
         self._cached = None
         # its weight leaves or reaches the tray's load cell when it gets there
