@@ -310,7 +310,8 @@ class HandsFreeTable(ShufflerTable):
     design.RISER_DRIVE; spread by `ShaftParams.riser_speed`), less what the card's drag in
     the curl costs its motor, and start and run down as the riser_drive's times say;
     stopped, it holds every card on it where it is. A card whose drag in the curl
-    beats T1's grip stalls there (`curl_stalls`).
+    beats T1's grip stalls there (`curl_stalls`). A card the feed drives into the tail of
+    one the riser holds stops against it (`rams` counts them) until the riser runs again.
     The router's position when a card's leading edge reaches the flap decides its bay
     (`Pile.LEFT` the lower, `Pile.RIGHT` the upper); the card's tail passing its bay's slot
     lands it on top of that bay's pile (or through open doors). `set_doors` swings a bay's
@@ -411,6 +412,10 @@ class HandsFreeTable(ShufflerTable):
         self._catch_left = 0
         self.skewed_pile = False
         self.stalled: _Unit | None = None
+        # a card the feed drove into the tail of one the riser holds: it stops there (its
+        # tyre slips under it) until the riser carries the held card on
+        self.rammed: _Unit | None = None
+        self.rams = 0  # such meetings, ever: a controller that feeds into a held card
         # the load cell: the machine's own card weight, calibrated at bring-up on this deck
         self.card_g = self.params.card_mass_kg * 1000.0
         self.card_weight_g = self.card_g if card_weight_g is None else card_weight_g
@@ -513,11 +518,84 @@ class HandsFreeTable(ShufflerTable):
         # the rollers' position is continuous across a change: each card's anchor holds
         if self.riser_on and self.lid:
             self._riser.set(t, self.riser_speed_mm_s(), self.riser_drive.motor_start_s)
+            self._free_rammed(t)
         elif self.lid:
             # its DRV8874 with EN low (PH/EN mode) drives both outputs low: it brakes
             self._riser.set(t, 0.0, self.riser_drive.motor_start_s)
         else:
             self._riser.set(t, 0.0, self.riser_drive.run_down_s)  # no power: it coasts
+
+    def _free_rammed(self, t: float) -> None:
+        """The riser runs again: the card held ahead moves off, and the rammed card goes on
+        with the feed roller from where it stopped."""
+        unit, self.rammed = self.rammed, None
+        if unit is not None and unit in self._units and unit.phase == "driven":
+            unit.moves = True
+            unit.x0, unit.s0, unit.t = self._roller.pos(t), unit.s, t
+
+    def _ahead(self, unit: _Unit) -> _Unit | None:
+        """The card the riser carries just ahead of the feed's card `unit`, if any."""
+        ahead = [u for u in self._units if u is not unit and u.phase == "riser"]
+        return min(ahead, key=lambda u: u.s) if ahead else None
+
+    def _ram_at(self) -> tuple[float, _Unit] | None:
+        """When the feed's card will be driven into the card ahead on the riser, if that
+        card is held or is being brought to rest (the riser stopped, braking or running
+        down). Every card leaves the tray shingled over the one before by the gate's
+        setback (`start_mm`: its leading edge waits that far past the nip); driven further
+        into a held card than that, it rams it. A running riser is faster than the feed
+        (`design.RISER_OVERDRIVE`), so it only opens the gap."""
+        unit = self._feeding
+        if unit is None or unit.phase != "driven" or not unit.moves or unit is self.rammed:
+            return None
+        ahead = self._ahead(unit)
+        if ahead is None:
+            return None
+        r = self._riser
+        if ahead.moves and r.target > _EPS:
+            return None
+        rest = ahead.s if not ahead.moves else ahead.s0 + (r.x0 + r.u0 * r.tau - ahead.x0)
+        meet = self._time_to(unit, rest - ahead.length + self.start_mm)
+        if meet is None:
+            return None
+        t0 = max(self._t, unit.t)
+
+        def gap(t: float) -> float:
+            lead = unit.s0 + (self._roller.pos(t) - unit.x0) * unit.scale
+            tail = ahead.s if not ahead.moves else ahead.s0 + (r.pos(t) - ahead.x0)
+            return tail - ahead.length + self.start_mm - lead
+
+        if meet <= t0:
+            return t0, unit
+        # the gap may open first (the held card still slowing) and then close: find the
+        # first closing in steps, then its moment by bisection
+        steps = 64
+        lo, g_lo = t0, gap(t0)
+        for k in range(1, steps + 1):
+            hi = t0 + (meet - t0) * k / steps
+            g_hi = gap(hi)
+            if g_hi <= 1e-7 and (g_hi < g_lo or g_lo > 1e-7):
+                break
+            lo, g_lo = hi, g_hi
+        else:
+            return meet, unit
+        if g_lo <= 1e-7:
+            return lo, unit
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            if gap(mid) > 1e-7:
+                lo = mid
+            else:
+                hi = mid
+        return hi, unit
+
+    def _ram(self, unit: _Unit, t: float) -> None:
+        """The feed's card meets the held card's tail: it stops against it."""
+        if unit is not self._feeding or unit.phase != "driven":
+            return
+        unit.moves = False
+        self.rammed = unit
+        self.rams += 1
 
     def _riser_started(self, t: float) -> None:
         """A fresh start of the riser: T1 may pull a stalled card free."""
@@ -745,12 +823,19 @@ class HandsFreeTable(ShufflerTable):
             at = drop.decide_at if drop.decide_at is not None else drop.land_at
             if best is None or at < best[0]:
                 best = (at, drop, None)
+        ram = self._ram_at()
+        if ram is not None and (best is None or ram[0] < best[0]):
+            best = (ram[0], ("ram", ram[1]), None)
         return best
 
     def _event(self, unit: Any, mark: float | None, t: float,
                edges: list[SensorEdge]) -> None:
         if isinstance(unit, tuple):
-            self._release(unit[1], t)
+            if unit[0] == "ram":
+                self._move(unit[1], t)
+                self._ram(unit[1], t)
+            else:
+                self._release(unit[1], t)
             return
         if isinstance(unit, _Drop):
             if unit.decide_at is not None:

@@ -22,7 +22,7 @@ GOAL_S = {52: 45.0, 104: 90.0}
 def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int, int]:
     """One whole shuffle's machine time from one touch, the prompts it needed, and the
     mishaps the machine met unprompted (cards stood up, the flap moved under a card, doors
-    opened into the press)."""
+    opened into the press, a card fed into one held on the riser)."""
     clock = FakeClock()
     sim = SimulatedHandsFreeShuffler(clock, rng=random.Random(seed),
                                      machine_rng=random.Random(seed), touch_deck=cards,
@@ -38,7 +38,7 @@ def shuffle_s(cards: int, seed: int = 1, **machine: object) -> tuple[float, int,
         sim.touch()
     took = clock.monotonic()
     t = sim.table
-    mishaps = t.stood_up + t.flap_hits + t.press_hits
+    mishaps = t.stood_up + t.flap_hits + t.press_hits + t.rams
     sim.stop()
     return took, prompts, mishaps
 

@@ -160,7 +160,7 @@ def check_pass_and_restack(table: HandsFreeTable, deck: list[int], bays: list[Ba
     label = f"{table.params.label()} {table.sp.label()}"
     assert tuple(table.bay_pile(Bay.UPPER)) == piles.upper, label
     assert tuple(table.bay_pile(Bay.LOWER)) == piles.lower, label
-    assert table.flap_hits == 0, label
+    assert table.flap_hits == 0 and table.rams == 0, label
     reading, t = restack(table, t)
     assert tuple(table.tray) == handsfree.run_pass(deck, bays), label
     check = handsfree.verify_restack(handsfree.BayCounts.of(bays), reading)
@@ -281,6 +281,48 @@ def test_a_stopped_riser_holds_its_cards_where_they_are() -> None:
     table.set_riser(True, t + 5.0)
     settle(table, t + 5.0)
     assert len(table.bay_pile(Bay.LOWER)) + len(table.bay_pile(Bay.UPPER)) == 1
+
+
+def test_a_card_fed_into_one_held_on_a_stopped_riser_rams_it_and_stops() -> None:
+    """The feed runs with the riser stopped: the first card leaves the nip and is held
+    there; the next is driven into its tail (past the shingle every card leaves the tray
+    with) and stops against it, overtaking nothing; when the riser runs both go on, in
+    order, and nothing is lost."""
+    table = HandsFreeTable(rng=random.Random(1))
+    table.load(list(range(52)))
+    table.set_router(Pile.LEFT, 0.0)
+    table.set_motor(True, 0.0)
+    table.update(2.0)
+    assert table.rams == 1
+    held, rammed = table._units
+    assert held.phase == "riser" and rammed is table.rammed and not rammed.moves
+    tail = table.card_s(held.cards[-1]) - held.length
+    assert table.card_s(rammed.cards[-1]) == pytest.approx(tail + table.start_mm, abs=1e-3)
+    table.update(5.0)  # the feed's tyre slips under it: it stays there
+    assert table.card_s(rammed.cards[-1]) == pytest.approx(tail + table.start_mm, abs=1e-3)
+    assert table.rams == 1 and table.bay_pile(Bay.LOWER) == []
+    table.set_riser(True, 5.0)
+    table.update(5.2)
+    table.set_brake(5.2)
+    table.set_motor(False, 5.25)
+    settle(table, 5.25)
+    assert table.rams == 1
+    # the held card landed first, the rammed one on it (top first)
+    assert table.bay_pile(Bay.LOWER)[-2:] == [rammed.cards[-1], held.cards[-1]]
+    assert sorted(table.deck()) == list(range(52))
+
+
+def test_a_running_riser_opens_the_gap_and_never_rams() -> None:
+    """In a pass the riser outruns the feed: a whole pass of 52 cards to one bay, the
+    feed running on, rams nothing."""
+    table = HandsFreeTable(rng=random.Random(2))
+    table.load(list(range(52)))
+    table.set_riser(True, 0.0)
+    table.set_router(Pile.LEFT, 0.0)
+    table.set_motor(True, 0.05)
+    settle(table, 0.05)
+    assert table.rams == 0
+    assert len(table.bay_pile(Bay.LOWER)) == 52
 
 
 def test_a_pass_of_the_shaft_is_a_stable_split_with_the_upper_pile_on_top() -> None:

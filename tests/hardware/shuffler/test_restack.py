@@ -476,6 +476,7 @@ def _exact(sim, cards: int) -> None:
     assert sim.bays_empty() and sim.table.tray == deck
     assert deck == sim.expected_deck()
     assert sim.table.press_hits == 0, "doors opened into the press"
+    assert sim.table.rams == 0, "a card fed into one held on the riser"
     assert sim.table.press_cmd, "the press left on the deck"
 
 
