@@ -469,6 +469,15 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
 # The press (docs/hands-free.md, "The press"): its own SG90 on the PCA9685's channel 2 turns
 # this far from the press down on the deck to lifted and turned out of the drop shaft's way.
 PRESS_SERVO_DEG = 120.0
+# Where the press and the lower doors' leaves meet (measured on the CAD: docs/hands-free.md,
+# "The press's link"): under PRESS_IN_SHAFT_DEG of its servo some of the press is inside the
+# drop shaft, where the lower leaves swing, and the leaves are out of its way anywhere there
+# only under LEAVES_CLEAR_DEG (of their 90). Until the link is drawn: all its travel, shut.
+PRESS_IN_SHAFT_DEG = PRESS_SERVO_DEG
+LEAVES_CLEAR_DEG = 0.0
+# An SG90 at 4.8 V turns 60 degrees in 0.1 s (datasheet); between parts and under the
+# leaves' or the press's friction, +-20 % (an estimate, to measure): the simulator's range.
+SERVO_S_PER_60 = (0.08, 0.12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,11 +507,18 @@ class RestackBuild:
     # simulator's range), as nothing senses the press: the doors must not open into it, nor
     # the feed start under a full deck without it. It lifts while the last card rides up to
     # its bay, and comes down on the deck once the doors have closed.
-    press_s: float = 0.020 + PRESS_SERVO_DEG / 60.0 * 0.12
+    press_s: float = 0.020 + PRESS_SERVO_DEG / 60.0 * SERVO_S_PER_60[1]
+    # From the doors commanded shut to the press commanded down on the deck: it may start
+    # while they close, so long as it reaches the shaft (PRESS_IN_SHAFT_DEG) only once the
+    # lower leaves are out of its way (LEAVES_CLEAR_DEG), the slowest leaves against the
+    # fastest press (both after their 20 ms frame).
+    press_in_s: float = max(0.0, (90.0 - LEAVES_CLEAR_DEG) / 60.0 * SERVO_S_PER_60[1]
+                            - (PRESS_SERVO_DEG - PRESS_IN_SHAFT_DEG) / 60.0
+                            * SERVO_S_PER_60[0])
 
     def __post_init__(self) -> None:
         if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
-               self.weigh_s, self.press_s) < 0:
+               self.weigh_s, self.press_s, self.press_in_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
 
     @staticmethod
@@ -514,10 +530,11 @@ class RestackBuild:
     def restack_s(self) -> float:
         """From the last card seen at its beam to the press back on the deck: the first
         pile read off its doors by the door sensors, the second settled and weighed, the
-        press down (its lift overlaps the last card's ride up)."""
+        doors closing until the press may come in, the press down (its lift overlaps the
+        last card's ride up)."""
         return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
                 + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s
-                + self.press_s)
+                + self.press_in_s + self.press_s)
 
 
 DEFAULT_RESTACK = RestackBuild()

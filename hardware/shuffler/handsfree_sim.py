@@ -27,8 +27,11 @@ from hardware.shuffler import ranges as shuffler_ranges
 from hardware.shuffler.handsfree import (
     BAY_OF_PILE,
     HANDSFREE_ROUTER,
+    LEAVES_CLEAR_DEG,
+    PRESS_IN_SHAFT_DEG,
     PRESS_SERVO_DEG,
     ROUTER_PILE,
+    SERVO_S_PER_60,
     Bay,
 )
 from hardware.shuffler.physics import G
@@ -52,9 +55,8 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
     # The riser's N20 against its datasheet speed: the same +-15 % part-to-part spread as
     # the feed's motor (ranges.py "motor_speed"), independent of it (its own motor).
     "riser_speed": (0.85, 1.15),
-    # SG90 at 4.8 V: 0.1 s per 60 degrees (datasheet); +-20 % between parts and with the
-    # leaves' friction: estimate, to measure.
-    "servo_s_per_60": (0.08, 0.12),
+    # SG90 at 4.8 V: 0.1 s per 60 degrees (datasheet), +-20 % (handsfree.SERVO_S_PER_60).
+    "servo_s_per_60": SERVO_S_PER_60,
     # How far a pile's long edges bow to slip past the leaves' tips: estimate, to measure
     # (it sets the leaf angle at which the pile drops).
     "slip_flex_mm": (2.0, 6.0),
@@ -262,6 +264,24 @@ class _Door:
         return self.start + abs(angle - self.a0) / self.rate
 
 
+def _span(servo: _Door, t0: float, t1: float, level: float,
+          above: bool) -> tuple[float, float] | None:
+    """The span of [t0, t1] in which `servo` stands over `level` (`above`) or under it,
+    moving toward one target meanwhile (so it crosses `level` once at most); None if
+    never."""
+    def inside(a: float) -> bool:
+        return a > level + 1e-9 if above else a < level - 1e-9
+
+    first, last = inside(servo.angle(t0)), inside(servo.angle(t1))
+    if first and last:
+        return t0, t1
+    if not first and not last:
+        return None
+    cross = servo.start + abs(level - servo.a0) / servo.rate  # it starts after its frame
+    cross = min(max(cross, t0), t1)
+    return (t0, cross) if first else (cross, t1)
+
+
 @dataclass(slots=True)
 class _Drop:
     """A pile falling from a bay's doors: cards top first, the height its bottom fell from,
@@ -397,7 +417,11 @@ class HandsFreeTable(ShufflerTable):
         # press's force only there
         self.press = _Door(servo_deg_s)
         self._place_press(lifted=False)
-        self.press_hits = 0  # doors opened into the press, not yet out of their way
+        # times the lower leaves and the press were in the shaft together (the press under
+        # PRESS_IN_SHAFT_DEG, the leaves over LEAVES_CLEAR_DEG), judged up to _clash_t
+        self._press_hits = 0
+        self._clash_t = 0.0
+        self._clashing = False  # they were meeting at _clash_t
         self.press_g = design.HANDSFREE_PRESS_N / G * 1000.0  # its mass (g)
         self._bare_drive = replace(self.drive, press_n=0.0)
         # the leaf angle at which a pile's edges slip between the tips
@@ -625,6 +649,7 @@ class HandsFreeTable(ShufflerTable):
         self.lid = closed
         self._cached = None
         frame = SERVO_FRAME_S
+        self._judge_clash(t)
         for door in (*self.doors.values(), self.press):
             door.power(t, closed, frame)
         if closed:
@@ -652,8 +677,7 @@ class HandsFreeTable(ShufflerTable):
             return
         door = self.doors[moved]
         was_open = door.target > 0
-        if opened and not was_open and not self.press_out(t):
-            self.press_hits += 1  # the leaves swing into the press's arm
+        self._judge_clash(t)
         door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
         if opened and not was_open and self.caught[moved]:
             self._catch_left -= 1
@@ -668,10 +692,36 @@ class HandsFreeTable(ShufflerTable):
         """The press's last command: True for lifted, False for down on the deck."""
         return self.press.target > 0.0
 
+    @property
+    def press_hits(self) -> int:
+        """Times the lower doors' leaves and the press met in the shaft (the leaves
+        swinging into the press, or the press coming in under leaves not yet shut)."""
+        self._judge_clash(self._t)
+        return self._press_hits
+
+    def _judge_clash(self, t: float) -> None:
+        """Judge the lower leaves and the press since the last judgement, up to `t`: each
+        moves toward one commanded angle meanwhile, so each is in the other's way over one
+        span at most."""
+        t0, self._clash_t = self._clash_t, max(self._clash_t, t)
+        if t <= t0:
+            return
+        press = _span(self.press, t0, t, PRESS_IN_SHAFT_DEG, above=False)
+        leaves = _span(self.doors[Bay.LOWER], t0, t, LEAVES_CLEAR_DEG, above=True)
+        was, self._clashing = self._clashing, False
+        if press and leaves:
+            start, end = max(press[0], leaves[0]), min(press[1], leaves[1])
+            if end - start > 1e-6:
+                # one meeting, however many commands it lasts through
+                if not (was and start <= t0 + 1e-9):
+                    self._press_hits += 1
+                self._clashing = end >= t - 1e-9
+
     def set_press(self, lifted: bool, now: float) -> None:
         """Command the press's servo lifted (out of the shaft) or down on the deck."""
         t = now * self.speed
         self._advance(t)
+        self._judge_clash(t)
         self.press.command(t, PRESS_SERVO_DEG if lifted else 0.0, SERVO_FRAME_S)
         self._cached = None
         # its weight leaves or reaches the tray's load cell when it gets there

@@ -195,6 +195,10 @@ class HandsFreeController(ShufflerController):
         # on the deck: the feed waits for it (without it the tyre slips under a full deck)
         self._press_lifted: bool | None = None
         self._press_down_at = float("-inf")
+        # the press may come in only once the lower leaves are out of its way: from the doors
+        # last commanded shut, the build's press_in_s; a command waiting for that moment
+        self._press_free_at = float("-inf")
+        self._press_cmd_at: float | None = None
         self._pass_started = 0.0
         self._predicted: list[float] = []
         self._measured = 0.0  # seconds of passes measured, against
@@ -275,13 +279,29 @@ class HandsFreeController(ShufflerController):
         self._last_edge = None  # the last card's edge at its beam
         self._run_on_gap = None  # from a card's edge to the next's, fed on
         self._braked = None  # (edge, brake) of the last stop at an arrival
-        self._press_down_at = self._clock.monotonic() + self._press_to(False)
+        self._press_down_at = self._press_down(self._clock.monotonic())
         self._shaft.set_riser(True)
         super()._begin_pass()
+
+    def _set_doors(self, bay: Bay, opened: bool) -> None:
+        """Command `bay`'s doors; shut, the press may come in once the lower leaves are
+        out of its way (either bay: swapped leads turn the other's)."""
+        self._shaft.set_doors(bay, opened)
+        if not opened:
+            self._press_free_at = self._clock.monotonic() + self._restack_build.press_in_s
+
+    def _press_down(self, now: float) -> float:
+        """Command the press down on the deck now, or (a command waiting in the pass) once
+        the lower leaves are out of its way: when it will be there."""
+        if self._press_lifted is False or now >= self._press_free_at:
+            return now + self._press_to(False)
+        self._press_cmd_at = self._press_free_at
+        return self._press_free_at + self._restack_build.press_s
 
     def _press_to(self, lifted: bool) -> float:
         """Command the press lifted (out of the shaft's way) or down on the deck: the
         seconds until it is there (0 when it already is)."""
+        self._press_cmd_at = None
         if self._press_lifted is lifted:
             return 0.0
         self._shaft.set_press(lifted)
@@ -420,6 +440,10 @@ class HandsFreeController(ShufflerController):
         return super()._on_stuck(r)
 
     def _on_next_card(self, r: _Round) -> float | None:
+        if self._press_cmd_at is not None:
+            if r.now < self._press_cmd_at:
+                return self._wait(r.now, r.nxt, min([self._press_cmd_at, *r.waits]))
+            self._press_to(False)
         if r.now < self._press_down_at:
             return self._wait(r.now, r.nxt, min([self._press_down_at, *r.waits]))
         if self._nudge_until is not None:
@@ -539,7 +563,7 @@ class HandsFreeController(ShufflerController):
         self._shaft.set_riser(False)
         steps = []
         for bay in (order.first, order.second):
-            self._shaft.set_doors(bay, True)
+            self._set_doors(bay, True)
             last = bay is order.second
             # the first pile is read by the door sensors once it has left its doors (which
             # bay emptied: the order); the tray is weighed once, the whole deck in it
@@ -547,8 +571,8 @@ class HandsFreeController(ShufflerController):
             steps.append((yield from self._read(bay, weigh=last)))
         skewed = self._shaft.skewed()
         for bay in Bay:
-            self._shaft.set_doors(bay, False)
-        yield self._restack_build.door_open_s
+            self._set_doors(bay, False)
+        # judged at once: the readings are taken; the press comes in as the leaves close
         self.restacks_run += 1
         last = steps[-1]
         if tainted is not None:
@@ -595,15 +619,15 @@ class HandsFreeController(ShufflerController):
             if not held or attempt == DOOR_RETRIES:
                 break
             for bay in held:
-                self._shaft.set_doors(bay, True)
+                self._set_doors(bay, True)
                 yield self._restack_build.door_open_s
-                self._shaft.set_doors(bay, False)
+                self._set_doors(bay, False)
                 yield self._restack_build.door_open_s
-                self._shaft.set_doors(bay, True)
+                self._set_doors(bay, True)
                 yield self._drop_s(bay)
                 step = yield from self._read(bay)
             for bay in Bay:
-                self._shaft.set_doors(bay, False)
+                self._set_doors(bay, False)
             yield self._restack_build.door_open_s
         held = [bay.value for bay in Bay if step.holds(bay)]
         if held:
@@ -623,6 +647,7 @@ class HandsFreeController(ShufflerController):
 
     def _tap(self) -> Generator[float, None, None]:
         """A pile landed skewed: the press comes down on the deck and squares it."""
+        yield max(0.0, self._press_free_at - self._clock.monotonic())
         yield self._press_to(False) + self._restack_build.settle_s
         if self._shaft.skewed():
             self._hf_fault(
@@ -637,11 +662,11 @@ class HandsFreeController(ShufflerController):
         assert self._plan is not None
         yield self._press_to(True)
         for bay in (Bay.LOWER, Bay.UPPER):
-            self._shaft.set_doors(bay, True)
+            self._set_doors(bay, True)
             yield self._drop_s(bay)
         last = yield from self._read(Bay.UPPER)
         for bay in Bay:
-            self._shaft.set_doors(bay, False)
+            self._set_doors(bay, False)
         yield self._restack_build.door_open_s
         yield from self._settle_all(self._plan.deck_size, last, "after the player's fix")
 

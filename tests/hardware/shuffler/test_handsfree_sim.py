@@ -773,12 +773,36 @@ def test_the_tyre_grips_a_full_deck_at_the_rough_corner_only_under_the_press(lif
 def test_doors_opened_before_the_press_is_out_strike_it() -> None:
     table, _deck, _bays, t = a_pass(52, seed=3)
     assert table.press_down(t)
-    table.set_doors(Bay.LOWER, True, t)
+    table.set_doors(Bay.UPPER, True, t)  # over the shut lower doors: nowhere near it
+    table.update(t + 0.5)
+    assert table.press_hits == 0
+    table.set_doors(Bay.LOWER, True, t + 0.5)
+    table.update(t + 1.0)
     assert table.press_hits == 1
-    table.set_doors(Bay.LOWER, False, t + 0.5)
-    t = press(table, True, t + 0.5)  # out first, as the controller does
+    table.set_doors(Bay.LOWER, False, t + 1.0)
+    t = press(table, True, t + 1.5)  # out first, as the controller does
     table.set_doors(Bay.LOWER, True, t)
+    table.update(t + 1.0)
     assert table.press_hits == 1
+
+
+@pytest.mark.parametrize("servo_s_per_60", SHAFT_RANGES["servo_s_per_60"])
+def test_the_press_comes_in_only_once_the_lower_leaves_are_out_of_its_way(
+        servo_s_per_60: float) -> None:
+    """Commanded down as the leaves start to close, the press meets them in the shaft;
+    commanded the restack's `press_in_s` after them it does not, with the slowest leaves
+    or the fastest press of the ranges."""
+    build = handsfree.DEFAULT_RESTACK
+    for wait, hits in ((0.0, 1), (build.press_in_s, 0)):
+        table = HandsFreeTable(shaft_params=ShaftParams(servo_s_per_60=servo_s_per_60))
+        t = press(table, True, 0.0)
+        table.set_doors(Bay.LOWER, True, t)
+        table.update(t + 1.0)
+        table.set_doors(Bay.LOWER, False, t + 1.0)
+        table.set_press(False, t + 1.0 + wait)
+        table.update(t + 3.0)
+        assert table.press_down(t + 3.0) and table.doors[Bay.LOWER].angle(t + 3.0) == 0
+        assert table.press_hits == hits, wait
 
 
 def test_the_controller_waits_for_the_slowest_press_servo_of_the_ranges() -> None:
