@@ -443,7 +443,7 @@ class HandsFreeController(ShufflerController):
         if self._press_cmd_at is not None:
             if r.now < self._press_cmd_at:
                 return self._wait(r.now, r.nxt, min([self._press_cmd_at, *r.waits]))
-            self._press_to(False)
+            self._press_down_at = r.now + self._press_to(False)
         if r.now < self._press_down_at:
             return self._wait(r.now, r.nxt, min([self._press_down_at, *r.waits]))
         if self._nudge_until is not None:
@@ -733,6 +733,14 @@ class HandsFreeController(ShufflerController):
         held = now - self._paused_at
         self._pass_deadline += held
         self._script_due += held
+        # the servos stopped with the power where they were: the press's and the leaves'
+        # moves still under way take what they had left
+        if self._press_cmd_at is not None:
+            self._press_cmd_at += held
+        if self._press_down_at > self._paused_at:
+            self._press_down_at += held
+        if self._press_free_at > self._paused_at:
+            self._press_free_at += held
         self._phase, self._paused_phase = self._paused_phase, None
         self._prompt = None
         if self._phase is Phase.PASS:

@@ -605,6 +605,34 @@ def test_a_card_the_run_down_draws_in_while_the_lid_is_open_ends_exact() -> None
     _lid_scan([0.5 * k for k in range(1, 17)])
 
 
+def test_the_lid_opened_while_the_press_waits_for_the_leaves_ends_exact() -> None:
+    """A pass begins with the press waiting for the lower leaves to close; the lid opens
+    then. On a machine whose feed needs the press (the tyre slips under the deck without
+    it), the feed must not start before the press is down after the lid closes."""
+    from hardware.shuffler.handsfree_sim import ShaftParams
+    from hardware.shuffler.ranges import Params
+
+    params = Params(mu_card_card=0.3, mu_card_petg=0.4, mu_tyre_card=0.8, motor_speed=1.15,
+                    motor_torque=0.85, supply_v=5.25, card_thickness_mm=0.32, cards=52)
+    sim, events = _sim(52, params=params, shaft_params=ShaftParams(servo_s_per_60=0.08))
+    sim.touch()
+    clock = sim._clock
+    for _ in range(100_000):
+        clock.sleep(max(sim.step(), 1e-6))
+        if sim._passes_done == 1 and sim._press_cmd_at is not None:
+            break
+    else:
+        raise AssertionError("no pass began with the press waiting")
+    sim.set_lid(False)
+    sim.step()
+    clock.sleep(20.0)
+    sim.step()
+    sim.set_lid(True)
+    sim.touch()
+    assert _play(sim, max_prompts=0) == []
+    _exact(sim, 52)
+
+
 @pytest.mark.slow
 def test_the_lid_opened_at_any_moment_of_a_shuffle_ends_exact() -> None:
     _lid_scan([0.5 * k for k in range(1, 111)] + [55.0 + 1.3 * k for k in range(60)])
