@@ -966,8 +966,10 @@ class HandsFreeTable(ShufflerTable):
         return self._tray_change + self.sp.settle_s + CELL_WEIGH_S
 
     def doors_hold(self, bay: Bay) -> bool:
-        """The door sensor: a card lies on `bay`'s doors (a pile, or cards caught on them)."""
-        return bool(self.piles[ROUTER_PILE[bay]] or self.caught[bay])
+        """The door sensor: a pile on `bay`'s doors (with any cards caught on them) stands
+        high enough to break its beam (`ShaftGeometry.door_beam_top_mm`)."""
+        cards = len(self.piles[ROUTER_PILE[bay]]) + len(self.caught[bay])
+        return cards > 0 and self._height(cards) >= self.shaft.door_beam_top_mm - 1e-9
 
     def tray_cards(self, now: float) -> float | None:
         """The load cell as a count of cards, or None while the tray has changed within the

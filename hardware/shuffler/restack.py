@@ -608,7 +608,9 @@ class HandsFreeController(ShufflerController):
     def _settle_all(self, n: int, last: DropStep,
                     reason: str) -> Generator[float, None, None]:
         """Every card must end in the tray before a fresh plan: a pile caught on its doors
-        gets its doors closed and opened again (twice), then the player is asked."""
+        gets its doors closed and opened again (twice), then the player is asked. With the
+        tray short and no door sensor seeing a pile, every bay's doors are worked so: a few
+        cards lying flat on shut doors are under the sensors' beams."""
         step = last
         yield self._press_to(True)
         for attempt in range(DOOR_RETRIES + 1):
@@ -616,9 +618,10 @@ class HandsFreeController(ShufflerController):
             if step.tray_cards == n and not held:
                 self._replan(reason)
                 return
-            if not held or attempt == DOOR_RETRIES:
+            retry = held or ([Bay.LOWER, Bay.UPPER] if step.tray_cards < n else [])
+            if not retry or attempt == DOOR_RETRIES:
                 break
-            for bay in held:
+            for bay in retry:
                 self._set_doors(bay, True)
                 yield self._restack_build.door_open_s
                 self._set_doors(bay, False)
@@ -641,9 +644,11 @@ class HandsFreeController(ShufflerController):
         else:
             self._hf_fault(
                 "restack_count",
-                f"The tray weighs {step.tray_cards} cards, not {n}, and no bay holds any. "
-                f"Open the lid, make the deck whole ({n} cards) in the tray, close the lid "
-                "and touch: a fresh shuffle starts.")
+                f"The tray weighs {step.tray_cards} cards, not {n}, and no door sensor sees "
+                f"a pile, after both bays' doors were worked {DOOR_RETRIES} times. Open the "
+                "lid, look for the missing cards on the bays' doors and in the riser, make "
+                f"the deck whole ({n} cards) in the tray, close the lid and touch: a fresh "
+                "shuffle starts.")
 
     def _tap(self) -> Generator[float, None, None]:
         """A pile landed skewed: the press comes down on the deck and squares it."""

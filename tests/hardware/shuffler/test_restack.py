@@ -500,7 +500,10 @@ def test_the_simulated_machine_shuffles_exactly_from_one_touch(cards: int, passe
     ({"stall_at": 40}, []),  # the riser alone frees it
     ({"stall_at": 40, "stall_frees": False}, ["riser_stall"]),
     ({"catch_at": 3, "catch_frees": 1}, []),  # the doors worked again free it
-    ({"catch_at": 3, "catch_frees": 9}, ["caught"]),
+    # three cards flat on the doors pass under the door sensors' beams: the tray is short,
+    # both bays' doors are worked twice, then the player looks for them
+    ({"catch_at": 3, "catch_frees": 9}, ["restack_count"]),
+    ({"catch_at": 3, "catch_cards": 24, "catch_frees": 9}, ["caught"]),  # a pile: seen
     ({"skew_at": 4}, ["skewed"]),
     ({"swapped_doors": True}, ["door_leads"]),
     ({"double_at": 30}, []),
