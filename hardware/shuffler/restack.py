@@ -645,9 +645,11 @@ class HandsFreeController(ShufflerController):
             self._hf_fault(
                 "restack_count",
                 f"The tray weighs {step.tray_cards} cards, not {n}, and no door sensor sees "
-                f"a pile, after both bays' doors were worked {DOOR_RETRIES} times. Open the "
-                "lid, look for the missing cards on the bays' doors and in the riser, make "
-                f"the deck whole ({n} cards) in the tray, close the lid and touch: a fresh "
+                "a pile"
+                + (f", after both bays' doors were worked {DOOR_RETRIES} times. Open the lid, "
+                   "look for the missing cards on the bays' doors and in the riser, make"
+                   if step.tray_cards < n else ". Open the lid, make")
+                + f" the deck whole ({n} cards) in the tray, close the lid and touch: a fresh "
                 "shuffle starts.")
 
     def _tap(self) -> Generator[float, None, None]:

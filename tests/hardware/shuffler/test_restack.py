@@ -515,6 +515,22 @@ def test_each_fault_of_the_machine_ends_exact_and_whole(fault: dict, prompts: li
     _exact(sim, 52)
 
 
+def test_cards_flat_on_the_doors_get_both_bays_worked_then_a_prompt_where_to_look() -> None:
+    """Three cards caught for good lie under the door sensors' beams: the tray is short, so
+    both bays' doors are worked twice before the player is asked, and the prompt names the
+    count and where to look; done as it says, the shuffle ends exact."""
+    sim, events = _sim(52, catch_at=3, catch_frees=9)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    assert sim.state is DeviceState.FAULT and sim.fault is not None
+    text = sim.fault.text
+    assert "49 cards, not 52" in text and "doors" in text and "worked 2 times" in text
+    sim.table.free_caught()  # the player finds them on the doors and puts them in the tray
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    _exact(sim, 52)
+
+
 def test_one_wrong_restack_on_the_machine_is_caught_by_its_sensors() -> None:
     sim, events = _sim(52, swapped_doors=True)
     sim.touch()
