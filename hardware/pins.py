@@ -90,7 +90,7 @@ class I2cDevice:
 
 I2C_DEVICES: tuple[I2cDevice, ...] = (
     I2cDevice("shuffler.i2c.pwm", 0x40, "PCA9685",
-              "servos: channel 0 the lower doors, 1 the upper, 2 the press"),
+              "servos: channel 0 the lower doors, 1 the upper, 2 the press's lift, 3 its turn"),
     I2cDevice("shuffler.i2c.inputs", 0x20, "MCP23017",
               "GPA0 lower door sensor, GPA1 upper door sensor, GPA2 skew beam"),
     I2cDevice("shuffler.i2c.load_cell", 0x2A, "NAU7802", "the tray's load cell"),

@@ -479,11 +479,15 @@ EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
 # for 1.0 ms of pulse (0.5-2.5 ms over 180 degrees), closed to open.
 DOOR_CHANNEL: dict[Bay, int] = {Bay.LOWER: 0, Bay.UPPER: 1}
 DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
-# The press's SG90 on channel 2: down on the deck at 1.0 ms, lifted and turned out of the
-# shaft handsfree.PRESS_SERVO_DEG further (docs/hands-free.md, "The press").
-PRESS_CHANNEL = 2
-PRESS_PULSE_MS: dict[bool, float] = {False: 1.0,
-                                     True: 1.0 + handsfree.PRESS_SERVO_DEG / 90.0}  # lifted
+# The press's two SG90s (docs/hands-free.md, "The press's link"), 1.0 ms of pulse for 90
+# degrees: the lift's on channel 2, lowered at 1.0 ms and handsfree.PRESS_LIFT_DEG further
+# up; the turn's on channel 3, in at 0.5 ms (the end of its range) and PRESS_TURN_DEG out.
+PRESS_LIFT_CHANNEL = 2
+PRESS_TURN_CHANNEL = 3
+PRESS_LIFT_PULSE_MS: dict[bool, float] = {False: 1.0,
+                                          True: 1.0 + handsfree.PRESS_LIFT_DEG / 90.0}  # up
+PRESS_TURN_PULSE_MS: dict[bool, float] = {False: 0.5,
+                                          True: 0.5 + handsfree.PRESS_TURN_DEG / 90.0}  # out
 # The load cell: its reading is the mean of the conversions of the last WEIGH_S (the
 # NAU7802 at 80 a second), at least WEIGH_SAMPLES of them since the doors last moved.
 WEIGH_S = handsfree.DEFAULT_RESTACK.weigh_s
@@ -564,7 +568,9 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
             self.servos.open()
             for bay in Bay:
                 self.set_doors(bay, False)
-            self.set_press(True)  # out of the tray's way, for the deck to go in
+            # off the deck, for it to go in: the lift alone (turned in at the top), a safe
+            # step from whatever pose the press was left in
+            self.set_press(handsfree.PressPose.LIFTED)
             self.inputs.open(pull_ups=sum(1 << p for p in EXPANDER_PINS.values()))
             self.adc.open()
         except Exception:
@@ -588,7 +594,7 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
             except Exception:  # closing must go on whatever a part does
                 pass
         if self.servos is not None:
-            for channel in (*DOOR_CHANNEL.values(), PRESS_CHANNEL):
+            for channel in (*DOOR_CHANNEL.values(), PRESS_LIFT_CHANNEL, PRESS_TURN_CHANNEL):
                 try:
                     self.servos.release(channel)
                 except Exception:  # an I2C error must not stop the close
@@ -619,10 +625,13 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
         self.doors[bay] = opened
         self._weigh_from = self._clock.monotonic()
 
-    def set_press(self, lifted: bool) -> None:
+    def set_press(self, pose: handsfree.PressPose) -> None:
         if self.servos is None:
             return
-        self.servos.set_pulse_ms(PRESS_CHANNEL, PRESS_PULSE_MS[lifted])
+        self.servos.set_pulse_ms(PRESS_LIFT_CHANNEL,
+                                 PRESS_LIFT_PULSE_MS[pose is not handsfree.PressPose.DOWN])
+        self.servos.set_pulse_ms(PRESS_TURN_CHANNEL,
+                                 PRESS_TURN_PULSE_MS[pose is handsfree.PressPose.OUT])
         # its weight leaves or reaches the tray: the load cell's readings start afresh
         self._weigh_from = self._clock.monotonic()
 

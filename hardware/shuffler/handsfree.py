@@ -189,6 +189,19 @@ def bay_counts(deck_size: int, passes: int) -> tuple[BayCounts, ...]:
     return tuple(pp.counts for pp in plan_for_target(range(deck_size), passes).passes)
 
 
+# Each bay's door sensor is a break-beam 4 mm over its shut doors (the CAD's door sensors):
+# a pile covers it wholly from this many of the thinnest cards (0.28 mm) up; fewer lie under
+# it unseen (ShaftGeometry.door_beam_top_mm; a CAD test ties the two).
+DOOR_BEAM_CARDS = 20
+
+
+def unverifiable_passes(plan: HandsFreePlan) -> list[int]:
+    """The passes (1-based) whose restack no sensor could check: two equal piles, each
+    under the door sensors' beams (the load cell weighs either the same)."""
+    return [pp.number for pp in plan.passes
+            if pp.counts.lower == pp.counts.upper < DOOR_BEAM_CARDS and pp.counts.lower]
+
+
 @dataclass(frozen=True, slots=True)
 class PassPlan:
     """One pass: the bay of each card in feed order, and the counts its beams must see."""
@@ -433,6 +446,14 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
             return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
                          f"the tray took {first.tray_cards} cards first, the {b} bay's pile,"
                          f" not the {a} bay's {counts[a]}")
+        if (first.tray_cards == tray_before and both and second.tray_cards == n
+                and holds_b is not True):
+            # nothing fell first and everything fell second: the other bay's doors opened
+            # first, its pile onto this bay's shut doors (as the weights alone show it)
+            return Check(Finding.WRONG_ORDER, Recovery.REPLAN,
+                         f"nothing reached the tray when the {a} bay's doors were opened, "
+                         f"and every card when the {b} bay's were: the {b} bay's opened "
+                         "first")
         if first.tray_cards < expect_first:
             return Check(Finding.CARDS_LEFT, Recovery.RETRY_DOORS,
                          f"the tray took {first.tray_cards - tray_before} of the {a} bay's "
@@ -464,16 +485,31 @@ def verify_restack(counts: BayCounts, reading: RestackReading,
     return _OK
 
 
-# ----- time -----
+# ----- the press, and time -----
 
-# The press (docs/hands-free.md, "The press"): its own SG90 on the PCA9685's channel 2 turns
-# this far from the press down on the deck to lifted and turned out of the drop shaft's way.
-PRESS_SERVO_DEG = 120.0
-# Where the press and the lower doors' leaves meet (measured on the CAD: docs/hands-free.md,
-# "The press's link"): under PRESS_IN_SHAFT_DEG of its servo some of the press is inside the
-# drop shaft, where the lower leaves swing, and the leaves are out of its way anywhere there
-# only under LEAVES_CLEAR_DEG (of their 90). Until the link is drawn: all its travel, shut.
-PRESS_IN_SHAFT_DEG = PRESS_SERVO_DEG
+class PressPose(enum.Enum):
+    """Where the press's two servos hold it (docs/hands-free.md, "The press's link"). The
+    controller moves it one pose at a time, DOWN <-> LIFTED <-> OUT, each once the last has
+    arrived: the turn's lever takes the press's pin only at the top of the lift."""
+
+    DOWN = "down"  # the lift's servo lowered: the press bears on the deck, turned in
+    LIFTED = "lifted"  # lifted to the top of the post's straight leg, over the deck
+    OUT = "out"  # lifted and turned out of the drop shaft through the -y wall
+
+
+# The press's link (measured on the CAD: docs/hands-free.md, "The press's link"): the lift's
+# SG90 (PCA9685 channel 2) turns PRESS_LIFT_DEG from the press down on an empty tray's tyre
+# to the top of the lift; the turn's SG90 (channel 3) PRESS_TURN_DEG from in to out.
+PRESS_LIFT_DEG = 90.0
+PRESS_TURN_DEG = 145.0
+# The share of an SG90's stall torque each servo works against at its worst pose: it slows
+# so (a DC motor's straight speed-torque line).
+PRESS_LIFT_LOAD = 0.0
+PRESS_TURN_LOAD = 0.0
+# Where the press and the lower doors' leaves meet: turned under PRESS_TURN_CLEAR_DEG of its
+# servo some of the press is inside the drop shaft, where the lower leaves swing, and the
+# leaves are out of its way anywhere there only under LEAVES_CLEAR_DEG (of their 90).
+PRESS_TURN_CLEAR_DEG = PRESS_TURN_DEG
 LEAVES_CLEAR_DEG = 0.0
 # An SG90 at 4.8 V turns 60 degrees in 0.1 s (datasheet); between parts and under the
 # leaves' or the press's friction, +-20 % (an estimate, to measure): the simulator's range.
@@ -502,24 +538,31 @@ class RestackBuild:
     # An HX711 at 80 samples a second: 16 samples (0.2 s) average the noise to well under
     # the 1.8 g of one card (an estimate from typical 1 kg bar cells: 0.1-0.2 g rms a sample).
     weigh_s: float = 0.20
-    # The press's SG90 from down on the deck to out of the shaft's way (and back): its frame
-    # and the slowest servo's 0.12 s per 60 degrees (the datasheet's 0.1, +20 %: the
-    # simulator's range), as nothing senses the press: the doors must not open into it, nor
-    # the feed start under a full deck without it. It lifts while the last card rides up to
-    # its bay, and comes down on the deck once the doors have closed.
-    press_s: float = 0.020 + PRESS_SERVO_DEG / 60.0 * SERVO_S_PER_60[1]
-    # From the doors commanded shut to the press commanded down on the deck: it may start
-    # while they close, so long as it reaches the shaft (PRESS_IN_SHAFT_DEG) only once the
+    # The press's two SG90s, each from one pose to the next: its frame and the slowest servo
+    # of the ranges under its load (nothing senses the press: the doors must not open into
+    # it, nor the feed start under a full deck without it). The lift overlaps the last
+    # card's ride up to its bay; the press comes back in as the doors close.
+    press_lift_s: float = 0.020 + PRESS_LIFT_DEG / 60.0 * SERVO_S_PER_60[1] / (
+        1.0 - PRESS_LIFT_LOAD)
+    press_turn_s: float = 0.020 + PRESS_TURN_DEG / 60.0 * SERVO_S_PER_60[1] / (
+        1.0 - PRESS_TURN_LOAD)
+    # From the doors commanded shut to the press commanded to turn back in: it may start
+    # while they close, so long as it reaches the shaft (PRESS_TURN_CLEAR_DEG) only once the
     # lower leaves are out of its way (LEAVES_CLEAR_DEG), the slowest leaves against the
-    # fastest press (both after their 20 ms frame).
+    # fastest turn (both after their 20 ms frame).
     press_in_s: float = max(0.0, (90.0 - LEAVES_CLEAR_DEG) / 60.0 * SERVO_S_PER_60[1]
-                            - (PRESS_SERVO_DEG - PRESS_IN_SHAFT_DEG) / 60.0
+                            - (PRESS_TURN_DEG - PRESS_TURN_CLEAR_DEG) / 60.0
                             * SERVO_S_PER_60[0])
 
     def __post_init__(self) -> None:
         if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
-               self.weigh_s, self.press_s, self.press_in_s) < 0:
+               self.weigh_s, self.press_lift_s, self.press_turn_s, self.press_in_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
+
+    @property
+    def press_s(self) -> float:
+        """The press from down on the deck to out of the shaft's way, or back."""
+        return self.press_lift_s + self.press_turn_s
 
     @staticmethod
     def fall_s(height_mm: float) -> float:

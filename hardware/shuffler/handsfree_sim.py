@@ -28,11 +28,15 @@ from hardware.shuffler.handsfree import (
     BAY_OF_PILE,
     HANDSFREE_ROUTER,
     LEAVES_CLEAR_DEG,
-    PRESS_IN_SHAFT_DEG,
-    PRESS_SERVO_DEG,
+    PRESS_LIFT_DEG,
+    PRESS_LIFT_LOAD,
+    PRESS_TURN_CLEAR_DEG,
+    PRESS_TURN_DEG,
+    PRESS_TURN_LOAD,
     ROUTER_PILE,
     SERVO_S_PER_60,
     Bay,
+    PressPose,
 )
 from hardware.shuffler.physics import G
 from hardware.shuffler.plan import Pile
@@ -264,6 +268,18 @@ class _Door:
         return self.start + abs(angle - self.a0) / self.rate
 
 
+def _meet(a: tuple[float, float] | None, b: tuple[float, float] | None, t0: float,
+          t1: float, was: bool) -> tuple[int, bool]:
+    """Whether spans `a` and `b` of [t0, t1] overlap as a new meeting (1, else 0: one
+    already under way at t0, `was`, goes on), and whether they still meet at t1."""
+    if not (a and b):
+        return 0, False
+    start, end = max(a[0], b[0]), min(a[1], b[1])
+    if end - start <= 1e-6:
+        return 0, False
+    return (0 if was and start <= t0 + 1e-9 else 1), end >= t1 - 1e-9
+
+
 def _span(servo: _Door, t0: float, t1: float, level: float,
           above: bool) -> tuple[float, float] | None:
     """The span of [t0, t1] in which `servo` stands over `level` (`above`) or under it,
@@ -412,16 +428,20 @@ class HandsFreeTable(ShufflerTable):
         servo_deg_s = 60.0 / self.sp.servo_s_per_60
         self.doors = {bay: _Door(servo_deg_s) for bay in Bay}
         self.door_cmd = {bay: False for bay in Bay}
-        # the press on its own servo: lifted and turned out at PRESS_SERVO_DEG, on the deck
-        # at 0 (where it starts: the deck loaded, the press let down on it); the feed has the
-        # press's force only there
-        self.press = _Door(servo_deg_s)
-        self._place_press(lifted=False)
-        # times the lower leaves and the press were in the shaft together (the press under
-        # PRESS_IN_SHAFT_DEG, the leaves over LEAVES_CLEAR_DEG), judged up to _clash_t
+        # the press on its two servos, each slowed by its load: the lift's (0 down on the
+        # deck, where it starts: the deck loaded, the press let down on it) and the turn's
+        # (0 in, over the deck); the feed has the press's force only while it is down
+        self.press_lift = _Door(servo_deg_s * (1.0 - PRESS_LIFT_LOAD))
+        self.press_turn = _Door(servo_deg_s * (1.0 - PRESS_TURN_LOAD))
+        self.press_pose = PressPose.DOWN  # as last commanded
+        # times the lower leaves and the press were in the shaft together (the press turned
+        # under PRESS_TURN_CLEAR_DEG, the leaves over LEAVES_CLEAR_DEG), and times the turn's
+        # servo moved off its rest with the press not at the top of the lift: each judged up
+        # to _clash_t
         self._press_hits = 0
+        self._press_jams = 0
         self._clash_t = 0.0
-        self._clashing = False  # they were meeting at _clash_t
+        self._clashing = self._jamming = False  # meeting at _clash_t
         self.press_g = design.HANDSFREE_PRESS_N / G * 1000.0  # its mass (g)
         self._bare_drive = replace(self.drive, press_n=0.0)
         # the leaf angle at which a pile's edges slip between the tips
@@ -650,7 +670,7 @@ class HandsFreeTable(ShufflerTable):
         self._cached = None
         frame = SERVO_FRAME_S
         self._judge_clash(t)
-        for door in (*self.doors.values(), self.press):
+        for door in (*self.doors.values(), self.press_lift, self.press_turn):
             door.power(t, closed, frame)
         if closed:
             self._set_mode(self._feed_cmd, now)
@@ -684,13 +704,13 @@ class HandsFreeTable(ShufflerTable):
 
     # --- the press ------------------------------------------------------------------------
 
-    def _place_press(self, lifted: bool) -> None:
-        self.press.a0 = self.press.target = PRESS_SERVO_DEG if lifted else 0.0
-
-    @property
-    def press_cmd(self) -> bool:
-        """The press's last command: True for lifted, False for down on the deck."""
-        return self.press.target > 0.0
+    def place_press(self, pose: PressPose) -> None:
+        """Put the press at `pose` at once, its servos there (a machine just built)."""
+        self.press_pose = pose
+        self.press_lift.a0 = self.press_lift.target = (
+            0.0 if pose is PressPose.DOWN else PRESS_LIFT_DEG)
+        self.press_turn.a0 = self.press_turn.target = (
+            PRESS_TURN_DEG if pose is PressPose.OUT else 0.0)
 
     @property
     def press_hits(self) -> int:
@@ -699,42 +719,65 @@ class HandsFreeTable(ShufflerTable):
         self._judge_clash(self._t)
         return self._press_hits
 
+    @property
+    def press_jams(self) -> int:
+        """Times the press's turn moved it off the top of its lift (turned out before it was
+        lifted there, or let down while turned out)."""
+        self._judge_clash(self._t)
+        return self._press_jams
+
     def _judge_clash(self, t: float) -> None:
-        """Judge the lower leaves and the press since the last judgement, up to `t`: each
-        moves toward one commanded angle meanwhile, so each is in the other's way over one
-        span at most."""
+        """Judge the lower leaves and the press, and the press's two servos, since the last
+        judgement, up to `t`: each moves toward one commanded angle meanwhile, so each is in
+        the other's way over one span at most."""
         t0, self._clash_t = self._clash_t, max(self._clash_t, t)
         if t <= t0:
             return
-        press = _span(self.press, t0, t, PRESS_IN_SHAFT_DEG, above=False)
+        turn = self.press_turn
+        inside = _span(turn, t0, t, PRESS_TURN_CLEAR_DEG, above=False)
         leaves = _span(self.doors[Bay.LOWER], t0, t, LEAVES_CLEAR_DEG, above=True)
-        was, self._clashing = self._clashing, False
-        if press and leaves:
-            start, end = max(press[0], leaves[0]), min(press[1], leaves[1])
-            if end - start > 1e-6:
-                # one meeting, however many commands it lasts through
-                if not (was and start <= t0 + 1e-9):
-                    self._press_hits += 1
-                self._clashing = end >= t - 1e-9
+        hit, self._clashing = _meet(inside, leaves, t0, t, self._clashing)
+        self._press_hits += hit
+        # the turn's lever takes the press's pin only at the top of the lift: turned off
+        # its rest with the press lower, or the lift lowered under a turned press, it jams
+        turned = _span(turn, t0, t, 0.0, above=True)
+        low = _span(self.press_lift, t0, t, PRESS_LIFT_DEG, above=False)
+        jam, self._jamming = _meet(turned, low, t0, t, self._jamming)
+        self._press_jams += jam
 
-    def set_press(self, lifted: bool, now: float) -> None:
-        """Command the press's servo lifted (out of the shaft) or down on the deck."""
+    def set_press(self, pose: PressPose, now: float) -> None:
+        """Command the press's two servos to `pose` (each takes its time to get there)."""
         t = now * self.speed
         self._advance(t)
         self._judge_clash(t)
-        self.press.command(t, PRESS_SERVO_DEG if lifted else 0.0, SERVO_FRAME_S)
+        self.press_pose = pose
+        lift = self.press_lift
+        lift.command(t, 0.0 if pose is PressPose.DOWN else PRESS_LIFT_DEG, SERVO_FRAME_S)
+        self.press_turn.command(t, PRESS_TURN_DEG if pose is PressPose.OUT else 0.0,
+                                SERVO_FRAME_S)
         self._cached = None
         # its weight leaves or reaches the tray's load cell when it gets there
-        there = self.press.time_to(self.press.target)
+        there = lift.time_to(lift.target)
         self._tray_change = max(self._tray_change, t if there is None else there)
 
     def press_down(self, t: float | None = None) -> bool:
-        """True when the press bears on the deck (its servo at rest on it)."""
-        return self.press.angle(self._t if t is None else t) <= 1e-9
+        """True when the press bears on the deck (the lift's servo at rest under it)."""
+        return self.press_lift.angle(self._t if t is None else t) <= 1e-9
 
     def press_out(self, t: float | None = None) -> bool:
         """True when the press is lifted and turned out of the doors' and piles' way."""
-        return self.press.angle(self._t if t is None else t) >= PRESS_SERVO_DEG - 1e-9
+        at = self._t if t is None else t
+        return (self.press_turn.angle(at) >= PRESS_TURN_DEG - 1e-9
+                and self.press_lift.angle(at) >= PRESS_LIFT_DEG - 1e-9)
+
+    def press_at(self, pose: PressPose, t: float | None = None) -> bool:
+        """True when both the press's servos stand where `pose` puts them."""
+        if pose is PressPose.OUT:
+            return self.press_out(t)
+        at = self._t if t is None else t
+        return (self.press_turn.angle(at) <= 1e-9
+                and (self.press_down(at) if pose is PressPose.DOWN
+                     else self.press_lift.angle(at) >= PRESS_LIFT_DEG - 1e-9))
 
     def _feed_drive(self) -> design.DriveBuild:
         return self.drive if self.press_down() else self._bare_drive
@@ -1084,8 +1127,8 @@ class HandsFreeTableMechanism(_TableMechanism):
     def set_doors(self, bay: Bay, opened: bool) -> None:
         self.table.set_doors(bay, opened, self._clock.monotonic())
 
-    def set_press(self, lifted: bool) -> None:
-        self.table.set_press(lifted, self._clock.monotonic())
+    def set_press(self, pose: PressPose) -> None:
+        self.table.set_press(pose, self._clock.monotonic())
 
     def doors_hold(self, bay: Bay) -> bool:
         self.table._advance(self._clock.monotonic() * self.table.speed)

@@ -122,8 +122,10 @@ class HandsFreeMockRig:
             DOOR_CHANNEL,
             DOOR_PULSE_MS,
             EXPANDER_PINS,
-            PRESS_CHANNEL,
-            PRESS_PULSE_MS,
+            PRESS_LIFT_CHANNEL,
+            PRESS_LIFT_PULSE_MS,
+            PRESS_TURN_CHANNEL,
+            PRESS_TURN_PULSE_MS,
         )
 
         self.shuffler, self.machine, self.factory, self.clock, self.bus = (
@@ -137,7 +139,8 @@ class HandsFreeMockRig:
         self.lid_pin = factory.pin(pins["lid"])
         self._door_channel, self._door_pulse, self._expander = (
             DOOR_CHANNEL, DOOR_PULSE_MS, EXPANDER_PINS)
-        self._press_channel, self._press_pulse = PRESS_CHANNEL, PRESS_PULSE_MS
+        self._press_servos = ((PRESS_LIFT_CHANNEL, PRESS_LIFT_PULSE_MS),
+                              (PRESS_TURN_CHANNEL, PRESS_TURN_PULSE_MS))
         self._sent: dict[str, Any] = {}
         self.lid_history: list[tuple[float, bool]] = []
         # every output level seen while the lid was open: (time, part, level)
@@ -170,7 +173,7 @@ class HandsFreeMockRig:
 
     def sync(self) -> None:
         """Outputs to the machine, the machine to the inputs, at the clock's time."""
-        from hardware.shuffler.handsfree import Bay
+        from hardware.shuffler.handsfree import Bay, PressPose
 
         now = self.clock.monotonic()
         m = self.machine
@@ -187,10 +190,16 @@ class HandsFreeMockRig:
         for bay in Bay:
             pulse = self.shuffler.mechanism.servos.pulse_ms(self._door_channel[bay])
             doors[bay] = pulse is not None and abs(pulse - self._door_pulse[True]) < 0.1
-        pulse = self.shuffler.mechanism.servos.pulse_ms(self._press_channel)
-        # no pulses (released): the servo holds nothing new, the press stays as it was
-        press = (self._sent.get("press") if pulse is None
-                 else abs(pulse - self._press_pulse[True]) < 0.1)
+        # the press's pose from its two servos' pulses; no pulses (released): the servos
+        # hold nothing new, the press stays as it was
+        ups = [self.shuffler.mechanism.servos.pulse_ms(channel)
+               for channel, _ in self._press_servos]
+        press = self._sent.get("press")
+        if None not in ups:
+            lifted, out = (abs(p - table[True]) < 0.1
+                           for p, (_, table) in zip(ups, self._press_servos, strict=True))
+            press = (PressPose.OUT if out else PressPose.LIFTED if lifted
+                     else PressPose.DOWN)
         if not lid:
             for name, level in (("motor", motor), ("riser", riser)):
                 if level:

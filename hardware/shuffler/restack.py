@@ -19,9 +19,10 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from hardware.errors import PlanError
 from hardware.interfaces import Clock, DeviceState
 from hardware.shuffler import design, handsfree, pace, shaft
 from hardware.shuffler.controller import (
@@ -39,6 +40,7 @@ from hardware.shuffler.handsfree import (
     DropStep,
     Finding,
     HandsFreePlan,
+    PressPose,
     RestackBuild,
     RestackReading,
 )
@@ -118,10 +120,10 @@ class LidGuard:
             return
         self.inner.set_doors(bay, opened)
 
-    def set_press(self, lifted: bool) -> None:
-        if self._open("press", lifted):
+    def set_press(self, pose: PressPose) -> None:
+        if self._open("press", pose):
             return
-        self.inner.set_press(lifted)
+        self.inner.set_press(pose)
 
 
 # The faults only a hands-free machine raises, and what a touch does after each: "replan"
@@ -193,12 +195,13 @@ class HandsFreeController(ShufflerController):
         self._restacks_done = 0
         # the press as last commanded (None: not yet, its pose unknown), and when it is down
         # on the deck: the feed waits for it (without it the tyre slips under a full deck)
-        self._press_lifted: bool | None = None
+        self._press_pose: PressPose | None = None
         self._press_down_at = float("-inf")
         # the press may come in only once the lower leaves are out of its way: from the doors
         # last commanded shut, the build's press_in_s; a command waiting for that moment
         self._press_free_at = float("-inf")
-        self._press_cmd_at: float | None = None
+        self._press_queue: list[PressPose] = []  # the rest of the way down, in the pass
+        self._press_next_at = float("-inf")  # when its first step falls due
         self._pass_started = 0.0
         self._predicted: list[float] = []
         self._measured = 0.0  # seconds of passes measured, against
@@ -222,6 +225,8 @@ class HandsFreeController(ShufflerController):
     # --- plans ----------------------------------------------------------------------------
 
     def _make_plan(self, deck_size: int, name: str) -> ShufflePlan:
+        """As ShufflerController's; an exact plan whose restacks the machine could not
+        check (two equal piles under the door sensors' beams) is refused: PlanError."""
         if name != "exact":
             base = make_plan(deck_size, name, target_tv=self._target_tv, rng=self._rng,
                              top_pile=ROUTER_PILE[Bay.UPPER])
@@ -229,6 +234,15 @@ class HandsFreeController(ShufflerController):
                 "deck_size", "name", "routing", "passes", "tv_distance", "quality",
                 "top_pile", "target")})
         hf = handsfree.plan_random(deck_size, rng=self._rng)
+        blind = handsfree.unverifiable_passes(hf)
+        if blind:
+            c = hf.passes[blind[0] - 1].counts
+            raise PlanError(
+                f"The hands-free machine cannot check the restacks of a {deck_size}-card "
+                f"deck: pass {blind[0]} leaves two piles of {c.lower} cards, too low for "
+                f"its door sensors (they see {handsfree.DOOR_BEAM_CARDS} cards or more) and "
+                "the same weight whichever falls first. Shuffle an odd number of cards, or "
+                f"{2 * handsfree.DOOR_BEAM_CARDS} or more, or choose another plan.")
         k = len(hf.passes)
         quality = (f"{k} exact passes to a secret random order, every restack made and "
                    "checked by the machine: distance to a perfectly random deck 0.000")
@@ -290,23 +304,60 @@ class HandsFreeController(ShufflerController):
         if not opened:
             self._press_free_at = self._clock.monotonic() + self._restack_build.press_in_s
 
-    def _press_down(self, now: float) -> float:
-        """Command the press down on the deck now, or (a command waiting in the pass) once
-        the lower leaves are out of its way: when it will be there."""
-        if self._press_lifted is False or now >= self._press_free_at:
-            return now + self._press_to(False)
-        self._press_cmd_at = self._press_free_at
-        return self._press_free_at + self._restack_build.press_s
+    def _press_path(self, pose: PressPose) -> list[PressPose]:
+        """The poses from the press's last one to `pose`, one step at a time (through
+        LIFTED: the turn's lever holds the press only at the top of the lift)."""
+        now = self._press_pose
+        if now is pose:
+            return []
+        if PressPose.LIFTED in (now, pose):
+            return [pose]
+        return [PressPose.LIFTED, pose]
 
-    def _press_to(self, lifted: bool) -> float:
-        """Command the press lifted (out of the shaft's way) or down on the deck: the
-        seconds until it is there (0 when it already is)."""
-        self._press_cmd_at = None
-        if self._press_lifted is lifted:
+    def _step_s(self, was: PressPose | None, pose: PressPose) -> float:
+        """Seconds for the press's step from `was` to `pose` (from an unknown pose, the
+        slower servo's)."""
+        b = self._restack_build
+        if was is pose:
             return 0.0
-        self._shaft.set_press(lifted)
-        self._press_lifted = lifted
-        return self._restack_build.press_s
+        if was is None:
+            return max(b.press_lift_s, b.press_turn_s)
+        return b.press_turn_s if PressPose.OUT in (was, pose) else b.press_lift_s
+
+    def _press_step(self, pose: PressPose) -> float:
+        """Command the press one step, to `pose` (any steps still waiting are dropped): the
+        seconds until it is there (0 when it already is)."""
+        self._press_queue = []
+        was, self._press_pose = self._press_pose, pose
+        if was is not pose:
+            self._shaft.set_press(pose)
+        return self._step_s(was, pose)
+
+    def _press_to(self, pose: PressPose) -> Generator[float, None, None]:
+        """Move the press to `pose`, step by step, each once the last has arrived."""
+        for step in self._press_path(pose):
+            yield self._press_step(step)
+
+    def _press_off(self) -> None:
+        """Lift the press off the deck (one step: the lift's alone, safe from any pose), or
+        leave it where it is if it is off already."""
+        if self._press_pose in (None, PressPose.DOWN):
+            self._press_step(PressPose.LIFTED)
+        else:
+            self._press_queue = []
+
+    def _press_down(self, now: float) -> float:
+        """Start the press down onto the deck: its steps are commanded in the pass as they
+        fall due (the first once the lower leaves are out of its way, `_press_free_at`);
+        returns when it will be down."""
+        path = self._press_path(PressPose.DOWN)
+        at = max(now, self._press_free_at)
+        self._press_queue, self._press_next_at = path, at
+        was = self._press_pose
+        for pose in path:
+            at += self._step_s(was, pose)
+            was = pose
+        return at
 
     def _observe(self) -> _Round:
         r = super()._observe()
@@ -440,10 +491,14 @@ class HandsFreeController(ShufflerController):
         return super()._on_stuck(r)
 
     def _on_next_card(self, r: _Round) -> float | None:
-        if self._press_cmd_at is not None:
-            if r.now < self._press_cmd_at:
-                return self._wait(r.now, r.nxt, min([self._press_cmd_at, *r.waits]))
-            self._press_down_at = r.now + self._press_to(False)
+        while self._press_queue:
+            if r.now < self._press_next_at:
+                return self._wait(r.now, r.nxt, min([self._press_next_at, *r.waits]))
+            pose, rest = self._press_queue[0], self._press_queue[1:]
+            arrive = r.now + self._press_step(pose)
+            # the next step once this one has arrived
+            self._press_queue, self._press_next_at = rest, arrive
+            self._press_down_at = arrive
         if r.now < self._press_down_at:
             return self._wait(r.now, r.nxt, min([self._press_down_at, *r.waits]))
         if self._nudge_until is not None:
@@ -559,16 +614,29 @@ class HandsFreeController(ShufflerController):
         order = handsfree.SHAFT_RESTACK
         # the last card has cleared its beam; the riser carries its tail past its bay's slot
         # while the press lifts off the empty tray and turns out of the piles' way
-        yield max(self._land_s, self._press_to(True))
+        lift = self._press_step(PressPose.LIFTED)
+        yield lift
+        yield max(self._land_s - lift, self._press_step(PressPose.OUT))
         self._shaft.set_riser(False)
         steps = []
+        # a pile under the door sensors' beams is not seen: its sensor says nothing, and the
+        # first pile is weighed as well
+        blind = {bay for bay in Bay if counts[bay] < handsfree.DOOR_BEAM_CARDS}
         for bay in (order.first, order.second):
             self._set_doors(bay, True)
             last = bay is order.second
             # the first pile is read by the door sensors once it has left its doors (which
             # bay emptied: the order); the tray is weighed once, the whole deck in it
-            yield self._drop_s(bay) if last else self._leave_s(bay)
-            steps.append((yield from self._read(bay, weigh=last)))
+            weigh = last or bool(blind)
+            yield self._drop_s(bay) if weigh else self._leave_s(bay)
+            step = yield from self._read(bay, weigh=weigh)
+            # (a beam broken still says a pile is there; whole, it says nothing of a small one)
+            steps.append(replace(
+                step,
+                upper_holds=None if Bay.UPPER in blind and not step.upper_holds
+                else step.upper_holds,
+                lower_holds=None if Bay.LOWER in blind and not step.lower_holds
+                else step.lower_holds))
         skewed = self._shaft.skewed()
         for bay in Bay:
             self._set_doors(bay, False)
@@ -612,7 +680,7 @@ class HandsFreeController(ShufflerController):
         tray short and no door sensor seeing a pile, every bay's doors are worked so: a few
         cards lying flat on shut doors are under the sensors' beams."""
         step = last
-        yield self._press_to(True)
+        yield from self._press_to(PressPose.OUT)
         for attempt in range(DOOR_RETRIES + 1):
             held = [bay for bay in Bay if step.holds(bay)]
             if step.tray_cards == n and not held:
@@ -655,7 +723,8 @@ class HandsFreeController(ShufflerController):
     def _tap(self) -> Generator[float, None, None]:
         """A pile landed skewed: the press comes down on the deck and squares it."""
         yield max(0.0, self._press_free_at - self._clock.monotonic())
-        yield self._press_to(False) + self._restack_build.settle_s
+        yield from self._press_to(PressPose.DOWN)
+        yield self._restack_build.settle_s
         if self._shaft.skewed():
             self._hf_fault(
                 "skewed",
@@ -667,7 +736,7 @@ class HandsFreeController(ShufflerController):
     def _recover_script(self) -> Generator[float, None, None]:
         """After a prompt: drop whatever the bays hold, count the tray, plan afresh."""
         assert self._plan is not None
-        yield self._press_to(True)
+        yield from self._press_to(PressPose.OUT)
         for bay in (Bay.LOWER, Bay.UPPER):
             self._set_doors(bay, True)
             yield self._drop_s(bay)
@@ -688,7 +757,7 @@ class HandsFreeController(ShufflerController):
         self._phase = None
         self._script = None
         self._mech.set_led(False)
-        self._press_to(True)  # off the deck, for the player to take it
+        self._press_off()  # off the deck, for the player to take it
         k = plan.passes
         turned = (" (turned over by its odd number of passes: loaded face up, it lies face "
                   "down)" if k % 2 else "")
@@ -742,8 +811,8 @@ class HandsFreeController(ShufflerController):
         self._script_due += held
         # the servos stopped with the power where they were: the press's and the leaves'
         # moves still under way take what they had left
-        if self._press_cmd_at is not None:
-            self._press_cmd_at += held
+        if self._press_queue:
+            self._press_next_at += held
         if self._press_down_at > self._paused_at:
             self._press_down_at += held
         if self._press_free_at > self._paused_at:
@@ -813,7 +882,7 @@ class HandsFreeController(ShufflerController):
             self._phase = None
             if self._opened:
                 self._shaft.set_riser(False)
-                self._press_to(True)
+                self._press_off()
         return super().abort()
 
     def _step_locked(self) -> float:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hardware.shuffler import design
-from hardware.shuffler.handsfree import Bay
+from hardware.shuffler.handsfree import Bay, PressPose
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +91,10 @@ class Shaft(Protocol):
         """Command `bay`'s door servo open or closed (the servo takes its time to get there)."""
         ...
 
-    def set_press(self, lifted: bool) -> None:
-        """Command the press's servo: lifted off the deck and turned out of the shaft, or
-        down on the deck (the servo takes its time to get there)."""
+    def set_press(self, pose: PressPose) -> None:
+        """Command the press's two servos to `pose`: down on the deck, lifted over it, or
+        lifted and turned out of the shaft (each servo takes its time; the caller moves it
+        one pose at a time, each once the last has arrived)."""
         ...
 
     def doors_hold(self, bay: Bay) -> bool:

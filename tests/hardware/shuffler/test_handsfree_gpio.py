@@ -103,15 +103,39 @@ class GpioRig:
 
     def servo_writes(self) -> list[tuple[int, str]]:
         """Each servo pulse written to the PCA9685, in order: (channel, what): the doors
-        (channels 0 and 1) open/closed, the press (channel 2) lifted/down."""
+        (channels 0 and 1) open/closed, the press's lift (channel 2) up/down and its turn
+        (channel 3) out/in, each told apart at the middle of its two pulses."""
+        from hardware.shuffler import gpio
+
+        tables = {0: (gpio.DOOR_PULSE_MS, ("open", "closed")),
+                  1: (gpio.DOOR_PULSE_MS, ("open", "closed")),
+                  gpio.PRESS_LIFT_CHANNEL: (gpio.PRESS_LIFT_PULSE_MS, ("up", "down")),
+                  gpio.PRESS_TURN_CHANNEL: (gpio.PRESS_TURN_PULSE_MS, ("out", "in"))}
         out = []
         writes = [(r, v) for a, r, v in self.bus.writes if a == i2c.PCA9685_ADDRESS]
-        names = {0x08: ("open", "closed"), 0x0C: ("open", "closed"), 0x10: ("lifted", "down")}
         for (r, v), (r2, v2) in zip(writes, writes[1:], strict=False):
-            if r in names and r2 == r + 1 and not v2 & 0x10:
-                count = v | v2 << 8
-                out.append(((r - 0x08) // 4, names[r][0 if count > 300 else 1]))
+            channel = (r - 0x08) // 4
+            if r >= 0x08 and (r - 0x08) % 4 == 0 and channel in tables and r2 == r + 1 \
+                    and not v2 & 0x10:
+                ms = (v | v2 << 8) * 20.0 / 4096
+                pulses, (on, off) = tables[channel]
+                out.append((channel, on if ms > (pulses[True] + pulses[False]) / 2 else off))
         return out
+
+    def press_poses(self) -> list[tuple[int, str]]:
+        """The press's pose after each of its writes, repeats dropped, each with the index
+        of the write in `servo_writes` that made it."""
+        lift, turn, poses = "down", "in", []
+        for i, (ch, what) in enumerate(self.servo_writes()):
+            if ch not in (2, 3):
+                continue
+            lift, turn = (what, turn) if ch == 2 else (lift, what)
+            pose = "out" if turn == "out" else "lifted" if lift == "up" else "down"
+            if turn == "out" and lift == "down":
+                pose = "jammed"
+            if not poses or poses[-1][1] != pose:
+                poses.append((i, pose))
+        return poses
 
     def door_writes(self) -> list[tuple[int, str]]:
         """Each door pulse written to the PCA9685, in order: (channel, open/closed)."""
@@ -158,17 +182,17 @@ def test_one_touch_on_the_pins_shuffles_exactly(cards: int, passes: int, machine
                                                                           (1, "closed")]
     per = [(0, "open"), (1, "open"), (1, "closed"), (0, "closed")]
     assert writes[2:] == per * passes
-    # the press (its own servo, channel 2): lifted for loading, down on the deck for each
-    # pass, lifted out before each restack's doors open, and lifted at the end
+    # the press (its lift on channel 2, its turn on 3): lifted for loading; for each pass
+    # down on the deck, then lifted and turned out before the restack's doors open; turned
+    # back in at the top before it comes down again; left out at the end
     servos = r.servo_writes()
-    press = [w for _ch, w in servos if _ch == 2]
-    assert press == ["lifted"] + ["down", "lifted"] * passes
+    poses = r.press_poses()
+    assert [p for _i, p in poses] == ["lifted", "down", "lifted", "out"] * passes
     pose = None
-    for ch, what in servos:
-        if ch == 2:
-            pose = what
-        elif what == "open":
-            assert pose == "lifted", "doors opened with the press on the deck"
+    for i, (_ch, what) in enumerate(servos):
+        pose = next((p for j, p in reversed(poses) if j <= i), None)
+        if what == "open":
+            assert pose == "out", "doors opened with the press in the shaft"
     assert r.rig.riser_pin.state == 0 and r.rig.motor_pin.state == 0
     assert r.shuffler.mechanism.doors == {Bay.LOWER: False, Bay.UPPER: False}
     print(f"{cards} cards: {r.clock.monotonic() - start:.1f} s of machine time ({machine})")

@@ -11,7 +11,7 @@ import pytest
 
 from hardware.shuffler import design, handsfree
 from hardware.shuffler import ranges as shuffler_ranges
-from hardware.shuffler.handsfree import ROUTER_PILE, Bay
+from hardware.shuffler.handsfree import ROUTER_PILE, Bay, PressPose
 from hardware.shuffler.handsfree_sim import (
     PILE_FALL_S,
     PILE_LANDING_MM_S,
@@ -61,12 +61,22 @@ def feed_one(table: HandsFreeTable, t: float, timeout: float = TIMEOUT_S) -> tup
 
 
 def press(table: HandsFreeTable, lifted: bool, t: float) -> float:
-    """Command the press lifted or down and wait until its servo is there."""
-    table.set_press(lifted, t)
-    there = table.press.time_to(table.press.target)
-    t = max(t, there if there is not None else t)
-    table.update(t)
-    assert table.press_out(t) if lifted else table.press_down(t)
+    """Move the press out of the shaft (`lifted`) or down on the deck, a pose at a time as
+    the controller does, each once its servo is there; returns when it has arrived."""
+    return press_to(table, PressPose.OUT if lifted else PressPose.DOWN, t)
+
+
+def press_to(table: HandsFreeTable, target: PressPose, t: float) -> float:
+    """Move the press to `target` a pose at a time, each once its servos are there."""
+    order = [PressPose.DOWN, PressPose.LIFTED, PressPose.OUT]
+    i, j = order.index(table.press_pose), order.index(target)
+    for k in (range(i + 1, j + 1) if j > i else range(i - 1, j - 1, -1)):
+        table.set_press(order[k], t)
+        for servo in (table.press_lift, table.press_turn):
+            there = servo.time_to(servo.target)
+            t = max(t, there if there is not None else t)
+        table.update(t)
+    assert table.press_at(target, t)
     return t
 
 
@@ -513,6 +523,15 @@ def test_a_pile_caught_on_a_door_shows_on_its_door_sensor_and_the_load_cell(caug
     assert sorted(table.tray) == deck
 
 
+def test_the_door_beams_see_the_piles_the_controller_counts_on() -> None:
+    """The simulator's beam and the controller's least pile it sees agree, at the thinnest
+    and the thickest cards of the ranges."""
+    top = DEFAULT_SHAFT.door_beam_top_mm
+    lo, hi = shuffler_ranges.RANGES["card_thickness_mm"]
+    assert math.ceil(top / lo - 1e-9) == handsfree.DOOR_BEAM_CARDS
+    assert math.ceil(top / hi - 1e-9) <= handsfree.DOOR_BEAM_CARDS
+
+
 def test_a_pile_caught_for_good_is_freed_by_the_player() -> None:
     table, deck, bays, t = a_pass(52, seed=1, catch_at=2, catch_cards=20, catch_frees=99)
     reading, t = restack(table, t)
@@ -660,8 +679,9 @@ def test_the_mechanism_drives_the_table_and_reads_its_sensors() -> None:
     # its beam is broken once the pile covers it: a few cards lie under it
     least = math.ceil(table.shaft.door_beam_top_mm / table.params.card_thickness_mm - 1e-9)
     assert {n for n, seen in seen_at.items() if seen} == set(range(least, max(seen_at) + 1))
-    mech.set_press(True)  # out of the way, and off the load cell
-    clock.advance(0.5)
+    for pose in (PressPose.LIFTED, PressPose.OUT):  # out of the way, off the load cell
+        mech.set_press(pose)
+        clock.advance(0.5)
     mech.set_doors(Bay.UPPER, True)
     mech.set_doors(Bay.LOWER, True)
     count = None
@@ -761,7 +781,7 @@ def test_a_load_cell_calibrated_on_another_deck_miscounts_a_full_tray() -> None:
     table = HandsFreeTable(rng=random.Random(1), params=Params(card_thickness_mm=0.32),
                            card_weight_g=1.8)
     table.load(list(range(52)))
-    table.set_press(True, 0.0)  # weighed with the press off the deck
+    table.set_press(PressPose.LIFTED, 0.0)  # weighed with the press off the deck
     count = table.tray_cards(5.0)
     assert count is not None and round(count) == 55
 
@@ -813,10 +833,27 @@ def test_the_press_comes_in_only_once_the_lower_leaves_are_out_of_its_way(
         table.set_doors(Bay.LOWER, True, t)
         table.update(t + 1.0)
         table.set_doors(Bay.LOWER, False, t + 1.0)
-        table.set_press(False, t + 1.0 + wait)
+        table.set_press(PressPose.LIFTED, t + 1.0 + wait)  # turned in, then let down
+        press_to(table, PressPose.DOWN, t + 1.5 + wait)
         table.update(t + 3.0)
         assert table.press_down(t + 3.0) and table.doors[Bay.LOWER].angle(t + 3.0) == 0
         assert table.press_hits == hits, wait
+
+
+def test_the_press_turns_only_at_the_top_of_its_lift() -> None:
+    """The turn's lever takes the press's pin only at the top of the lift: a pose at a time
+    (down, lifted, out and back) nothing jams; turned out straight from the deck, or let
+    down while turned out, it jams, once for each such move."""
+    table = HandsFreeTable()
+    t = press(table, True, 0.0)
+    t = press(table, False, t)
+    assert table.press_jams == 0
+    table.set_press(PressPose.OUT, t)  # both servos at once: the turn starts too soon
+    table.update(t + 2.0)
+    assert table.press_jams == 1 and table.press_out(t + 2.0)
+    table.set_press(PressPose.DOWN, t + 2.0)  # lowered under the turned press
+    table.update(t + 4.0)
+    assert table.press_jams == 2
 
 
 def test_the_controller_waits_for_the_slowest_press_servo_of_the_ranges() -> None:

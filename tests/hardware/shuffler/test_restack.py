@@ -13,7 +13,7 @@ from hardware.clock import FakeClock
 from hardware.interfaces import DeviceEvent, DeviceState
 from hardware.shuffler import design
 from hardware.shuffler.controller import Timing
-from hardware.shuffler.handsfree import BAY_OF_PILE, Bay
+from hardware.shuffler.handsfree import BAY_OF_PILE, Bay, PressPose
 from hardware.shuffler.plan import Pile
 from hardware.shuffler.restack import HandsFreeController, Phase
 
@@ -62,8 +62,9 @@ class FakeShaft:
         self.skew = False
         self.restacks = 0
         self.motor_on_with_lid_open = 0
-        self.press = True  # lifted, out of the shaft
-        self.press_hits = 0  # doors opened into a press not lifted out of their way
+        self.press = PressPose.OUT
+        self.press_hits = 0  # doors opened into a press not turned out of their way
+        self.press_jumps = 0  # press moves that skipped a pose (DOWN <-> OUT)
         self.fed_under_no_press = 0  # cards fed with the press off the deck
 
     # Mechanism
@@ -88,7 +89,7 @@ class FakeShaft:
                 self.flight = None
             self.ran_on_at = None
         if on and self.flight is None and self.tray:
-            if self.press:
+            if self.press is not PressPose.DOWN:
                 self.fed_under_no_press += 1
             cards = [self.tray.pop()]
             self.fed += 1
@@ -165,7 +166,7 @@ class FakeShaft:
             if bay is Bay.LOWER:
                 self.restacks += 1  # the doors close upper, then lower
             return
-        if not self.press:
+        if self.press is not PressPose.OUT:
             self.press_hits += 1
         self.doors_open.add(physical)
         self._fall()
@@ -187,9 +188,11 @@ class FakeShaft:
                 self.skew_once = False
                 self.skew = True
 
-    def set_press(self, lifted: bool) -> None:
-        self.press = lifted
-        if not lifted and self.skew and self.tap_squares:
+    def set_press(self, pose: PressPose) -> None:
+        if {self.press, pose} == {PressPose.DOWN, PressPose.OUT}:
+            self.press_jumps += 1
+        self.press = pose
+        if pose is PressPose.DOWN and self.skew and self.tap_squares:
             self.skew = False  # the press comes down on the deck
 
     def doors_hold(self, bay: Bay) -> bool:
@@ -247,7 +250,7 @@ def _done(rig: Rig, cards: int) -> None:
     # the press was down on the deck for every card fed and out of the way of every door
     # opened; it is lifted off the deck for the player to take it
     assert rig.shaft.fed_under_no_press == 0 and rig.shaft.press_hits == 0
-    assert rig.shaft.press
+    assert rig.shaft.press_jumps == 0 and rig.shaft.press is not PressPose.DOWN
 
 
 @pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
@@ -476,8 +479,9 @@ def _exact(sim, cards: int) -> None:
     assert sim.bays_empty() and sim.table.tray == deck
     assert deck == sim.expected_deck()
     assert sim.table.press_hits == 0, "doors opened into the press"
+    assert sim.table.press_jams == 0, "the press turned off the top of its lift"
     assert sim.table.rams == 0, "a card fed into one held on the riser"
-    assert sim.table.press_cmd, "the press left on the deck"
+    assert sim.table.press_pose is not PressPose.DOWN, "the press left on the deck"
 
 
 @pytest.mark.parametrize("cards, passes", [(52, 6), (104, 7)])
@@ -529,6 +533,36 @@ def test_cards_flat_on_the_doors_get_both_bays_worked_then_a_prompt_where_to_loo
     sim.touch()
     sim.run_until_settled(max_seconds=3000)
     _exact(sim, 52)
+
+
+def test_a_small_deck_is_weighed_where_its_piles_pass_under_the_door_sensors() -> None:
+    """31 cards make piles of under 20, which the door sensors' beams do not see: each
+    restack weighs its first pile too, and the shuffle ends exact with every restack
+    checked; with the door servos' leads swapped the weights still catch the order."""
+    from hardware.shuffler import handsfree
+
+    sim, events = _sim(31)
+    passes = handsfree.minimum_passes(31)
+    plan_counts = handsfree.bay_counts(31, passes)
+    assert min(min(c.lower, c.upper) for c in plan_counts) < handsfree.DOOR_BEAM_CARDS
+    assert _play(sim) == []
+    _exact(sim, 31)
+    assert [e.data["finding"] for e in events if e.kind == "restack"] == ["ok"] * passes
+    sim, events = _sim(31, swapped_doors=True)
+    sim.touch()
+    sim.run_until_settled(max_seconds=3000)
+    assert [e.data["finding"] for e in events if e.kind == "restack"][:2] == [
+        "wrong_order", "wrong_order"]
+
+
+def test_a_deck_whose_equal_piles_no_sensor_sees_is_refused_by_name() -> None:
+    """32 cards split 16 and 16 in an exact pass: under the door sensors' beams and the
+    same weight either way, no restack could be checked, so the plan is refused."""
+    from hardware.errors import PlanError
+
+    sim, _ = _sim(33)
+    with pytest.raises(PlanError, match="32-card deck.*two piles of 16 cards"):
+        sim._make_plan(32, "exact")
 
 
 def test_one_wrong_restack_on_the_machine_is_caught_by_its_sensors() -> None:
@@ -638,7 +672,7 @@ def test_the_lid_opened_while_the_press_waits_for_the_leaves_ends_exact() -> Non
     clock = sim._clock
     for _ in range(100_000):
         clock.sleep(max(sim.step(), 1e-6))
-        if sim._passes_done == 1 and sim._press_cmd_at is not None:
+        if sim._passes_done == 1 and sim._press_queue:
             break
     else:
         raise AssertionError("no pass began with the press waiting")
