@@ -1131,18 +1131,20 @@ def flap_swing(h: HandsFree) -> Part:
 # breaks it; an empty bay leaves it whole. The emitter is in the -y wall, the receiver in
 # the +y wall, each pushed into its bore from outside until its flange meets the wall (its
 # lens 0.7 mm back from the inner face), and held there by a printed clip screwed to the
-# wall over it (one M2), its lead out through the clip.
+# wall beside it (one M2, towards the back wall's end), its sleeved leads out through the
+# clip and bent flat along it: the emitters' down, the receivers' up (the lid swings below
+# them).
 
 LED_D = 3.0  # a 3 mm (T-1) LED's body and lens
 LED_L = 4.3  # lens tip to flange
 LED_FLANGE_D = 3.8
 LED_FLANGE_T = 1.0
 SLEEVE_D = 3.0  # the heat-shrink over the leads' joints, behind the flange
-SLEEVE_L = 10.0
+SLEEVE_L = 10.0  # bent flat along the clip, this far from the LED's axis
 CLIP_T = 2.0
-CLIP_HALF_W = 3.5  # the clip's half width along x: inside the back wall's end
-CLIP_BELOW = 3.0  # the clip's edge under the beam's axis
-CLIP_SCREW_UP = 5.5  # its screw over the beam's axis
+CLIP_FRONT = 3.0  # the clip's front edge past the beam's axis (short of the pockets' ends)
+CLIP_HALF_H = 3.0  # the clip's edges over and under the beam's axis
+CLIP_SCREW_BACK = 3.8  # its screw behind the beam's axis, in the wall's corner
 CLIP_SCREW_L = 6.0  # M2 x 6: 4 mm of thread in the 5 mm wall
 
 
@@ -1163,15 +1165,24 @@ def door_beam(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER) -> Part:
     return _y_cylinder(skew_x(h), door_beam_z(h, bay), LED_D, -y, y)
 
 
+def _span(side: int, a: float, b: float) -> tuple[float, float]:
+    """|y| from ``a`` to ``b`` on the ``side`` wall, low to high."""
+    lo, hi = sorted((side * a, side * b))
+    return lo, hi
+
+
 def _led(h: HandsFree, bay: Bay, side: int) -> Part:
     """One LED of ``bay``'s beam in the ``side`` wall: lens and body in the bore, the flange
-    on the wall's outer face, the sleeved leads out behind it."""
+    on the wall's outer face, the sleeved leads out through the clip and bent flat along
+    it (down on the -y wall, up on the +y)."""
     x, z = skew_x(h), door_beam_z(h, bay)
     yo = h.shaft_half_w + h.shaft_wall
-    led = _y_cylinder(x, z, LED_D, *sorted((side * door_beam_tip_y(h), side * yo)))
-    led += _y_cylinder(x, z, LED_FLANGE_D, *sorted((side * yo, side * (yo + LED_FLANGE_T))))
-    back = yo + LED_FLANGE_T
-    return led + _y_cylinder(x, z, SLEEVE_D, *sorted((side * back, side * (back + SLEEVE_L))))
+    led = _y_cylinder(x, z, LED_D, *_span(side, door_beam_tip_y(h), yo))
+    led += _y_cylinder(x, z, LED_FLANGE_D, *_span(side, yo, yo + LED_FLANGE_T))
+    yl = yo + CLIP_T + SLEEVE_D / 2  # the bent sleeve's axis
+    led += _y_cylinder(x, z, SLEEVE_D, *_span(side, yo + LED_FLANGE_T, yl))
+    led += _z_cylinder(x, side * yl, SLEEVE_D, *sorted((z, z + side * SLEEVE_L)))
+    return led
 
 
 def door_beam_leds(h: HandsFree = HANDSFREE) -> Part:
@@ -1185,20 +1196,17 @@ def door_beam_leds(h: HandsFree = HANDSFREE) -> Part:
 
 
 def door_beam_clip(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER, side: int = -1) -> Part:
-    """The clip over ``bay``'s LED in the ``side`` wall: a plate on the wall's outer face, a
-    recess over the LED's flange, a hole for its lead (narrower than the flange), its
-    screw's clearance hole over the beam."""
+    """The clip over ``bay``'s LED in the ``side`` wall: a plate on the wall's outer face
+    from the back wall's end to short of the leaves' pockets, a recess over the LED's
+    flange, a hole for its leads (narrower than the flange), its screw's clearance hole."""
     x, z = skew_x(h), door_beam_z(h, bay)
+    xo = shaft_outer(h)[0]
     yo = h.shaft_half_w + h.shaft_wall
-
-    def span(a: float, b: float) -> tuple[float, float]:
-        return tuple(sorted((side * a, side * b)))  # type: ignore[return-value]
-
-    clip = _box(x - CLIP_HALF_W, x + CLIP_HALF_W, *span(yo, yo + CLIP_T), z - CLIP_BELOW,
-                z + CLIP_SCREW_UP + 2.5)
-    clip -= _y_cylinder(x, z, LED_FLANGE_D + 0.4, *span(yo - 1, yo + LED_FLANGE_T + 0.05))
-    clip -= _y_cylinder(x, z, SLEEVE_D + 0.4, *span(yo - 1, yo + CLIP_T + 1))
-    return clip - _y_cylinder(x, z + CLIP_SCREW_UP, 2.4, *span(yo - 1, yo + CLIP_T + 1))
+    clip = _box(xo, x + CLIP_FRONT, *_span(side, yo, yo + CLIP_T), z - CLIP_HALF_H,
+                z + CLIP_HALF_H)
+    clip -= _y_cylinder(x, z, LED_FLANGE_D + 0.4, *_span(side, yo - 1, yo + LED_FLANGE_T + 0.05))
+    clip -= _y_cylinder(x, z, SLEEVE_D + 0.4, *_span(side, yo - 1, yo + CLIP_T + 1))
+    return clip - _y_cylinder(x - CLIP_SCREW_BACK, z, 2.4, *_span(side, yo - 1, yo + CLIP_T + 1))
 
 
 def door_beam_clips(h: HandsFree = HANDSFREE) -> Part:
@@ -1213,7 +1221,7 @@ def door_beam_clips(h: HandsFree = HANDSFREE) -> Part:
 def door_beam_screw_seats(h: HandsFree, side: int) -> list[tuple[float, float, float]]:
     """(x, y, z) of the clips' M2 heads on the ``side`` wall, on each clip's outer face."""
     y = side * (h.shaft_half_w + h.shaft_wall + CLIP_T)
-    return [(skew_x(h), y, door_beam_z(h, bay) + CLIP_SCREW_UP) for bay in BAYS]
+    return [(skew_x(h) - CLIP_SCREW_BACK, y, door_beam_z(h, bay)) for bay in BAYS]
 
 
 def door_beam_cuts(h: HandsFree) -> Part:
@@ -1222,15 +1230,14 @@ def door_beam_cuts(h: HandsFree) -> Part:
     from hardware.shuffler.cad.fasteners import PILOT
 
     yo, yi = h.shaft_half_w + h.shaft_wall, h.shaft_half_w
+    deep = CLIP_SCREW_L - CLIP_T + 0.3
     out = None
     for bay in BAYS:
         z = door_beam_z(h, bay)
         for side in (-1, 1):
-            hole = _y_cylinder(skew_x(h), z, h.beam_d, *sorted((side * (yo + 1),
-                                                               side * (yi - 0.01))))
-            deep = CLIP_SCREW_L - CLIP_T + 0.3
-            hole += _y_cylinder(skew_x(h), z + CLIP_SCREW_UP, PILOT[2.0],
-                                *sorted((side * (yo + 1), side * (yo - deep))))
+            hole = _y_cylinder(skew_x(h), z, h.beam_d, *_span(side, yo + 1, yi - 0.01))
+            hole += _y_cylinder(skew_x(h) - CLIP_SCREW_BACK, z, PILOT[2.0],
+                                *_span(side, yo + 1, yo - deep))
             out = hole if out is None else out + hole
     return out
 
