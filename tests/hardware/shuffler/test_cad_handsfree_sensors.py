@@ -212,7 +212,7 @@ def _lid_at(h: HandsFree, lid: Part, angle: float) -> Part:
 
 def test_the_lid_swings_clear_of_the_receivers(closed):
     """The lid turned about its pin from shut to folded right back over the shaft (every
-    5 degrees to 180; as drawn its knuckles' square tops meet the wall within 5 degrees,
+    5 degrees to 180; as drawn its square knuckles and switch tab meet the wall by 5 degrees,
     which is the lid's own matter) never meets a receiver, its clip or its screw: they sit
     above the lid's knuckles, the receivers' leads bent up along their clips."""
     sensor = {n: p for n, p in _sensor(closed).items()
