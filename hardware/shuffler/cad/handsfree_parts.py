@@ -15,6 +15,7 @@ solenoid").
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from build123d import (
@@ -1185,14 +1186,19 @@ def _led(h: HandsFree, bay: Bay, side: int) -> Part:
     return led
 
 
-def door_beam_leds(h: HandsFree = HANDSFREE) -> Part:
-    """Both bays' pairs: the emitters in the -y wall, the receivers in the +y wall."""
+def _at_each_led(h: HandsFree, make: Callable[[HandsFree, Bay, int], Part]) -> Part:
+    """``make(h, bay, side)`` for each bay's emitter (-y) and receiver (+y), as one."""
     out = None
     for bay in BAYS:
         for side in (-1, 1):
-            p = _led(h, bay, side)
+            p = make(h, bay, side)
             out = p if out is None else out + p
     return out
+
+
+def door_beam_leds(h: HandsFree = HANDSFREE) -> Part:
+    """Both bays' pairs: the emitters in the -y wall, the receivers in the +y wall."""
+    return _at_each_led(h, _led)
 
 
 def door_beam_clip(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER, side: int = -1) -> Part:
@@ -1210,12 +1216,7 @@ def door_beam_clip(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER, side: int = -
 
 
 def door_beam_clips(h: HandsFree = HANDSFREE) -> Part:
-    out = None
-    for bay in BAYS:
-        for side in (-1, 1):
-            p = door_beam_clip(h, bay, side)
-            out = p if out is None else out + p
-    return out
+    return _at_each_led(h, door_beam_clip)
 
 
 def door_beam_screw_seats(h: HandsFree, side: int) -> list[tuple[float, float, float]]:
@@ -1231,15 +1232,14 @@ def door_beam_cuts(h: HandsFree) -> Part:
 
     yo, yi = h.shaft_half_w + h.shaft_wall, h.shaft_half_w
     deep = CLIP_SCREW_L - CLIP_T + 0.3
-    out = None
-    for bay in BAYS:
+
+    def holes(h: HandsFree, bay: Bay, side: int) -> Part:
         z = door_beam_z(h, bay)
-        for side in (-1, 1):
-            hole = _y_cylinder(skew_x(h), z, h.beam_d, *_span(side, yo + 1, yi - 0.01))
-            hole += _y_cylinder(skew_x(h) - CLIP_SCREW_BACK, z, PILOT[2.0],
-                                *_span(side, yo + 1, yo - deep))
-            out = hole if out is None else out + hole
-    return out
+        hole = _y_cylinder(skew_x(h), z, h.beam_d, *_span(side, yo + 1, yi - 0.01))
+        return hole + _y_cylinder(skew_x(h) - CLIP_SCREW_BACK, z, PILOT[2.0],
+                                  *_span(side, yo + 1, yo - deep))
+
+    return _at_each_led(h, holes)
 
 
 @dataclass(frozen=True)

@@ -115,13 +115,13 @@ def test_with_the_bays_empty_nothing_stands_in_either_beam(closed):
     leaves' top is not under it at all) and through its bores without touching them."""
     rest = _rest(closed)
     model = {n: p for n, p in rest.items() if n != "door_leaves"}
+    swung = handsfree_sweep.press_parts(handsfree_assembly(H, 90.0, H.press_swing))
     for bay in BAYS:
         beam = HP.door_beam(H, bay)
         assert beam.bounding_box().max.X < HP.leaf_x(H)[0] - 0.5 - 1.0  # the pockets' end
         assert handsfree_sweep.hits(beam, rest) == {}, bay
         for angle in DOOR_ANGLES:
             assert handsfree_sweep.hits(beam, {"leaves": HP.door_leaves(H, angle)}) == {}
-        swung = handsfree_sweep.press_parts(handsfree_assembly(H, 90.0, H.press_swing))
         assert handsfree_sweep.hits(beam, swung | model) == {}, bay
         # and it is long enough to cross the whole shaft: its lenses are in the walls
         b = beam.bounding_box()
@@ -139,7 +139,7 @@ def test_the_beam_would_be_seen_blocked():
     assert handsfree_sweep.common(falling, beam) > 1.0
 
 
-def _swept(moving: list[Part], sensor: dict[str, Part]) -> dict:
+def _swept(moving: list[Part], sensor: dict[str, Part]) -> dict[int, dict[str, float]]:
     met = {}
     for i, part in enumerate(moving):
         found = handsfree_sweep.hits(part, sensor)
@@ -177,7 +177,7 @@ def test_the_press_moves_clear_of_the_sensors(closed, cards):
     moved = [HP.press_move(H, press, z, a) for z, a in path]
     assert _swept(moved, sensor) == {}
     near = [d for p in moved for d in handsfree_sweep.clearances(p, sensor, step).values()]
-    assert near == [], min(near)
+    assert all(d >= step for d in near), min(near)
     print(f"\n{cards} cards: no sensor part within {step:.2f} mm of the press at any pose")
 
 
