@@ -58,6 +58,12 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
                  (0, 0, 1), ("load_cell_foot",), "load_cell"),
         Fastener("Press foot screws", "countersunk", 3.0, 12, tuple(hp.foot_screw_seats(h)),
                  (0, 0, -1), ("press_arm",), "press_foot"),
+        Fastener("Door emitter clip screws", "pan", 2.0, hp.CLIP_SCREW_L,
+                 tuple(hp.door_beam_screw_seats(h, -1)), (0, 1, 0), ("door_beam_clips",),
+                 "shaft"),
+        Fastener("Door receiver clip screws", "pan", 2.0, hp.CLIP_SCREW_L,
+                 tuple(hp.door_beam_screw_seats(h, 1)), (0, -1, 0), ("door_beam_clips",),
+                 "shaft"),
     ]
 
 

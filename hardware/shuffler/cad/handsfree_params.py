@@ -28,6 +28,8 @@ from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
 BAYS = (Bay.LOWER, Bay.UPPER)
 SEPTUM_GAP = 3.0  # the most a card crosses unguided from the flap's tip to the septum
 SKEW_BEAM_SETBACK = 3.5  # the skew beam's axis in front of the shaft's back wall
+DOOR_BEAM_WEB = 0.8  # printed wall between a door beam's bore and the knuckle's seat under it
+GAME_DECKS = (52, 104)  # the decks whose plans the door beams must see every pile of
 TRAY_EAR = 10.0  # the tray's ears (which carry the gate blade) past its side walls: parts.tray
 
 
@@ -137,6 +139,10 @@ class HandsFree:
     groove_w: float = 3.4
     groove_depth: float = 1.5
     press_window_margin: float = 2.0  # the -y wall's window past the press's swept band
+    # The door sensors: a 3 mm IR break-beam across each bay, wall to wall at the skew
+    # beam's x (behind the leaves' back ends), its axis this far over the bay's doors: as
+    # low as its bore stays ``DOOR_BEAM_WEB`` clear of the leaves' knuckle seat in the walls
+    door_beam_h: float = 4.0
 
     def __post_init__(self) -> None:
         problems = self.check()
@@ -263,6 +269,23 @@ class HandsFree:
     def pile_top(self, bay: Bay, cards: int | None = None) -> float:
         n = self.bay_capacity if cards is None else cards
         return self.doors_z(bay) + n * self.g.card_thickness_max
+
+    # ----- the door sensors -----
+    @property
+    def door_beam_cards(self) -> int:
+        """The least pile that covers a door beam's bore wholly at the thinnest card: the
+        beam is broken by this many cards or more on the doors."""
+        top = self.door_beam_h + self.beam_d / 2
+        return math.ceil(top / self.g.card_thickness_min - 1e-9)
+
+    @staticmethod
+    def least_pile() -> int:
+        """The smallest pile any pass of the game decks' plans leaves in a bay (the least
+        and the face-down pass counts, as the controller may choose either)."""
+        from hardware.shuffler.handsfree import bay_counts, face_down_passes, minimum_passes
+
+        return min(min(c.upper, c.lower) for n in GAME_DECKS
+                   for k in {minimum_passes(n), face_down_passes(n)} for c in bay_counts(n, k))
 
     # ----- the shaft, inside -----
     @property
@@ -448,6 +471,13 @@ class HandsFree:
         if self.press_window_x() < skew_back + 1.0:
             out.append(f"the press's window in the -y wall reaches x = "
                        f"{self.press_window_x():.1f} mm, into the skew beam's bore")
+        seat = -self.leaf_t / 2 + (self.hinge_d + 0.6) / 2  # the knuckle's seat, over the doors
+        if self.door_beam_h - self.beam_d / 2 < seat + DOOR_BEAM_WEB:
+            out.append(f"the door beams' bores at {self.door_beam_h} mm over the doors come "
+                       f"within {DOOR_BEAM_WEB} mm of the leaves' knuckle seats")
+        if self.door_beam_cards > self.least_pile():
+            out.append(f"the door beams need {self.door_beam_cards} cards on the doors, more "
+                       f"than the least pile a game deck's plan makes ({self.least_pile()})")
         return out
 
 

@@ -15,6 +15,7 @@ solenoid").
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from build123d import (
@@ -449,6 +450,7 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
     body += servo_bosses(h) + switch_mount(h) + press_post(h)
     for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
         body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
+    body -= door_beam_cuts(h)
     return body
 
 
@@ -1121,6 +1123,125 @@ def flap_swing(h: HandsFree) -> Part:
     return out
 
 
+# ----- the door sensors -----
+#
+# Each bay's door sensor is a 3 mm IR break-beam pair (the skew beam's part, Adafruit 2167)
+# across the shaft from long wall to long wall, at the skew beam's x: behind the leaves'
+# back ends, in the 6.2 mm between the back wall and the leaves' pockets, where no leaf
+# comes shut or open. Its axis is ``door_beam_h`` over the bay's doors: a pile lying on them
+# breaks it; an empty bay leaves it whole. The emitter is in the -y wall, the receiver in
+# the +y wall, each pushed into its bore from outside until its flange meets the wall (its
+# lens 0.7 mm back from the inner face), and held there by a printed clip screwed to the
+# wall beside it (one M2, towards the back wall's end), its sleeved leads out through the
+# clip and bent flat along it: the emitters' down, the receivers' up (the lid swings below
+# them).
+
+LED_D = 3.0  # a 3 mm (T-1) LED's body and lens
+LED_L = 4.3  # lens tip to flange
+LED_FLANGE_D = 3.8
+LED_FLANGE_T = 1.0
+SLEEVE_D = 3.0  # the heat-shrink over the leads' joints, behind the flange
+SLEEVE_L = 10.0  # bent flat along the clip, this far from the LED's axis
+CLIP_T = 2.0
+CLIP_FRONT = 3.0  # the clip's front edge past the beam's axis (short of the pockets' ends)
+CLIP_HALF_H = 3.0  # the clip's edges over and under the beam's axis
+CLIP_SCREW_BACK = 3.8  # its screw behind the beam's axis, in the wall's corner
+CLIP_SCREW_L = 6.0  # M2 x 6: 4 mm of thread in the 5 mm wall
+
+
+def door_beam_z(h: HandsFree, bay: Bay) -> float:
+    """The axis of ``bay``'s door beam: ``door_beam_h`` over its doors."""
+    return h.doors_z(bay) + h.door_beam_h
+
+
+def door_beam_tip_y(h: HandsFree) -> float:
+    """|y| of each LED's lens: its flange on the wall's outer face."""
+    return h.shaft_half_w + h.shaft_wall - LED_L
+
+
+def door_beam(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER) -> Part:
+    """The light of ``bay``'s door beam: the LED's 3 mm from the emitter's lens to the
+    receiver's, what a pile must cut and nothing else may."""
+    y = door_beam_tip_y(h)
+    return _y_cylinder(skew_x(h), door_beam_z(h, bay), LED_D, -y, y)
+
+
+def _span(side: int, a: float, b: float) -> tuple[float, float]:
+    """|y| from ``a`` to ``b`` on the ``side`` wall, low to high."""
+    lo, hi = sorted((side * a, side * b))
+    return lo, hi
+
+
+def _led(h: HandsFree, bay: Bay, side: int) -> Part:
+    """One LED of ``bay``'s beam in the ``side`` wall: lens and body in the bore, the flange
+    on the wall's outer face, the sleeved leads out through the clip and bent flat along
+    it (down on the -y wall, up on the +y)."""
+    x, z = skew_x(h), door_beam_z(h, bay)
+    yo = h.shaft_half_w + h.shaft_wall
+    led = _y_cylinder(x, z, LED_D, *_span(side, door_beam_tip_y(h), yo))
+    led += _y_cylinder(x, z, LED_FLANGE_D, *_span(side, yo, yo + LED_FLANGE_T))
+    yl = yo + CLIP_T + SLEEVE_D / 2  # the bent sleeve's axis
+    led += _y_cylinder(x, z, SLEEVE_D, *_span(side, yo + LED_FLANGE_T, yl))
+    led += _z_cylinder(x, side * yl, SLEEVE_D, *sorted((z, z + side * SLEEVE_L)))
+    return led
+
+
+def _at_each_led(h: HandsFree, make: Callable[[HandsFree, Bay, int], Part]) -> Part:
+    """``make(h, bay, side)`` for each bay's emitter (-y) and receiver (+y), as one."""
+    out = None
+    for bay in BAYS:
+        for side in (-1, 1):
+            p = make(h, bay, side)
+            out = p if out is None else out + p
+    return out
+
+
+def door_beam_leds(h: HandsFree = HANDSFREE) -> Part:
+    """Both bays' pairs: the emitters in the -y wall, the receivers in the +y wall."""
+    return _at_each_led(h, _led)
+
+
+def door_beam_clip(h: HandsFree = HANDSFREE, bay: Bay = Bay.LOWER, side: int = -1) -> Part:
+    """The clip over ``bay``'s LED in the ``side`` wall: a plate on the wall's outer face
+    from the back wall's end to short of the leaves' pockets, a recess over the LED's
+    flange, a hole for its leads (narrower than the flange), its screw's clearance hole."""
+    x, z = skew_x(h), door_beam_z(h, bay)
+    xo = shaft_outer(h)[0]
+    yo = h.shaft_half_w + h.shaft_wall
+    clip = _box(xo, x + CLIP_FRONT, *_span(side, yo, yo + CLIP_T), z - CLIP_HALF_H,
+                z + CLIP_HALF_H)
+    clip -= _y_cylinder(x, z, LED_FLANGE_D + 0.4, *_span(side, yo - 1, yo + LED_FLANGE_T + 0.05))
+    clip -= _y_cylinder(x, z, SLEEVE_D + 0.4, *_span(side, yo - 1, yo + CLIP_T + 1))
+    return clip - _y_cylinder(x - CLIP_SCREW_BACK, z, 2.4, *_span(side, yo - 1, yo + CLIP_T + 1))
+
+
+def door_beam_clips(h: HandsFree = HANDSFREE) -> Part:
+    return _at_each_led(h, door_beam_clip)
+
+
+def door_beam_screw_seats(h: HandsFree, side: int) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the clips' M2 heads on the ``side`` wall, on each clip's outer face."""
+    y = side * (h.shaft_half_w + h.shaft_wall + CLIP_T)
+    return [(skew_x(h) - CLIP_SCREW_BACK, y, door_beam_z(h, bay)) for bay in BAYS]
+
+
+def door_beam_cuts(h: HandsFree) -> Part:
+    """What the shaft loses for the door beams: each LED's bore through its wall and each
+    clip screw's pilot."""
+    from hardware.shuffler.cad.fasteners import PILOT
+
+    yo, yi = h.shaft_half_w + h.shaft_wall, h.shaft_half_w
+    deep = CLIP_SCREW_L - CLIP_T + 0.3
+
+    def holes(h: HandsFree, bay: Bay, side: int) -> Part:
+        z = door_beam_z(h, bay)
+        hole = _y_cylinder(skew_x(h), z, h.beam_d, *_span(side, yo + 1, yi - 0.01))
+        return hole + _y_cylinder(skew_x(h) - CLIP_SCREW_BACK, z, PILOT[2.0],
+                                  *_span(side, yo + 1, yo - deep))
+
+    return _at_each_led(h, holes)
+
+
 @dataclass(frozen=True)
 class Orientation:
     """How a printed part lies on the bed (as ``parts.Orientation``)."""
@@ -1153,6 +1274,7 @@ PRINTED = {
     "lid": lid,
     "tray_saddle": tray_saddle,
     "load_cell_foot": load_cell_foot,
+    "door_beam_clip": door_beam_clip,
 }
 
 PRINT_ORIENTATION = {
@@ -1177,10 +1299,12 @@ PRINT_ORIENTATION = {
     "lid": Orientation(note="standing on its bottom edge, knuckles up"),
     "tray_saddle": Orientation(about_x=180, note="top face down"),
     "load_cell_foot": Orientation(note="floor down"),
+    "door_beam_clip": Orientation(about_x=90, note="flat, its outer face down"),
 }
 
 # printed this many, alike
-COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4}
+COUNTS = {"riser_hub": 4, "riser_idler": 4, "door_leaf": 4, "door_gear": 4,
+          "door_beam_clip": 4}
 
 
 def printable(name: str, h: HandsFree = HANDSFREE) -> Part:
@@ -1197,7 +1321,8 @@ def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
     swung ``press`` degrees out."""
     out = {name: PRINTED[name](h) for name in PRINTED
            if name not in ("door_leaf", "door_gear", "riser_hub", "riser_idler",
-                           "press_arm")}
+                           "press_arm", "door_beam_clip")}
+    out["door_beam_clips"] = door_beam_clips(h)
     out["riser_rollers"] = riser_rollers(h)
     out["door_leaves"] = door_leaves(h, doors)
     fz = press_pose(h, press)
@@ -1224,6 +1349,7 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.
         "belt": belt(h), "belt_idler": belt_idler(h),
         "router_solenoid": router_solenoid(h), "router_plunger": router_plunger(h),
         "router_pin": router_pin(h), "router_spring": router_spring(h),
+        "door_beams": door_beam_leds(h),
     }
 
 
