@@ -45,9 +45,10 @@ class ShaftGeometry:
     upper_doors_z_mm: float = 95.0
     skew_beam_z_mm: float = 40.0
     # Each bay's door sensor: a 3 mm IR break-beam across the bay, its axis 4 mm over the
-    # shut doors (the CAD's door sensors): a pile is seen once it covers the whole beam, its
-    # top 5.5 mm up (19 cards or more); a few cards lying flat on the doors pass under it.
-    door_beam_top_mm: float = 5.5
+    # shut doors in a 3.1 mm bore (the CAD's door sensors): a pile is seen once it covers the
+    # whole bore, 5.55 mm up (20 of the thinnest cards); a few cards flat on the doors pass
+    # under it.
+    door_beam_top_mm: float = 5.55
     inside_length_mm: float = 92.0  # the shaft inside, along the card
     inside_width_mm: float = 66.5
 

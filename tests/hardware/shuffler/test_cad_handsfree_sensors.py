@@ -243,3 +243,12 @@ def test_each_clip_screw_threads_into_the_wall_and_stops_inside_it(closed):
 def test_a_beam_too_low_for_the_knuckle_seats_is_refused():
     with pytest.raises(ValueError, match="knuckle seats"):
         HandsFree(door_beam_h=3.0)
+
+
+def test_the_software_sees_the_beams_the_cad_draws():
+    """The controller's least pile a beam sees and the simulator's beam are the drawn
+    beam's: its axis over the doors and its bore's top."""
+    from hardware.shuffler.shaft import DEFAULT_SHAFT
+
+    assert H.door_beam_cards == handsfree.DOOR_BEAM_CARDS
+    assert DEFAULT_SHAFT.door_beam_top_mm == pytest.approx(H.door_beam_h + H.beam_d / 2)
