@@ -1630,6 +1630,7 @@ SPRING_FREE = 12.7
 SPRING_SOLID = 1.75
 SPRING_MARGIN = 1.25
 
+
 def lever_angles(h: HandsFree = HANDSFREE) -> tuple[float, float]:
     """The lever's arm (degrees in the side view) at the lower bay's rest and at the
     upper bay's stop: the flap's turn takes it clockwise."""
