@@ -1,14 +1,19 @@
 """The hands-free router's solenoid, lever and link measured on their CAD: the flap, the lever,
 its pin, the plunger's link, the plunger and the return spring swept together from the lower
 bay's stop to the upper's against every part of the machine; the stops end the swing there
-(the solenoid never bottoms); the solenoid's force and the spring turn the flap inside the
-15 ms the controller allows, across the ranges of the force and the moving mass; the
-router stands clear of the riser's belt drive, the bay beams and the floating tray.
+(the solenoid never bottoms); the solenoid's pull, falling with the gap as the published
+curve of its class does, and the spring turn the flap both ways across the ranges of the
+pull and the moving mass, the spring holding the stiffest card with its margin (the 15 ms
+the controller allows is not met: an expected failure that says by how much); the first
+drawing, which did not move, stays caught; the router stands clear of the riser's belt
+drive, the bay beams and the floating tray.
 
 Needs build123d (the ``dev`` and ``cad`` extras).
 """
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -95,31 +100,81 @@ def test_the_stops_end_the_swing_and_the_solenoid_never_bottoms():
     assert top == pytest.approx(hp.SOL_GAP_END)
 
 
-@pytest.mark.parametrize("force_scale", [0.8, 1.0, 2.0])
-@pytest.mark.parametrize("mass_scale", [1.0, 1.5])
-def test_the_solenoid_turns_the_flap_within_the_pull_in_time(force_scale, mass_scale):
-    """Pulled in at full power the flap reaches the upper stop, and sprung back it reaches
-    the lower, within ``design.SOLENOID_ROUTER.pull_in_s`` (15 ms): from the weakest
-    solenoid (0.8 x the 2.5 N taken, itself half the 5 N quoted) to the rated force, with the
-    moving mass as computed (its turning parts taken at their farthest point) and half as
-    much again; the spring alone holds the flap against the stiffest card's push."""
+def test_the_force_model_meets_the_published_curve_it_is_fitted_to():
+    """Scaled to the HCNE1-0630's seated 1030 g, the model gives its 400 g at 2 mm and 220 g
+    at 4 mm within 5 %; for the smaller HCNE1-0520 (400 g seated) it gives more than its 65 g
+    and 20 g: the shape taken errs towards the solenoid."""
+    for g, grams in hp.HCNE1_0630_G[1:]:
+        model = hp.sol_force_n(g, hp.HCNE1_0630_G[0][1])
+        assert model == pytest.approx(grams, rel=0.05), g
+    f0 = hp.HCNE1_0520_G[0][1]
+    for g, grams in hp.HCNE1_0520_G[1:]:
+        assert hp.sol_force_n(g, f0) > grams, g
+    with pytest.raises(ValueError, match="gap"):
+        hp.sol_force_n(-0.1)
+
+
+CORNERS = [(f0, mass) for f0 in (hp.SOL_F0_MIN_N, hp.SOL_F0_N) for mass in (1.0, 1.5)]
+
+
+@pytest.mark.parametrize(("f0", "mass_scale"), CORNERS)
+def test_the_solenoid_turns_the_flap_both_ways_across_its_range(f0, mass_scale):
+    """From a weak clone (3.75 N seated) to the quoted 5 N, with the moving mass as computed
+    (its turning parts taken at their farthest point) and half as much again, the pull
+    starts at the rest gap and reaches the upper stop, and the spring alone brings the flap
+    back against the stiffest card's push: the times are printed."""
     mass = hp.router_moving_mass_g(H) * mass_scale
-    force = hp.SOL_FORCE_N * force_scale
-    pull = hp.router_swing_s(H, force, True, mass)
-    back = hp.router_swing_s(H, force, False, mass)
+    pull = hp.router_swing_s(H, f0, True, mass)
+    back = hp.router_swing_s(H, f0, False, mass)
+    rest = hp.sol_gap(H, 0.0)
+    print(f"\n{f0:.2f} N seated ({hp.sol_force_n(rest, f0):.2f} N at the {rest:.2f} mm rest "
+          f"gap, the spring {hp.spring_n(H, 0.0):.2f} N), {mass:.1f} g: pulled over in "
+          f"{pull * 1000:.1f} ms, sprung back in {back * 1000:.1f} ms")
+    assert 0 < pull < 0.1 and 0 < back < 0.1
+
+
+@pytest.mark.xfail(strict=True, reason="the JF-0530B class is too weak for the controller's "
+                   "15 ms: at 3.75 N seated and 1.5 x the mass it takes about 36 ms to pull "
+                   "over and 18 ms to spring back (docs/hands-free.md, 'The router's "
+                   "solenoid'); the lead engineer decides the part or the timing")
+def test_the_flap_arrives_within_the_pull_in_time_at_the_weak_end():
+    """At the low end of the pull's range with the mass half as much again, the flap
+    reaches each stop within ``design.SOLENOID_ROUTER.pull_in_s``."""
+    mass = hp.router_moving_mass_g(H) * 1.5
     limit = design.SOLENOID_ROUTER.pull_in_s
-    print(f"\n{force:.1f} N, {mass:.1f} g: pulled over in {pull * 1000:.1f} ms, "
-          f"sprung back in {back * 1000:.1f} ms (the model's {limit * 1000:.0f} ms)")
-    assert pull <= limit and back <= limit
-    card = hp.CARD_PUSH_N * H.g.vane_length / hp.LEVER_R
-    assert hp.spring_n(H, 0.0) >= 1.5 * card
+    assert hp.router_swing_s(H, hp.SOL_F0_MIN_N, True, mass) <= limit
+    assert hp.router_swing_s(H, hp.SOL_F0_MIN_N, False, mass) <= limit
 
 
-def test_a_weak_solenoid_would_be_seen():
-    """A solenoid weaker than the spring at the upper stop never arrives: the model says so
-    rather than timing it."""
-    with pytest.raises(ValueError):
-        hp.router_swing_s(H, hp.spring_n(H, 0.0) * 0.9)
+def test_the_spring_holds_the_stiffest_card_and_never_goes_solid():
+    """At rest the spring pushes at least 1.25 x the stiffest card's push on the flap's tip
+    taken to the pin; at the upper stop it is still longer than solid."""
+    card = hp.card_push_at_pin_n(H)
+    assert hp.spring_n(H, 0.0) >= hp.SPRING_MARGIN * card >= 1.25 * card
+    length = hp.sol_face_s(H) - hp.plunger_tip_s(H, hp.flap_angle(H)) - hp.LINK_BORE
+    assert length > hp.SPRING_SOLID + 0.3
+
+
+def test_the_first_drawing_would_not_move():
+    """The router as first drawn (the 13 mm lever, the upper stop 2.0 mm short of bottoming,
+    so 6.0 mm at rest, the 1.0 N spring of 0.1 N/mm) does not start even at the quoted 5 N
+    read as the seated pull: the model's pull at 6 mm is under the spring."""
+    travel = 2 * 13.0 * math.sin(math.radians(hp.flap_angle(H) / 2))
+    with pytest.raises(ValueError, match="does not start"):
+        hp.solenoid_swing_s(travel, 2.0, 1.0, 0.1, 5.0, hp.router_moving_mass_g(H),
+                            hp.card_push_at_pin_n(H, 13.0))
+
+
+def test_a_weak_solenoid_or_a_stiff_spring_would_be_seen():
+    """A solenoid weaker at the rest gap than the spring never starts, and one that starts
+    against a spring stiffening faster than its pull grows stalls: the model says so rather
+    than timing it."""
+    rest = hp.sol_gap(H, 0.0)
+    weak = 0.9 * hp.spring_n(H, 0.0) / hp.sol_force_n(rest, 1.0)
+    with pytest.raises(ValueError, match="does not start"):
+        hp.router_swing_s(H, weak)
+    with pytest.raises(ValueError, match="stalls"):
+        hp.solenoid_swing_s(4.0, 0.4, 0.6, 2.0, hp.SOL_F0_MIN_N, 12.0, 0.5)
 
 
 ROUTER = ("router_bracket", "router_solenoid", *hp.ROUTER_MOVING, "Router bracket screws #1",
