@@ -290,7 +290,7 @@ class ShufflerSettings(_Section):
         from hardware.shuffler.controller import Timing
         from hardware.shuffler.gpio import router_settle_s
 
-        settle = (router_settle_s(self.pins) if self.router_settle_ms is None
+        settle = (router_settle_s(self.pins, self.hands_free) if self.router_settle_ms is None
                   else self.router_settle_ms / 1000.0)
         speeds = {}
         if self.card_speeds_mm_s is not None:

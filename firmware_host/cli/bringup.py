@@ -473,7 +473,8 @@ def _shuffler_calibrate(args: argparse.Namespace) -> int:
         settings = _settings(args)
         cards = args.cards if args.cards is not None else settings.shuffle.deck
         pins = dict(settings.shuffler.pins)
-        settle = (router_settle_s(pins) if settings.shuffler.router_settle_ms is None
+        settle = (router_settle_s(pins, settings.shuffler.hands_free)
+                  if settings.shuffler.router_settle_ms is None
                   else settings.shuffler.router_settle_ms / 1000)
         # nothing is known of the machine yet: budgets wide enough for the slowest card
         # speed the configuration takes (50 mm/s), a filter short enough for the fastest

@@ -227,6 +227,13 @@ SERVO_SWING_DEG = 17.4
 # same pile does: about 1.1 s less a pass, but it needs a mount of its own.
 SERVO_ROUTER = RouterBuild(kind="servo", swing_deg=SERVO_SWING_DEG, ring_s=0.015)
 SOLENOID_ROUTER = RouterBuild()
+# The hands-free build's router: a JF-0530B class solenoid turning the riser's flap through a
+# lever (docs/hands-free.md, "The router's solenoid"). Its pull falls steeply with the gap:
+# at the weak end of its range (3.75 N seated) with 1.5 x the moving mass, it pulls the flap
+# over in 35.5 ms and the spring brings it back in 18 ms (the CAD's `router_swing_s`; 15.5
+# and 14.7 ms at the quoted 5 N). Nothing senses the flap, so the controller allows the
+# slowest.
+HANDSFREE_SOLENOID_ROUTER = RouterBuild(pull_in_s=0.036)
 DEFAULT_ROUTER = SERVO_ROUTER
 
 

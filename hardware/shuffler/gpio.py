@@ -146,15 +146,17 @@ def _opt(pins: Mapping[str, Any], name: str) -> Any:
     return pins.get(name, PIN_OPTIONS[name])
 
 
-def router_settle_s(pins: Mapping[str, Any]) -> float:
+def router_settle_s(pins: Mapping[str, Any], hands_free: bool = False) -> float:
     """The configured router's own settle time (command to a still flap): a servo's frame,
     its move through the swing between the two angles at an SG90's speed, and its ringing;
-    a solenoid's pull-in (hardware.shuffler.design.RouterBuild)."""
+    a solenoid's pull-in (hardware.shuffler.design.RouterBuild; the hands-free build's
+    solenoid turns the riser's flap through its lever, `HANDSFREE_SOLENOID_ROUTER`)."""
     if _opt(pins, "router_kind") == "servo":
         swing = abs(float(_opt(pins, "right_angle")) - float(_opt(pins, "left_angle")))
         return design.RouterBuild(kind="servo", swing_deg=swing,
                                   ring_s=design.SERVO_ROUTER.ring_s).settle_s
-    return design.SOLENOID_ROUTER.settle_s
+    router = design.HANDSFREE_SOLENOID_ROUTER if hands_free else design.SOLENOID_ROUTER
+    return router.settle_s
 
 
 class _GpioMechanism:
@@ -688,7 +690,8 @@ class HandsFreeGpioShuffler(HandsFreeController):
     ) -> None:
         base, _extra = check_handsfree_pins(pins)
         if timing is None:
-            timing = Timing.for_speed(pace.default_card_speed_mm_s(), router_settle_s(base))
+            timing = Timing.for_speed(pace.default_card_speed_mm_s(),
+                                      router_settle_s(base, hands_free=True))
         if sensor_filter_ms is None:
             sensor_filter_ms = timing.sensor_filter * 1000.0
         if router_settle is None:

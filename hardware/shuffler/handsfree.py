@@ -583,7 +583,7 @@ class RestackBuild:
 DEFAULT_RESTACK = RestackBuild()
 # The hands-free build routes with the solenoid: a change of bay costs no more than a card to
 # the same bay, which every radix pass makes for about half its cards (design.py).
-HANDSFREE_ROUTER = design.SOLENOID_ROUTER
+HANDSFREE_ROUTER = design.HANDSFREE_SOLENOID_ROUTER
 # Its feed: the 25D gearmotor on 6 V under a 28 mm roller (design.HANDSFREE_DRIVE).
 HANDSFREE_DRIVE = design.HANDSFREE_DRIVE
 

@@ -133,17 +133,15 @@ def test_the_solenoid_turns_the_flap_both_ways_across_its_range(f0, mass_scale):
     assert 0 < pull < 0.1 and 0 < back < 0.1
 
 
-@pytest.mark.xfail(strict=True, reason="the JF-0530B class is too weak for the controller's "
-                   "15 ms: at 3.75 N seated and 1.5 x the mass it takes about 36 ms to pull "
-                   "over and 18 ms to spring back (docs/hands-free.md, 'The router's "
-                   "solenoid'); the lead engineer decides the part or the timing")
-def test_the_flap_arrives_within_the_pull_in_time_at_the_weak_end():
+def test_the_flap_arrives_within_the_controllers_wait_at_the_weak_end():
     """At the low end of the pull's range with the mass half as much again, the flap
-    reaches each stop within ``design.SOLENOID_ROUTER.pull_in_s``."""
+    reaches each stop within the hands-free controller's pull-in allowance
+    (``design.HANDSFREE_SOLENOID_ROUTER``): nothing senses the flap, so the controller
+    waits for the slowest; and that allowance is no more than the slowest needs (to 1 ms)."""
     mass = hp.router_moving_mass_g(H) * 1.5
-    limit = design.SOLENOID_ROUTER.pull_in_s
-    assert hp.router_swing_s(H, hp.SOL_F0_MIN_N, True, mass) <= limit
-    assert hp.router_swing_s(H, hp.SOL_F0_MIN_N, False, mass) <= limit
+    limit = design.HANDSFREE_SOLENOID_ROUTER.pull_in_s
+    slowest = max(hp.router_swing_s(H, hp.SOL_F0_MIN_N, pull, mass) for pull in (True, False))
+    assert slowest <= limit < slowest + 0.001
 
 
 def test_the_spring_holds_the_stiffest_card_and_never_goes_solid():

@@ -405,12 +405,12 @@ def test_a_hands_free_shuffle_is_its_passes_on_the_decks_own_pace_and_its_restac
     plan = handsfree.plan_random(cards, rng=random.Random(4))
     p = handsfree.handsfree_pace(cards)
     assert p.feed_speed_mm_s == pytest.approx(pace.measured_card_speed_mm_s(
-        design.HANDSFREE_DRIVE, None, cards, design.SOLENOID_ROUTER.settle_s))
+        design.HANDSFREE_DRIVE, None, cards, design.HANDSFREE_SOLENOID_ROUTER.settle_s))
     # the riser clears the flap sooner than a card coasting the Lotus path does, and a card
     # to the same bay follows the last without the feed's stop, flight and filter
     assert 0 < p.other_wait_s < design.other_pile_wait_s(
-        p.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s, design.HANDSFREE_DRIVE.motor_start_s,
-        p.filter_s)
+        p.feed_speed_mm_s, design.HANDSFREE_SOLENOID_ROUTER.settle_s,
+        design.HANDSFREE_DRIVE.motor_start_s, p.filter_s)
     assert p.run_on_s is not None and p.run_on_s < p.flight_s + p.filter_s + p.same_wait_s
     same = [handsfree.Bay.UPPER] * cards
     assert handsfree.pass_s(same, p) == pytest.approx(

@@ -305,7 +305,7 @@ def test_a_machine_that_never_shuffles_fails_uniformity() -> None:
 
 
 def test_a_pass_takes_design_pys_pace_for_its_own_router_moves() -> None:
-    p = pace.pace(router=design.SOLENOID_ROUTER)
+    p = pace.pace(router=design.HANDSFREE_SOLENOID_ROUTER)
     n = 52
     same = (U,) * n
     alternate = tuple(U if i % 2 else L for i in range(n))
@@ -318,7 +318,7 @@ def test_a_pass_takes_design_pys_pace_for_its_own_router_moves() -> None:
 
 def test_a_shuffle_is_its_passes_and_a_restack_after_each() -> None:
     plan = plan_random(52, rng=random.Random(1))
-    p = pace.pace(router=design.SOLENOID_ROUTER)
+    p = pace.pace(router=design.HANDSFREE_SOLENOID_ROUTER)
     passes = sum(pass_s(pp.bays, p) for pp in plan.passes)
     whole = shuffle_s(plan, p)
     restack_s = (whole - passes) / 6

@@ -39,7 +39,7 @@ class _Table:
 
         # the riser at the duty the driver runs it at (uncalibrated), for the timing's twin
         self.table = HandsFreeTable(rng=random.Random(7),
-                                    router_settle_s=design.SOLENOID_ROUTER.settle_s,
+                                    router_settle_s=design.HANDSFREE_SOLENOID_ROUTER.settle_s,
                                     riser_duty=design.RISER_DUTY_UNCALIBRATED)
         self.table.load(list(range(cards)))
         self.mech = HandsFreeTableMechanism(self.table, clock)
@@ -72,9 +72,11 @@ class GpioRig:
         if machine == "table":
             from hardware.shuffler.handsfree_machine import handsfree_timing
 
-            timing = handsfree_timing(self.machine.table, design.SOLENOID_ROUTER.settle_s)
+            settle = design.HANDSFREE_SOLENOID_ROUTER.settle_s
+            timing = handsfree_timing(self.machine.table, settle)
         else:
-            timing = Timing.for_speed(TIMING.feed_speed_mm_s, design.SOLENOID_ROUTER.settle_s)
+            timing = Timing.for_speed(TIMING.feed_speed_mm_s,
+                                      design.HANDSFREE_SOLENOID_ROUTER.settle_s)
         self.shuffler = HandsFreeGpioShuffler(
             PINS, self.clock, pin_factory=self.factory, rng=random.Random(seed),
             timing=timing, touch_deck=cards,
