@@ -171,7 +171,10 @@ class HandsFreeController(ShufflerController):
         # lands, at half the timing's card speed (a riser at the slow end of its range)
         self._land_s = 2.0 * (shaft.DEFAULT_SHAFT.upper_slot_mm - shaft.DEFAULT_SHAFT.beam_mm) \
             / (timing or Timing()).feed_speed_mm_s
-        self._pace = pace_ or pace.pace(router=handsfree.HANDSFREE_ROUTER)
+        # the time left is reckoned on this pace: given, or the build's own for each plan's
+        # deck (then scaled by how the passes measured so far compared with it)
+        self._pace_given = pace_
+        self._pace = pace_ or handsfree.handsfree_pace(touch_deck)
         self._phase: Phase | None = None
         self._paused_phase: Phase | None = None
         self._paused_at = 0.0
@@ -255,6 +258,8 @@ class HandsFreeController(ShufflerController):
         del self.plans[:-PLANS_KEPT]
         self._restacks_done = 0
         self._tainted = None
+        if self._pace_given is None:
+            self._pace = handsfree.handsfree_pace(plan.deck_size)
         p = self._pace
         if plan.handsfree is not None:
             self._predicted = [handsfree.pass_s(pp.bays, p) for pp in plan.handsfree.passes]
