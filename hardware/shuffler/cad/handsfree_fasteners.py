@@ -58,6 +58,16 @@ def table(h: HandsFree = HANDSFREE) -> list[Fastener]:
                  (0, 0, 1), ("load_cell_foot",), "load_cell"),
         Fastener("Press foot screws", "countersunk", 3.0, 12, tuple(hp.foot_screw_seats(h)),
                  (0, 0, -1), ("press_arm",), "press_foot"),
+        Fastener("Press lift servo screws", "pan", 2.0, 8,
+                 tuple(hp.lift_servo_screw_points(h)), (0, 1, 0), ("press_lift_sg90",),
+                 "press_lift_mount"),
+        Fastener("Press lift mount screws", "pan", 3.0, 12, tuple(hp.lift_mount_screws(h)),
+                 (0, 1, 0), ("press_lift_mount",), "shaft"),
+        Fastener("Press turn servo screws", "pan", 2.0, 8,
+                 tuple(hp.turn_servo_screw_points(h)), (0, 0, -1), ("press_turn_sg90",),
+                 "press_turn_mount"),
+        Fastener("Press turn mount screws", "pan", 3.0, 12, tuple(hp.turn_mount_screws(h)),
+                 (0, 1, 0), ("press_turn_mount",), "shaft"),
         Fastener("Door emitter clip screws", "pan", 2.0, hp.CLIP_SCREW_L,
                  tuple(hp.door_beam_screw_seats(h, -1)), (0, 1, 0), ("door_beam_clips",),
                  "shaft"),
@@ -101,18 +111,37 @@ TUNGSTEN_RANGE_G_MM3 = (17.0e-3, 18.5e-3)  # the W-Ni-Fe alloys sold as weights
 G_N_PER_G = 9.81e-3
 
 
+def press_bodies(h: HandsFree = HANDSFREE, tungsten_g_mm3: float = TUNGSTEN_CLASS3_MIN_G_MM3
+                 ) -> list[tuple[Part, float]]:
+    """The press's solids on a full deck, each with its density (g/mm3): the printed arm,
+    foot and sleeve, the tungsten block at ``tungsten_g_mm3``, the follower, the turn pin and
+    the foot's two screws."""
+    hp = handsfree_parts
+    out = [(hp.press_arm(h), PETG_G_MM3), (hp.press_foot(h), PETG_G_MM3),
+           (hp.press_sleeve(h), PETG_G_MM3), (hp.press_weight(h), tungsten_g_mm3),
+           (hp.press_follower(h), STEEL_G_MM3), (hp.press_dog(h), STEEL_G_MM3)]
+    out += [(p, STEEL_G_MM3) for n, p in assembly_solids(h).items()
+            if n.startswith("Press foot screws")]
+    return out
+
+
 def press_mass_g(h: HandsFree = HANDSFREE, tungsten_g_mm3: float = TUNGSTEN_CLASS3_MIN_G_MM3
                  ) -> float:
-    """The press's mass (g) from its solids: the printed arm and foot, the tungsten block at
-    ``tungsten_g_mm3`` (default: the least of the BOM's class), the follower and the foot's
-    two screws."""
-    hp = handsfree_parts
-    printed = hp.press_arm(h).volume + hp.press_foot(h).volume
-    steel = hp.press_follower(h).volume
-    steel += sum(p.volume for n, p in assembly_solids(h).items()
-                 if n.startswith("Press foot screws"))
-    return (printed * PETG_G_MM3 + steel * STEEL_G_MM3
-            + hp.press_weight(h).volume * tungsten_g_mm3)
+    """The press's mass (g) from its solids (``press_bodies``)."""
+    return sum(p.volume * d for p, d in press_bodies(h, tungsten_g_mm3))
+
+
+def press_com(h: HandsFree = HANDSFREE, tungsten_g_mm3: float = TUNGSTEN_CLASS3_MIN_G_MM3
+              ) -> tuple[float, float, float]:
+    """(x, y, z) of the press's centre of mass on a full deck, from its solids."""
+    m, acc = 0.0, [0.0, 0.0, 0.0]
+    for p, d in press_bodies(h, tungsten_g_mm3):
+        c = p.center()
+        w = p.volume * d
+        m += w
+        for i, v in enumerate((c.X, c.Y, c.Z)):
+            acc[i] += w * v
+    return acc[0] / m, acc[1] / m, acc[2] / m
 
 
 def press_force_n(h: HandsFree = HANDSFREE, cards: int = 0,

@@ -110,7 +110,15 @@ class HandsFree:
     # the arm's end laps onto), not over it.
     press_post_d: float = 10.0
     press_hub_d: float = 18.0
-    press_hub_h: float = 16.0
+    press_hub_h: float = 16.0  # the hub under the arm's top
+    # The hub's bore runs on ``press_hub_up`` above the arm (outside the shaft, where nothing
+    # limits it): hung from its hub alone, the press's weight 45 mm out from the post makes a
+    # couple the bore takes as two side loads, and their friction (2 mu W e / h) holds it up
+    # unless h > 2 mu e. At the 16 mm hub that is mu < 0.18, under PETG's 0.2-0.35: the press
+    # would hang where the link left it. 56 mm lets it fall at mu 0.35 with its friction
+    # 55 % of its weight, and keeps the lift's push within half the SG90's stall torque
+    # (``handsfree_parts.fall_ratio``, ``lift_torque_nm``; measured on the solids by tests).
+    press_hub_up: float = 40.0
     press_hub_fit: float = 0.4  # the hub's bore over the post
     press_pivot_gap: float = 1.0  # the hub clear of the shaft's outer wall
     # The post's axis in x: as far forward as its hub stands 0.5 mm clear of the gate blade's

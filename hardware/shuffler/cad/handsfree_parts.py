@@ -6,7 +6,9 @@ tray's walls stop ``tray_wall_h`` up (the window side has none: the lid is that 
 the tray floats on its load cell, touching nothing else. Over it: the shaft (back and long
 walls and a closed top, printed top down, with the press's post), the riser (its body and
 its cover, lugs round every hub's bearings, the flap in its fork) whose front plate closes
-the shaft above the gate blade, the door leaves, the press (arm and foot), the lid. The
+the shaft above the gate blade, the door leaves, the press (arm, foot and the sleeve that
+lengthens its bore) and its link (the lift's and the turn's servos, horn, lever and
+mounts: "the press's link", with its forces and times), the lid. The
 riser's belt, idler, motor and its bracket are drawn at the end ("the riser's drive"), and
 after them the solenoid that turns the flap, its bracket and its lever ("the router's
 solenoid").
@@ -14,6 +16,7 @@ solenoid").
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -447,7 +450,7 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
     body -= _box(nx0, nx1, -yo - 1, -yi + 0.01, nz0, nz1)
     for x in lid_hinge_xs(h):
         body += _lid_knuckle(h, x)
-    body += servo_bosses(h) + switch_mount(h) + press_post(h)
+    body += servo_bosses(h) + switch_mount(h) + press_post(h) + link_bosses(h)
     for _x, y, z in servo_mount_screws(h):  # the pilots run on into the back wall
         body -= _x_cylinder(xo - SERVO_BOSS - 1, xo + 2.0, y, z, 2.5)
     body -= door_beam_cuts(h)
@@ -566,20 +569,32 @@ def servo_frame(h: HandsFree, bay: Bay) -> tuple[float, float, float, float, flo
     return xs, y0, y0 + g.servo_l, hz - g.servo_w / 2, hz + g.servo_w / 2
 
 
-def sg90s(h: HandsFree = HANDSFREE) -> Part:
+def sg90(h: HandsFree, face: tuple[float, float, float], out: tuple[float, float, float],
+         along: tuple[float, float, float], shaft: float) -> Part:
+    """An SG90's body as a solid: its output shaft's face centre at ``face``, the shaft
+    pointing ``out`` (``shaft`` mm of it drawn, the horn's spline), the body's length along
+    ``along`` (the shaft ``servo_shaft_from_end`` from its end towards -``along``), its two
+    mounting tabs with their screw holes."""
     g = h.g
+    x0, x1 = -g.servo_shaft_from_end, g.servo_l - g.servo_shaft_from_end
+    body = _box(x0, x1, -g.servo_w / 2, g.servo_w / 2, -g.servo_h, 0.0)
+    cx = (x0 + x1) / 2
+    tz = -g.servo_tab_from_top
+    tabs = _box(cx - g.servo_tab_span / 2, cx + g.servo_tab_span / 2, -g.servo_w / 2,
+                g.servo_w / 2, tz - g.servo_tab_t, tz)
+    half = (g.servo_tab_span - 4.6) / 2  # the tabs' holes, 2.3 mm in from their ends
+    for x in (cx - half, cx + half):
+        tabs -= _z_cylinder(x, 0.0, 2.2, tz - g.servo_tab_t - 1, tz + 1)
+    body += tabs + _z_cylinder(0.0, 0.0, 4.8, -0.01, shaft)
+    return Plane(origin=face, x_dir=along, z_dir=out) * body
+
+
+def sg90s(h: HandsFree = HANDSFREE) -> Part:
     out = None
     for bay in BAYS:
-        xs, y0, y1, z0, z1 = servo_frame(h, bay)
-        body = _box(xs - g.servo_h, xs, y0, y1, z0, z1)
-        tx = xs - g.servo_tab_from_top
-        cy = (y0 + y1) / 2
-        tabs = _box(tx - g.servo_tab_t, tx, cy - g.servo_tab_span / 2,
-                    cy + g.servo_tab_span / 2, z0, z1)
-        for _x, y, z in servo_screw_points(h, bay):
-            tabs -= _x_cylinder(tx - g.servo_tab_t - 1, tx + 1, y, z, 2.2)
-        body += tabs
-        body += _x_cylinder(xs, gear_x(h, bay)[0] - 0.5, -h.hinge_y, hinge_z(h, bay), 4.8)
+        xs, _y0, _y1, _z0, _z1 = servo_frame(h, bay)
+        body = sg90(h, (xs, -h.hinge_y, hinge_z(h, bay)), (1, 0, 0), (0, 1, 0),
+                    gear_x(h, bay)[0] - 0.5 - xs)
         out = body if out is None else out + body
     return out
 
@@ -689,8 +704,8 @@ def follower_z(h: HandsFree, foot_z: float) -> float:
 
 
 def press_ear_z(h: HandsFree) -> tuple[float, float]:
-    """The ear the post hangs from: over the hub at the top of its travel."""
-    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + 1.5
+    """The ear the post hangs from: over the hub's sleeve at the top of its travel."""
+    z0 = h.press_z_at(h.press_swing) + h.press_foot_h + h.press_hub_up + 1.5
     return z0, z0 + 6.0
 
 
@@ -841,6 +856,621 @@ def press_notch(h: HandsFree) -> tuple[float, float, float, float]:
     x1 = px + h.press_arm_w / 2 + 1.5
     z1 = h.press_z_at(h.press_swing) + h.press_foot_h + 1.0
     return h.press_window_x(), x1, shaft_bottom(h) - 1.0, z1
+
+
+# ----- the press's link -----
+# What lifts the press and turns it: two SG90s on the PCA9685 (the lift's on channel 2, the
+# press's channel; the turn's on a channel of its own), each on a printed mount screwed to
+# bosses on the shaft's -y wall over the wall's notch.
+#
+# Why so (docs/hands-free.md, "The press's link"): hung from its hub alone the press jams
+# on the post unless the bore is long (``HandsFree.press_hub_up``), so whatever lifts it at
+# the hub must let it fall by its own weight, and a pull on it cannot also push it down onto
+# the deck; a spring turning it back in would press the follower on the straight leg and
+# jam the fall; and one servo cannot both lift (about a horizontal axis) and turn (about the
+# post's) with a link that goes slack at every deck height. So:
+# - the lift: a printed prong on the lift servo's horn, its rounded tip under the sleeve's
+#   lug (on the -x side, where it puts no couple on the bore about x). It only pushes up:
+#   at rest it stands ``LIFT_SLACK`` under the lug of a press resting on an empty tray's
+#   tyre, so on any deck it bears nothing, and lowered the press falls after it;
+# - the turn: a slotted lever on the turn servo's horn, over the post's ear; a steel pin
+#   standing up from the lug enters the slot in the last few millimetres of the lift (the
+#   servo waits at 0 degrees) and the lever turns the press out and back, both driven.
+LUG_T = 4.0  # the sleeve's lug, at its top: the lift's tip bears on its underside
+LUG_W = 7.0
+LUG_R = 28.0  # the lug's end from the post's axis
+DOG_R = 25.0  # the turn pin's axis from the post's axis
+DOG_D = 3.0  # ISO 8734 dowel, 3 x 24 mm, glued through the lug
+DOG_L = 24.0
+DOG_DEG = 180.0  # where the lug points with the press at 0 degrees: -x
+LIFT_R = 18.5  # the lift horn: its pivot to its tip's axis (the least for the lift)
+LIFT_TIP_D = 6.0  # the horn's width, its tip rounded to it
+LIFT_T = 3.0
+LIFT_REACH = 13.0  # the tip's axis at its nearest the post: the finger 0.5 mm off the sleeve
+LIFT_SLACK = 1.0  # the tip's top under the lug at rest, the press on an empty tray
+HORN_STACK = 3.0  # the servo's own horn between its output face and a printed horn
+# The turn servo's axis: inside the pin's circle, off to the side of the pin's arc's end
+# (towards -y): the lever then turns about 145 degrees for the press's 105, the pin at 11 mm
+# from it at the closest, and the lever keeps clear of the ear's gusset under it
+TURN_D = 14.0
+TURN_DIR = 275.0
+LEVER_W = 9.0
+LEVER_T = 4.0
+LEVER_HUB_D = 10.0
+SLOT_END = 2.5  # the slot past the pin at either end of its travel
+MOUNT_T = 6.0
+LINK_BOSS = 7.0  # the wall's bosses the mounts are screwed to (thread in them)
+
+
+def sleeve_z(h: HandsFree) -> tuple[float, float]:
+    """(bottom, top) of the hub's sleeve, the press on a full deck: from the arm's top up
+    ``press_hub_up``."""
+    z1 = _arm_z(h)[1]
+    return z1, z1 + h.press_hub_up
+
+
+def _lug_dir(h: HandsFree) -> Point:
+    return math.cos(math.radians(DOG_DEG)), math.sin(math.radians(DOG_DEG))
+
+
+def press_sleeve(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+                 ) -> Part:
+    """The hub's sleeve: a tube on the post standing on the arm's hub (epoxied to its top),
+    carrying the bore on to ``press_hub_up`` over the arm, and at its top the lug the lift
+    bears under, with the turn pin's hole."""
+    px, py = h.press_pivot
+    z0, z1 = sleeve_z(h)
+    ux, uy = _lug_dir(h)
+    tube = _z_cylinder(px, py, h.press_hub_d, z0, z1)
+    lug = _box(0.0, LUG_R, -LUG_W / 2, LUG_W / 2, z1 - LUG_T, z1)
+    lug += _z_cylinder(LUG_R, 0.0, LUG_W, z1 - LUG_T, z1)
+    lug = Pos(px, py, 0) * Rot(0, 0, DOG_DEG) * lug
+    tube += lug
+    tube -= _z_cylinder(px, py, h.press_post_d + h.press_hub_fit, z0 - 1, z1 + 1)
+    tube -= _z_cylinder(px + DOG_R * ux, py + DOG_R * uy, DOG_D + 0.05, z1 - LUG_T - 1, z1 + 1)
+    return press_move(h, tube, foot_z, swung)
+
+
+def press_dog(h: HandsFree = HANDSFREE, foot_z: float | None = None, swung: float = 0.0
+              ) -> Part:
+    """The turn pin: a 3 x 24 mm dowel glued through the lug, flush with its underside,
+    standing up into the lever's slot at the top of the lift."""
+    px, py = h.press_pivot
+    ux, uy = _lug_dir(h)
+    z = sleeve_z(h)[1] - LUG_T
+    return press_move(h, _z_cylinder(px + DOG_R * ux, py + DOG_R * uy, DOG_D, z, z + DOG_L),
+                      foot_z, swung)
+
+
+def lug_under(h: HandsFree, foot_z: float) -> float:
+    """The lug's underside with the foot's underside at ``foot_z``."""
+    return foot_z + h.press_foot_h + h.press_hub_up - LUG_T
+
+
+# -- the lift --
+
+def lift_pivot(h: HandsFree) -> tuple[float, float]:
+    """(x, z) of the lift servo's axis (along y)."""
+    px, _py = h.press_pivot
+    lo = lug_under(h, h.press_rest_z(0)) - LIFT_SLACK
+    hi = lug_under(h, h.press_swing_z)
+    return px - LIFT_REACH - LIFT_R, (lo + hi) / 2 - LIFT_TIP_D / 2
+
+
+def _tip_deg(h: HandsFree, top_z: float) -> float:
+    """The horn's direction (degrees from +x towards +z) with its tip's top at ``top_z``."""
+    _x, z = lift_pivot(h)
+    return math.degrees(math.asin((top_z - LIFT_TIP_D / 2 - z) / LIFT_R))
+
+
+def lift_angles(h: HandsFree = HANDSFREE) -> tuple[float, float]:
+    """(rest, top) of the lift horn (degrees from +x towards +z): at rest its tip stands
+    ``LIFT_SLACK`` under the lug of a press on an empty tray; at the top the press's foot
+    is at the swing's height."""
+    return (_tip_deg(h, lug_under(h, h.press_rest_z(0)) - LIFT_SLACK),
+            _tip_deg(h, lug_under(h, h.press_swing_z)))
+
+
+def lift_travel(h: HandsFree = HANDSFREE) -> float:
+    """Degrees the lift servo turns from rest to the top."""
+    rest, top = lift_angles(h)
+    return top - rest
+
+
+def lift_tip(h: HandsFree, a: float) -> tuple[float, float]:
+    """(x, z) of the tip's axis, the lift servo turned ``a`` degrees from rest."""
+    x, z = lift_pivot(h)
+    t = math.radians(lift_angles(h)[0] + a)
+    return x + LIFT_R * math.cos(t), z + LIFT_R * math.sin(t)
+
+
+def lift_foot_z(h: HandsFree, a: float, cards: int | None = None) -> float:
+    """The foot's underside with the lift servo at ``a`` degrees, the press at 0 degrees on
+    a deck of ``cards`` (full by default): on the deck until the tip meets the lug."""
+    top = lift_tip(h, a)[1] + LIFT_TIP_D / 2
+    lifted = top - (h.press_foot_h + h.press_hub_up - LUG_T)
+    return min(max(h.press_rest_z(cards), lifted), h.press_swing_z)
+
+
+def lift_y(h: HandsFree) -> tuple[float, float]:
+    """(y0, y1) of the horn's blade: beside the lug (its -y side), 1 mm off it, so that the
+    blade, rising from under the lug to the servo's axis over it, never passes through it;
+    a finger at its tip reaches under the lug."""
+    py = h.press_pivot[1]
+    y1 = py - LUG_W / 2 - 1.0
+    return y1 - LIFT_T, y1
+
+
+def finger_y(h: HandsFree) -> float:
+    """How far the tip's finger reaches under the lug (towards +y): 1 mm short of its side."""
+    return h.press_pivot[1] + LUG_W / 2 - 1.0
+
+
+def lift_face_y(h: HandsFree) -> float:
+    """The lift servo's output face (its body towards -y)."""
+    return lift_y(h)[0] - HORN_STACK
+
+
+def press_lift_horn(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The printed horn on the lift servo (screwed to the servo's own one-arm horn): a hub
+    round the axis, a blade out to the rounded tip and the tip's finger under the lug,
+    turned ``a`` degrees from rest."""
+    x, z = lift_pivot(h)
+    y0, y1 = lift_y(h)
+    w = LIFT_TIP_D / 2
+    blade = _box(0.0, LIFT_R, y0, y1, -w, w) + _y_cylinder(LIFT_R, 0.0, LIFT_TIP_D, y0,
+                                                            finger_y(h))
+    blade += _y_cylinder(0.0, 0.0, 10.0, y0, y1)
+    blade -= _y_cylinder(0.0, 0.0, 2.2, y0 - 1, y1 + 1)  # the horn's screw through it
+    deg = lift_angles(h)[0] + a
+    return Pos(x, 0, z) * Rot(0, -deg, 0) * blade
+
+
+def lift_sg90(h: HandsFree = HANDSFREE) -> Part:
+    x, z = lift_pivot(h)
+    return sg90(h, (x, lift_face_y(h), z), (0, 1, 0), (-1, 0, 0), HORN_STACK)
+
+
+def _lift_plate(h: HandsFree) -> tuple[float, float, float, float, float, float]:
+    """(x0, x1, y0, y1, z0, z1) of the lift servo's plate: its tabs on the plate's -y face."""
+    g = h.g
+    x, z = lift_pivot(h)
+    yf = lift_face_y(h)
+    bx0, bx1 = x - (g.servo_l - g.servo_shaft_from_end), x + g.servo_shaft_from_end
+    cx = (bx0 + bx1) / 2
+    return (cx - g.servo_tab_span / 2 - 2.0, cx + g.servo_tab_span / 2 + 2.0,
+            yf - g.servo_tab_from_top, yf - g.servo_tab_from_top + MOUNT_T,
+            z - g.servo_w / 2 - 1.7, z + g.servo_w / 2 + 4.0)
+
+
+def lift_servo_screw_points(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the lift servo's two M2 screws' heads, on its tabs."""
+    g = h.g
+    x0, x1, y0, _y1, _z0, _z1 = _lift_plate(h)
+    _x, z = lift_pivot(h)
+    half = (g.servo_tab_span - 4.6) / 2
+    cx = (x0 + x1) / 2
+    return [(cx - half, y0 - g.servo_tab_t, z), (cx + half, y0 - g.servo_tab_t, z)]
+
+
+def link_wall_y(h: HandsFree) -> float:
+    """The bosses' face the mounts' flanges bear on: ``LINK_BOSS`` out from the -y wall."""
+    return -(h.shaft_half_w + h.shaft_wall) - LINK_BOSS
+
+
+LIFT_LEG_X = (-66.0, -58.0)  # between the -y wall's vents (x = -70.45 and -53.45)
+
+
+def lift_mount_screws(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the lift mount's two M3s' heads: on its leg's flange, into the bosses."""
+    x0, x1, _y0, _y1, z0, z1 = _lift_plate(h)
+    xm = sum(LIFT_LEG_X) / 2
+    # 3.2 mm in from the plate's ends: the heads clear of the servo's tab screws' tips
+    return [(xm, link_wall_y(h) - MOUNT_T, z) for z in (z0 + 3.2, z1 - 3.2)]
+
+
+def press_lift_mount(h: HandsFree = HANDSFREE) -> Part:
+    """The lift servo's mount: a plate the servo's body passes through, its tabs screwed to
+    it, and a leg to two bosses on the -y wall over the wall's notch."""
+    g = h.g
+    x0, x1, y0, y1, z0, z1 = _lift_plate(h)
+    x, z = lift_pivot(h)
+    plate = _box(min(x0, LIFT_LEG_X[0]), x1, y0, y1, z0, z1)
+    plate += _box(LIFT_LEG_X[0], LIFT_LEG_X[1], y1 - 0.01, link_wall_y(h), z0, z1)
+    bx0 = x - (g.servo_l - g.servo_shaft_from_end)
+    plate -= _box(bx0 - g.fit, x + g.servo_shaft_from_end + g.fit, y0 - 1, y1 + 1,
+                  z - g.servo_w / 2 - g.fit, z + g.servo_w / 2 + g.fit)
+    for sx, _sy, sz in lift_servo_screw_points(h):
+        plate -= _y_cylinder(sx, sz, parts.SERVO_PILOT, y0 - 1, y1 + 1)
+    for sx, sy, sz in lift_mount_screws(h):
+        plate -= _y_cylinder(sx, sz, 3.4, sy - 1, link_wall_y(h) + 1)
+        plate -= _y_cylinder(sx, sz, 6.2, y0 - 1, sy)  # the head's way in
+    return plate
+
+
+# -- the turn --
+
+def turn_axis(h: HandsFree) -> Point:
+    """(x, y) of the turn servo's axis (upright)."""
+    px, py = h.press_pivot
+    t = math.radians(TURN_DIR)
+    return px + TURN_D * math.cos(t), py + TURN_D * math.sin(t)
+
+
+def dog_point(h: HandsFree, swung: float) -> Point:
+    """(x, y) of the turn pin's axis with the press turned ``swung`` degrees."""
+    px, py = h.press_pivot
+    t = math.radians(DOG_DEG + swung)
+    return px + DOG_R * math.cos(t), py + DOG_R * math.sin(t)
+
+
+def lever_deg(h: HandsFree, swung: float) -> float:
+    """The lever's direction in plan (degrees from +x) that holds the pin with the press
+    turned ``swung`` degrees (the pin on the slot's centre line)."""
+    sx, sy = turn_axis(h)
+    x, y = dog_point(h, swung)
+    return math.degrees(math.atan2(y - sy, x - sx))
+
+
+def _turned_deg(a: float, b: float) -> float:
+    """From direction ``a`` to ``b`` (degrees), the short way round."""
+    return (b - a + 180.0) % 360.0 - 180.0
+
+
+def turn_travel(h: HandsFree = HANDSFREE) -> float:
+    """Degrees the turn servo turns to take the press from 0 to ``press_swing``."""
+    return abs(_turned_deg(lever_deg(h, 0.0), lever_deg(h, h.press_swing)))
+
+
+def groove_play_deg(h: HandsFree) -> float:
+    """The press's play about the post at 0 degrees: the follower in the straight leg."""
+    return math.degrees(math.asin((h.groove_w - h.follower_d) / 2 / (h.press_post_d / 2)))
+
+
+def slot_w(h: HandsFree) -> float:
+    """The lever's slot: the pin, 0.3 mm, and the press's play at 0 degrees each side at the
+    pin's radius (so the pin, coming up, always finds it and never fights the groove)."""
+    return DOG_D + 0.3 + 2 * DOG_R * math.tan(math.radians(groove_play_deg(h)))
+
+
+def lever_z(h: HandsFree) -> tuple[float, float]:
+    """(z0, z1) of the lever: its top 0.5 mm over the pin's at the top of the lift."""
+    top = lug_under(h, h.press_swing_z) + DOG_L + 0.5
+    return top - LEVER_T, top
+
+
+def slot_span(h: HandsFree) -> tuple[float, float]:
+    """(near, far) of the slot along the lever from the turn axis: the pin's travel in it
+    and ``SLOT_END`` past each end."""
+    sx, sy = turn_axis(h)
+    k = 42
+    d = [math.dist((sx, sy), dog_point(h, h.press_swing * i / k)) for i in range(k + 1)]
+    return min(d) - DOG_D / 2 - SLOT_END, max(d) + DOG_D / 2 + SLOT_END
+
+
+def press_turn_lever(h: HandsFree = HANDSFREE, a: float = 0.0) -> Part:
+    """The slotted lever on the turn servo (screwed to its own horn), the servo turned
+    ``a`` degrees from holding the press at 0 (positive: with the press turning out)."""
+    sx, sy = turn_axis(h)
+    z0, z1 = lever_z(h)
+    near, far = slot_span(h)
+    w = LEVER_W / 2
+    lever = _box(0.0, far + 2.0, -w, w, z0, z1) + _z_cylinder(0.0, 0.0, LEVER_HUB_D, z0, z1)
+    lever += _z_cylinder(far + 2.0, 0.0, LEVER_W, z0, z1)
+    sw = slot_w(h) / 2
+    lever -= _box(near, far, -sw, sw, z0 - 1, z1 + 1)
+    lever -= _z_cylinder(0.0, 0.0, 2.2, z0 - 1, z1 + 1)
+    sign = 1.0 if _turned_deg(lever_deg(h, 0.0), lever_deg(h, h.press_swing)) > 0 else -1.0
+    return Pos(sx, sy, 0) * Rot(0, 0, lever_deg(h, 0.0) + sign * a) * lever
+
+
+def turn_face_z(h: HandsFree) -> float:
+    return lever_z(h)[1] + HORN_STACK
+
+
+def turn_sg90(h: HandsFree = HANDSFREE) -> Part:
+    sx, sy = turn_axis(h)
+    t = math.radians(TURN_DIR)
+    return sg90(h, (sx, sy, turn_face_z(h)), (0, 0, -1), (math.cos(t), math.sin(t), 0),
+                HORN_STACK)
+
+
+def _turn_plate_z(h: HandsFree) -> tuple[float, float]:
+    zf = turn_face_z(h) + h.g.servo_tab_from_top
+    return zf - MOUNT_T, zf
+
+
+TURN_FLANGE = 17.0  # over the ear's gusset, on the wall above the upper vents
+TURN_SCREW_X = -16.0
+
+
+def turn_mount_screws(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the turn mount's two M3s' heads, on its leg's flange."""
+    z0, z1 = _turn_plate_z(h)
+    # one over the other on the flange that stands ``TURN_FLANGE`` over the plate's leg
+    return [(TURN_SCREW_X, link_wall_y(h) - MOUNT_T, z1 + dz) for dz in (6.0, 13.0)]
+
+
+def turn_servo_screw_points(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the turn servo's two M2 screws' heads, on its tabs."""
+    g = h.g
+    sx, sy = turn_axis(h)
+    t = math.radians(TURN_DIR)
+    cx = (g.servo_l - 2 * g.servo_shaft_from_end) / 2
+    half = (g.servo_tab_span - 4.6) / 2
+    z = _turn_plate_z(h)[1] + g.servo_tab_t
+    return [(sx + (cx + k) * math.cos(t), sy + (cx + k) * math.sin(t), z) for k in (-half, half)]
+
+
+def press_turn_mount(h: HandsFree = HANDSFREE) -> Part:
+    """The turn servo's mount: a plate over the lever the servo's body stands through (its
+    tabs screwed down onto it) and a leg to two bosses on the -y wall."""
+    g = h.g
+    sx, sy = turn_axis(h)
+    z0, z1 = _turn_plate_z(h)
+    t = TURN_DIR
+    x0, x1 = -g.servo_shaft_from_end, g.servo_l - g.servo_shaft_from_end
+    cx = (x0 + x1) / 2
+    m = 4.0
+    plate = _box(cx - g.servo_tab_span / 2 - 2.0, cx + g.servo_tab_span / 2 + 2.0,
+                 -g.servo_w / 2 - m, g.servo_w / 2 + m, z0, z1)
+    plate -= _box(x0 - g.fit, x1 + g.fit, -g.servo_w / 2 - g.fit, g.servo_w / 2 + g.fit,
+                  z0 - 1, z1 + 1)
+    plate = Pos(sx, sy, 0) * Rot(0, 0, t) * plate
+    yw = link_wall_y(h)
+    xs = TURN_SCREW_X
+    # the leg: beside the servo's body, then over its near end to the plate
+    plate += _box(xs - 4.0, xs + 4.0, sy - 3.0, yw - MOUNT_T + 0.01, z0, z1)
+    plate += _box(xs - 4.0, sx - 2.0, yw - MOUNT_T - 4.0, yw - MOUNT_T + 0.01, z0, z1)
+    plate += _box(xs - 4.0, xs + 4.0, yw - MOUNT_T, yw, z0, z1 + TURN_FLANGE)
+    for x, y, z in turn_mount_screws(h):
+        plate -= _y_cylinder(x, z, 3.4, y - 1, yw + 1)
+    for x, y, _z in turn_servo_screw_points(h):
+        plate -= _z_cylinder(x, y, parts.SERVO_PILOT, z0 - 1, z1 + 1)
+    return plate
+
+
+def link_bosses(h: HandsFree) -> Part:
+    """The -y wall's bosses for the two mounts (part of the shaft), their pilots."""
+    yo = -(h.shaft_half_w + h.shaft_wall)
+    out = None
+    for x, _y, z in link_mount_seats(h):
+        b = _y_cylinder(x, z, 6.0, link_wall_y(h), yo + 0.01)
+        out = b if out is None else out + b
+    for x, _y, z in link_mount_seats(h):
+        out -= _y_cylinder(x, z, 2.5, link_wall_y(h) - 1, yo + 1.0)
+    return out
+
+
+def link_mount_seats(h: HandsFree) -> list[tuple[float, float, float]]:
+    """(x, y, z) of the four M3s' heads of both mounts (lift, then turn)."""
+    return lift_mount_screws(h) + turn_mount_screws(h)
+
+
+LINK_MOVING = ("press_lift_horn", "press_turn_lever")
+
+
+def link_moving(h: HandsFree = HANDSFREE, lift: float = 0.0, turn: float = 0.0
+                ) -> dict[str, Part]:
+    """The link's moving parts, the lift servo ``lift`` and the turn servo ``turn`` degrees
+    from rest."""
+    return {"press_lift_horn": press_lift_horn(h, lift),
+            "press_turn_lever": press_turn_lever(h, turn)}
+
+
+def turn_servo_deg(h: HandsFree, swung: float) -> float:
+    """The turn servo's angle from rest with the press turned ``swung`` degrees."""
+    return abs(_turned_deg(lever_deg(h, 0.0), lever_deg(h, swung)))
+
+
+# ----- the link's forces and times -----
+# The SG90 (TowerPro's sheet): 1.8 kg cm stall (0.176 N m) at 4.8 V, 0.1 s/60 degrees
+# unloaded; the controller times each move at the slowest in the ranges, 0.12 s/60 degrees,
+# plus 0.02 s. Its speed is taken to fall linearly with its torque, to 0 at stall.
+SG90_STALL_NM = 1.8 * 0.0980665
+SG90_S_PER_60 = 0.12  # the slowest unloaded
+SERVO_SETTLE_S = 0.02
+MU_RANGE = (0.2, 0.35)  # PETG on PETG and on steel, dry
+G = 9.81
+
+
+def bore_h(h: HandsFree) -> float:
+    """The bore's length: the hub under the arm's top and the sleeve over it."""
+    return h.press_hub_h + h.press_hub_up
+
+
+@functools.lru_cache(maxsize=16)
+def press_load(h: HandsFree, tungsten_g_mm3: float | None = None
+               ) -> tuple[float, float, float]:
+    """(weight N, its centre's x and y from the post's axis) of the press, from its solids
+    (kept: the solids are the same for the same geometry)."""
+    from hardware.shuffler.cad import handsfree_fasteners as hf
+
+    d = hf.TUNGSTEN_CLASS3_MIN_G_MM3 if tungsten_g_mm3 is None else tungsten_g_mm3
+    cx, cy, _cz = hf.press_com(h, d)
+    px, py = h.press_pivot
+    return hf.press_mass_g(h, d) * hf.G_N_PER_G, cx - px, cy - py
+
+
+def bore_friction_n(h: HandsFree, mu: float, weight: float, dx: float, dy: float,
+                    lift: float = 0.0, lift_dx: float = 0.0) -> float:
+    """The bore's friction (N) on the press held at its hub: its weight at (dx, dy) from the
+    axis and ``lift`` (N, up) at (``lift_dx``, 0) make a couple the bore takes as two side
+    loads ``bore_h`` apart."""
+    mx = weight * dy  # about x: the press's weight out over the foot
+    my = weight * dx - lift * lift_dx  # about y
+    return 2 * mu * math.hypot(mx, my) / bore_h(h)
+
+
+def fall_ratio(h: HandsFree, mu: float, tungsten_g_mm3: float | None = None) -> float:
+    """The bore's friction over the press's weight, the press hanging free (lowered, the
+    lift's tip under it going down faster than it falls): under 1 it falls by itself."""
+    w, dx, dy = press_load(h, tungsten_g_mm3)
+    return bore_friction_n(h, mu, w, dx, dy) / w
+
+
+def lift_force_n(h: HandsFree, mu: float, a: float, tungsten_g_mm3: float | None = None
+                 ) -> float:
+    """The tip's push (N) that lifts the press, the lift servo at ``a`` degrees: its weight
+    and the bore's friction, which the push itself changes (solved by iteration)."""
+    w, dx, dy = press_load(h, tungsten_g_mm3)
+    px, _py = h.press_pivot
+    tip_dx = lift_tip(h, a)[0] - px
+    f = w
+    for _ in range(50):
+        f = w + bore_friction_n(h, mu, w, dx, dy, f, tip_dx)
+    return f
+
+
+def lift_torque_nm(h: HandsFree, mu: float, a: float, tungsten_g_mm3: float | None = None
+                   ) -> float:
+    """The lift servo's torque (N m) lifting the press at ``a`` degrees: the push at the
+    tip's top (its lever arm the horizontal run from the axis) and the tip's sliding
+    friction along the lug's underside (its arm the height from the axis)."""
+    f = lift_force_n(h, mu, a, tungsten_g_mm3)
+    x, z = lift_tip(h, a)
+    xl, zl = lift_pivot(h)
+    return f * ((x - xl) + mu * abs(z + LIFT_TIP_D / 2 - zl)) / 1000.0
+
+
+def hub_torque_nm(h: HandsFree, mu: float, swung: float, tungsten_g_mm3: float | None = None
+                  ) -> float:
+    """The torque (N m) that turns the press on the post at the top: the bore's friction
+    (its weight's couple) at the bore's radius, and where it is held up: on the lift's tip
+    (at the lug) until the lug leaves it, then on the follower (on the level leg)."""
+    w, dx, dy = press_load(h, tungsten_g_mm3)
+    r_bore = (h.press_post_d + h.press_hub_fit) / 2
+    px, _py = h.press_pivot
+    tip_dx = lift_tip(h, lift_travel(h))[0] - px
+    on_tip = abs(abs(tip_dx) * math.sin(math.radians(swung))) < LUG_W / 2 + LIFT_T / 2
+    r_hold = abs(tip_dx) if on_tip else h.press_post_d / 2 - h.groove_depth / 2
+    lift = w if on_tip else 0.0
+    friction = bore_friction_n(h, mu, w, dx, dy, lift, tip_dx if on_tip else 0.0)
+    return mu * (w * r_hold + friction / (2 * mu) * 2 * r_bore) / 1000.0 if mu else 0.0
+
+
+def turn_ratio(h: HandsFree, swung: float, mu: float = 0.0) -> float:
+    """The press's torque over the turn servo's at ``swung`` degrees: the pin at ``DOG_R``
+    driven by the lever's slot (its sliding friction ``mu`` taken off the drive)."""
+    sx, sy = turn_axis(h)
+    x, y = dog_point(h, swung)
+    rho = math.dist((sx, sy), (x, y))
+    px, py = h.press_pivot
+    # the pin's travel direction (tangent of its circle) against the lever's normal
+    t = math.radians(DOG_DEG + swung)
+    vx, vy = -math.sin(t), math.cos(t)
+    lx, ly = (x - sx) / rho, (y - sy) / rho
+    cos_g = abs(vx * -ly + vy * lx)
+    sin_g = abs(vx * lx + vy * ly)
+    return DOG_R * (cos_g - mu * sin_g) / rho
+
+
+def turn_torque_nm(h: HandsFree, mu: float, swung: float,
+                   tungsten_g_mm3: float | None = None) -> float:
+    """The turn servo's torque (N m) at ``swung`` degrees."""
+    return hub_torque_nm(h, mu, swung, tungsten_g_mm3) / turn_ratio(h, swung, mu)
+
+
+@functools.lru_cache(maxsize=16)
+def press_inertia(h: HandsFree, tungsten_g_mm3: float | None = None) -> float:
+    """The press's moment of inertia about the post (kg m2), each solid taken at most: its
+    whole mass at its farthest point from the axis."""
+    from hardware.shuffler.cad import handsfree_fasteners as hf
+
+    d = hf.TUNGSTEN_CLASS3_MIN_G_MM3 if tungsten_g_mm3 is None else tungsten_g_mm3
+    px, py = h.press_pivot
+    j = 0.0
+    for p, rho in hf.press_bodies(h, d):
+        far = max(math.hypot(v.X - px, v.Y - py) for v in p.vertices())
+        j += p.volume * rho / 1000.0 * (far / 1000.0) ** 2
+    return j
+
+
+def servo_move_s(travel_deg: float, load_nm, inertia, s_per_60: float = SG90_S_PER_60,
+                 stall_nm: float = SG90_STALL_NM, steps: int = 400) -> float:
+    """Seconds an SG90 takes over ``travel_deg`` (plus ``SERVO_SETTLE_S``): driven at the
+    torque its speed leaves (linear from stall at rest to none at its unloaded speed) less
+    ``load_nm(deg)``, against ``inertia(deg)`` (kg m2 at its shaft), braking at stall torque
+    in time to stop at the end. Raises ValueError when the load stalls it."""
+    w0 = math.radians(60.0) / s_per_60
+    end = math.radians(travel_deg)
+    th, w, t = 0.0, 0.0, 0.0
+    dt = 1e-4
+    while th < end:
+        deg = math.degrees(th)
+        load, j = load_nm(deg), inertia(deg)
+        if load >= stall_nm:
+            raise ValueError(f"the SG90 stalls at {deg:.1f} degrees: {load:.3f} N m")
+        brake = (stall_nm + load) / j
+        if w > 0 and w * w / (2 * brake) >= end - th:
+            w = max(w - brake * dt, 0.05)
+        else:
+            w = min(w + (stall_nm * (1 - w / w0) - load) / j * dt, w0 * (1 - load / stall_nm))
+        th += w * dt
+        t += dt
+        if t > 5.0:
+            raise ValueError("the SG90 never arrives")
+    return t + SERVO_SETTLE_S
+
+
+SG90_ROTOR = 1.0e-6  # kg m2 at the output: the motor and gear train, an upper estimate
+
+
+def lift_s(h: HandsFree, mu: float, up: bool = True, tungsten_g_mm3: float | None = None
+           ) -> float:
+    """Seconds to lift the press from an empty tray to the top (``up``), or to let it down
+    from the top onto an empty tray: the servo's travel, and going down no faster than
+    the press falls on its own (its weight less the bore's friction, as measured)."""
+    w, _dx, _dy = press_load(h, tungsten_g_mm3)
+    m = w / G
+    xl, _zl = lift_pivot(h)
+
+    def load(deg: float) -> float:
+        if not up:
+            return 0.0
+        bears = lift_foot_z(h, deg, 0) > h.press_rest_z(0) - 1e-9
+        return lift_torque_nm(h, mu, deg, tungsten_g_mm3) if bears else 0.0
+
+    def inertia(deg: float) -> float:
+        arm = (lift_tip(h, deg)[0] - xl) / 1000.0
+        return SG90_ROTOR + m * arm * arm
+
+    t = servo_move_s(lift_travel(h), load, inertia)
+    if up:
+        return t
+    a = G * (1 - fall_ratio(h, mu, tungsten_g_mm3))
+    if a <= 0:
+        raise ValueError(f"the press does not fall at mu {mu}")
+    drop = (h.press_swing_z - h.press_rest_z(0)) / 1000.0
+    return max(t, math.sqrt(2 * drop / a) + SERVO_SETTLE_S)
+
+
+def turn_s(h: HandsFree, mu: float, out: bool = True, tungsten_g_mm3: float | None = None
+           ) -> float:
+    """Seconds for the turn servo to take the press out (``out``) or back in."""
+    travel = turn_travel(h)
+    j = press_inertia(h, tungsten_g_mm3)
+
+    def swung_at(deg: float) -> float:
+        # the press's angle for the servo's: the lever's angle is monotonic in it
+        lo, hi = 0.0, h.press_swing
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            if turn_servo_deg(h, mid) < deg:
+                lo = mid
+            else:
+                hi = mid
+        return lo if out else h.press_swing - lo
+
+    def load(deg: float) -> float:
+        s = swung_at(deg if out else travel - deg)
+        return turn_torque_nm(h, mu, s, tungsten_g_mm3)
+
+    def inertia(deg: float) -> float:
+        s = swung_at(deg if out else travel - deg)
+        return SG90_ROTOR + j * turn_ratio(h, s) ** 2
+
+    return servo_move_s(travel, load, inertia)
 
 
 # ----- the lid, its switch, the load cell -----
@@ -1266,6 +1896,11 @@ PRINTED = {
     "door_servo_mount": servo_mount,
     "press_arm": press_arm,
     "press_foot": press_foot,
+    "press_sleeve": press_sleeve,
+    "press_lift_horn": press_lift_horn,
+    "press_lift_mount": press_lift_mount,
+    "press_turn_lever": press_turn_lever,
+    "press_turn_mount": press_turn_mount,
     "riser_motor_bracket": lambda h: motor_bracket(h),
     "flap": lambda h: flap(h, Bay.LOWER),
     "router_lever": lambda h: router_lever(h),
@@ -1289,6 +1924,11 @@ PRINT_ORIENTATION = {
     "door_servo_mount": Orientation(about_y=-90, note="plate down, legs up"),
     "press_arm": Orientation(about_x=180, note="top face down, the hub standing up"),
     "press_foot": Orientation(note="floor down, pocket up"),
+    "press_sleeve": Orientation(about_x=180, note="the lug's top face down, the tube up"),
+    "press_lift_horn": Orientation(about_x=90, note="flat, its servo side down, the finger up"),
+    "press_lift_mount": Orientation(about_x=90, note="the plate's tab face down, the leg up"),
+    "press_turn_lever": Orientation(note="flat"),
+    "press_turn_mount": Orientation(note="the plate down, the flange up"),
     "riser_motor_bracket": Orientation(
         about_x=-90, note="the plate's outer face (the gearbox's seat) down, legs and ribs up"),
     "flap": Orientation(about_y=flap_print_angle(HANDSFREE), note="on its flat underside"),
@@ -1321,13 +1961,17 @@ def printed(h: HandsFree = HANDSFREE, doors: float = 0.0, press: float = 0.0
     swung ``press`` degrees out."""
     out = {name: PRINTED[name](h) for name in PRINTED
            if name not in ("door_leaf", "door_gear", "riser_hub", "riser_idler",
-                           "press_arm", "door_beam_clip")}
+                           "press_arm", "press_sleeve", "press_lift_horn",
+                           "press_turn_lever", "door_beam_clip")}
     out["door_beam_clips"] = door_beam_clips(h)
     out["riser_rollers"] = riser_rollers(h)
     out["door_leaves"] = door_leaves(h, doors)
     fz = press_pose(h, press)
     out["press_arm"] = press_arm(h, fz, press)
     out["press_foot"] = press_foot(h, fz, press)
+    out["press_sleeve"] = press_sleeve(h, fz, press)
+    up = 0.0 if press == 0 else lift_travel(h)
+    out |= link_moving(h, up, turn_servo_deg(h, press))
     return out
 
 
@@ -1339,6 +1983,8 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.
     fz = press_pose(h, press)
     return {
         "press_follower": press_follower(h, fz, press), "press_weight": press_weight(h, fz, press),
+        "press_dog": press_dog(h, fz, press), "press_lift_sg90": lift_sg90(h),
+        "press_turn_sg90": turn_sg90(h),
         "gate_blade": parts.gate_blade(g), "roller_hub": parts.roller_hub(g),
         "motor_clamp": parts.motor_clamp(g), "n20_motor": parts.n20_motor(g),
         "o_rings": parts.o_rings(g), "deck": parts.deck(g, cards),

@@ -85,11 +85,12 @@ def hits(moving: Part, model: dict[str, Part], skip: frozenset[str] = frozenset(
 
 
 
-PRESS = ("press_arm", "press_foot", "press_follower", "press_weight", "Press foot screws")
+PRESS = ("press_arm", "press_foot", "press_follower", "press_weight", "press_sleeve", "press_dog",
+         "Press foot screws")
 
 
 def press_parts(model: dict[str, Part]) -> dict[str, Part]:
-    """The press's parts of ``model`` (arm, foot, pin, weight and its screws)."""
+    """The press's parts of ``model`` (arm, foot, sleeve, pins, weight and its screws)."""
     return {n: p for n, p in model.items() if n.startswith(PRESS)}
 
 
