@@ -482,12 +482,13 @@ EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
 DOOR_CHANNEL: dict[Bay, int] = {Bay.LOWER: 0, Bay.UPPER: 1}
 DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
 # The press's two SG90s (docs/hands-free.md, "The press's link"), 1.0 ms of pulse for 90
-# degrees: the lift's on channel 2, lowered at 1.0 ms and handsfree.PRESS_LIFT_DEG further
-# up; the turn's on channel 3, in at 0.5 ms (the end of its range) and PRESS_TURN_DEG out.
+# degrees, each at rest at 0.5 ms (the end of its range, where its horn is fitted): the
+# lift's on channel 2, handsfree.PRESS_LIFT_DEG up; the turn's on channel 3, PRESS_TURN_DEG
+# out.
 PRESS_LIFT_CHANNEL = 2
 PRESS_TURN_CHANNEL = 3
-PRESS_LIFT_PULSE_MS: dict[bool, float] = {False: 1.0,
-                                          True: 1.0 + handsfree.PRESS_LIFT_DEG / 90.0}  # up
+PRESS_LIFT_PULSE_MS: dict[bool, float] = {False: 0.5,
+                                          True: 0.5 + handsfree.PRESS_LIFT_DEG / 90.0}  # up
 PRESS_TURN_PULSE_MS: dict[bool, float] = {False: 0.5,
                                           True: 0.5 + handsfree.PRESS_TURN_DEG / 90.0}  # out
 # The load cell: its reading is the mean of the conversions of the last WEIGH_S (the

@@ -498,19 +498,25 @@ class PressPose(enum.Enum):
 
 
 # The press's link (measured on the CAD: docs/hands-free.md, "The press's link"): the lift's
-# SG90 (PCA9685 channel 2) turns PRESS_LIFT_DEG from the press down on an empty tray's tyre
-# to the top of the lift; the turn's SG90 (channel 3) PRESS_TURN_DEG from in to out.
-PRESS_LIFT_DEG = 90.0
-PRESS_TURN_DEG = 145.0
-# The share of an SG90's stall torque each servo works against at its worst pose: it slows
-# so (a DC motor's straight speed-torque line).
-PRESS_LIFT_LOAD = 0.0
-PRESS_TURN_LOAD = 0.0
-# Where the press and the lower doors' leaves meet: turned under PRESS_TURN_CLEAR_DEG of its
-# servo some of the press is inside the drop shaft, where the lower leaves swing, and the
-# leaves are out of its way anywhere there only under LEAVES_CLEAR_DEG (of their 90).
-PRESS_TURN_CLEAR_DEG = PRESS_TURN_DEG
-LEAVES_CLEAR_DEG = 0.0
+# SG90 (PCA9685 channel 2) turns PRESS_LIFT_DEG from its rest, under the press on an empty
+# tray, to the top of the lift; the turn's SG90 (channel 3) PRESS_TURN_DEG from in to out
+# (the press's 105 degrees).
+PRESS_LIFT_DEG = 150.5
+PRESS_TURN_DEG = 145.2
+# Their moves at the slowest SG90 of the ranges (0.12 s per 60 degrees unloaded), each
+# slowed by its load and inertia pose by pose, at the worst of the bore's friction
+# (mu 0.35) and the tungsten's density, with 20 ms to settle (the CAD's `lift_s`, `turn_s`;
+# a test ties them): the lift up from an empty tray, let down (the press falls after its
+# horn), the turn either way.
+PRESS_LIFT_S = 0.574
+PRESS_LOWER_S = 0.321
+PRESS_TURN_S = 0.448
+# Where the press and the lower doors' leaves meet (measured at a full deck's height): turned
+# in past 95 degrees of its 105 (the turn's servo under PRESS_TURN_CLEAR_DEG) the press is
+# inside the drop shaft where the lower leaves swing, and the leaves are out of its whole way
+# in only at LEAVES_CLEAR_DEG (of their 90) or less.
+PRESS_TURN_CLEAR_DEG = 123.0
+LEAVES_CLEAR_DEG = 5.0
 # An SG90 at 4.8 V turns 60 degrees in 0.1 s (datasheet); between parts and under the
 # leaves' or the press's friction, +-20 % (an estimate, to measure): the simulator's range.
 SERVO_S_PER_60 = (0.08, 0.12)
@@ -538,14 +544,13 @@ class RestackBuild:
     # An HX711 at 80 samples a second: 16 samples (0.2 s) average the noise to well under
     # the 1.8 g of one card (an estimate from typical 1 kg bar cells: 0.1-0.2 g rms a sample).
     weigh_s: float = 0.20
-    # The press's two SG90s, each from one pose to the next: its frame and the slowest servo
-    # of the ranges under its load (nothing senses the press: the doors must not open into
-    # it, nor the feed start under a full deck without it). The lift overlaps the last
-    # card's ride up to its bay; the press comes back in as the doors close.
-    press_lift_s: float = 0.020 + PRESS_LIFT_DEG / 60.0 * SERVO_S_PER_60[1] / (
-        1.0 - PRESS_LIFT_LOAD)
-    press_turn_s: float = 0.020 + PRESS_TURN_DEG / 60.0 * SERVO_S_PER_60[1] / (
-        1.0 - PRESS_TURN_LOAD)
+    # The press's two SG90s, each from one pose to the next (nothing senses the press: the
+    # doors must not open into it, nor the feed start under a full deck without it): the
+    # lift up, let down, and the turn either way, at the slowest of the ranges. The lift
+    # overlaps the last card's ride up to its bay; the press comes back in as the doors close.
+    press_lift_s: float = PRESS_LIFT_S
+    press_lower_s: float = PRESS_LOWER_S
+    press_turn_s: float = PRESS_TURN_S
     # From the doors commanded shut to the press commanded to turn back in: it may start
     # while they close, so long as it reaches the shaft (PRESS_TURN_CLEAR_DEG) only once the
     # lower leaves are out of its way (LEAVES_CLEAR_DEG), the slowest leaves against the
@@ -556,13 +561,19 @@ class RestackBuild:
 
     def __post_init__(self) -> None:
         if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
-               self.weigh_s, self.press_lift_s, self.press_turn_s, self.press_in_s) < 0:
+               self.weigh_s, self.press_lift_s, self.press_lower_s, self.press_turn_s,
+               self.press_in_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
 
     @property
     def press_s(self) -> float:
-        """The press from down on the deck to out of the shaft's way, or back."""
+        """The press from down on the deck to out of the shaft's way."""
         return self.press_lift_s + self.press_turn_s
+
+    @property
+    def press_back_s(self) -> float:
+        """The press from out of the shaft's way back down on the deck."""
+        return self.press_turn_s + self.press_lower_s
 
     @staticmethod
     def fall_s(height_mm: float) -> float:
@@ -577,7 +588,7 @@ class RestackBuild:
         last card's ride up)."""
         return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
                 + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s
-                + self.press_in_s + self.press_s)
+                + self.press_in_s + self.press_back_s)
 
 
 DEFAULT_RESTACK = RestackBuild()

@@ -29,10 +29,11 @@ from hardware.shuffler.handsfree import (
     HANDSFREE_ROUTER,
     LEAVES_CLEAR_DEG,
     PRESS_LIFT_DEG,
-    PRESS_LIFT_LOAD,
+    PRESS_LIFT_S,
+    PRESS_LOWER_S,
     PRESS_TURN_CLEAR_DEG,
     PRESS_TURN_DEG,
-    PRESS_TURN_LOAD,
+    PRESS_TURN_S,
     ROUTER_PILE,
     SERVO_S_PER_60,
     Bay,
@@ -234,8 +235,9 @@ class _Door:
     speed toward the commanded one after the servo's frame; it holds where it is without
     power."""
 
-    def __init__(self, deg_per_s: float) -> None:
-        self.rate = deg_per_s
+    def __init__(self, deg_per_s: float, back_deg_per_s: float | None = None) -> None:
+        self.rate = deg_per_s  # opening (towards a higher angle)
+        self.back = deg_per_s if back_deg_per_s is None else back_deg_per_s
         self.t0, self.a0, self.target = 0.0, 0.0, 0.0
         self.start = 0.0  # when it starts moving toward the target
         self.powered = True
@@ -243,10 +245,9 @@ class _Door:
     def angle(self, t: float) -> float:
         if not self.powered or t <= self.start:
             return self.a0
-        step = self.rate * (t - self.start)
         if self.target >= self.a0:
-            return min(self.target, self.a0 + step)
-        return max(self.target, self.a0 - step)
+            return min(self.target, self.a0 + self.rate * (t - self.start))
+        return max(self.target, self.a0 - self.back * (t - self.start))
 
     def command(self, t: float, target: float, frame: float) -> None:
         self.a0 = self.angle(t)
@@ -263,9 +264,10 @@ class _Door:
         if self.target >= self.a0:
             if not self.a0 < angle <= self.target:
                 return None
-        elif not self.target <= angle < self.a0:
+            return self.start + (angle - self.a0) / self.rate
+        if not self.target <= angle < self.a0:
             return None
-        return self.start + abs(angle - self.a0) / self.rate
+        return self.start + (self.a0 - angle) / self.back
 
 
 def _meet(a: tuple[float, float] | None, b: tuple[float, float] | None, t0: float,
@@ -293,7 +295,8 @@ def _span(servo: _Door, t0: float, t1: float, level: float,
         return t0, t1
     if not first and not last:
         return None
-    cross = servo.start + abs(level - servo.a0) / servo.rate  # it starts after its frame
+    rate = servo.rate if servo.target >= servo.a0 else servo.back
+    cross = servo.start + abs(level - servo.a0) / rate  # it starts after its frame
     cross = min(max(cross, t0), t1)
     return (t0, cross) if first else (cross, t1)
 
@@ -431,8 +434,12 @@ class HandsFreeTable(ShufflerTable):
         # the press on its two servos, each slowed by its load: the lift's (0 down on the
         # deck, where it starts: the deck loaded, the press let down on it) and the turn's
         # (0 in, over the deck); the feed has the press's force only while it is down
-        self.press_lift = _Door(servo_deg_s * (1.0 - PRESS_LIFT_LOAD))
-        self.press_turn = _Door(servo_deg_s * (1.0 - PRESS_TURN_LOAD))
+        # their moves as the CAD times them under their loads at the slowest SG90 (0.12 s per
+        # 60 degrees unloaded), scaled to this machine's servos
+        scale = self.sp.servo_s_per_60 / SERVO_S_PER_60[1]
+        self.press_lift = _Door(PRESS_LIFT_DEG / ((PRESS_LIFT_S - SERVO_FRAME_S) * scale),
+                                PRESS_LIFT_DEG / ((PRESS_LOWER_S - SERVO_FRAME_S) * scale))
+        self.press_turn = _Door(PRESS_TURN_DEG / ((PRESS_TURN_S - SERVO_FRAME_S) * scale))
         self.press_pose = PressPose.DOWN  # as last commanded
         # times the lower leaves and the press were in the shaft together (the press turned
         # under PRESS_TURN_CLEAR_DEG, the leaves over LEAVES_CLEAR_DEG), and times the turn's

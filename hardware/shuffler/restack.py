@@ -326,8 +326,10 @@ class HandsFreeController(ShufflerController):
         if was is pose:
             return 0.0
         if was is None:
-            return max(b.press_lift_s, b.press_turn_s)
-        return b.press_turn_s if PressPose.OUT in (was, pose) else b.press_lift_s
+            return max(b.press_lift_s, b.press_lower_s, b.press_turn_s)
+        if PressPose.OUT in (was, pose):
+            return b.press_turn_s
+        return b.press_lift_s if pose is PressPose.LIFTED else b.press_lower_s
 
     def _press_step(self, pose: PressPose) -> float:
         """Command the press one step, to `pose` (any steps still waiting are dropped): the
