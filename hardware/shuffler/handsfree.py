@@ -508,9 +508,42 @@ PRESS_TURN_DEG = 145.2
 # (mu 0.35) and the tungsten's density, with 20 ms to settle (the CAD's `lift_s`, `turn_s`;
 # a test ties them): the lift up from an empty tray, let down (the press falls after its
 # horn), the turn either way.
-PRESS_LIFT_S = 0.574
-PRESS_LOWER_S = 0.321
-PRESS_TURN_S = 0.448
+PRESS_LIFT_S = 0.575
+PRESS_LOWER_S = 0.322
+PRESS_TURN_S = 0.449
+# Where the lift's horn holds the press's foot, over the nip (mm), at its servo's angles (the
+# CAD's `lift_foot_z`; a test ties them): the press bears on a deck lower than that, and the
+# horn goes on down under it, slack.
+PRESS_HOLDS_MM = ((0.0, -1.0), (10.0, 0.09), (20.0, 1.69), (30.0, 3.753), (40.0, 6.214),
+                  (50.0, 9.0), (60.0, 12.025), (70.0, 15.199), (80.0, 18.423),
+                  (90.0, 21.601), (100.0, 24.636), (110.0, 27.436), (120.0, 29.915),
+                  (130.0, 31.999), (140.0, 33.623), (150.5, 34.78))
+
+
+def press_holds_mm(lift_deg: float) -> float:
+    """The height over the nip at which the lift's horn, at `lift_deg`, holds the press's
+    foot (between the CAD's points, on the straight line)."""
+    pts = PRESS_HOLDS_MM
+    if lift_deg <= pts[0][0]:
+        return pts[0][1]
+    for (a0, h0), (a1, h1) in pairwise(pts):
+        if lift_deg <= a1:
+            return h0 + (h1 - h0) * (lift_deg - a0) / (a1 - a0)
+    return pts[-1][1]
+
+
+def press_meets_deg(deck_mm: float) -> float:
+    """The lift servo's angle at which its horn meets the press resting on a deck
+    `deck_mm` high (0 at or under the horn's rest)."""
+    pts = PRESS_HOLDS_MM
+    if deck_mm <= pts[0][1]:
+        return pts[0][0]
+    for (a0, h0), (a1, h1) in pairwise(pts):
+        if deck_mm <= h1:
+            return a0 + (a1 - a0) * (deck_mm - h0) / (h1 - h0)
+    return pts[-1][0]
+
+
 # Where the press and the lower doors' leaves meet (measured at a full deck's height): turned
 # in past 95 degrees of its 105 (the turn's servo under PRESS_TURN_CLEAR_DEG) the press is
 # inside the drop shaft where the lower leaves swing, and the leaves are out of its whole way
@@ -569,6 +602,14 @@ class RestackBuild:
     def press_s(self) -> float:
         """The press from down on the deck to out of the shaft's way."""
         return self.press_lift_s + self.press_turn_s
+
+    def press_lands_s(self, cards: int) -> float:
+        """From the lift's servo commanded down to the press surely on a deck of `cards`
+        (the thinnest cards of the ranges, 0.28 mm, and half a millimetre more: the lowest
+        such a deck lies), at the slowest lowering: the horn passes under it there."""
+        deck = cards * 0.28 - 0.5
+        left = PRESS_LIFT_DEG - press_meets_deg(deck)
+        return 0.020 + left / PRESS_LIFT_DEG * (self.press_lower_s - 0.020)
 
     @property
     def press_back_s(self) -> float:

@@ -38,6 +38,7 @@ from hardware.shuffler.handsfree import (
     SERVO_S_PER_60,
     Bay,
     PressPose,
+    press_holds_mm,
 )
 from hardware.shuffler.physics import G
 from hardware.shuffler.plan import Pile
@@ -768,8 +769,10 @@ class HandsFreeTable(ShufflerTable):
         self._tray_change = max(self._tray_change, t if there is None else there)
 
     def press_down(self, t: float | None = None) -> bool:
-        """True when the press bears on the deck (the lift's servo at rest under it)."""
-        return self.press_lift.angle(self._t if t is None else t) <= 1e-9
+        """True when the press bears on the deck: the lift's horn is under the press
+        resting on the tray's deck (it goes on down to its rest, slack)."""
+        deck = len(self.tray) * self.params.card_thickness_mm
+        return press_holds_mm(self.press_lift.angle(self._t if t is None else t)) <= deck + 1e-9
 
     def press_out(self, t: float | None = None) -> bool:
         """True when the press is lifted and turned out of the doors' and piles' way."""
@@ -783,7 +786,7 @@ class HandsFreeTable(ShufflerTable):
             return self.press_out(t)
         at = self._t if t is None else t
         return (self.press_turn.angle(at) <= 1e-9
-                and (self.press_down(at) if pose is PressPose.DOWN
+                and (self.press_lift.angle(at) <= 1e-9 if pose is PressPose.DOWN
                      else self.press_lift.angle(at) >= PRESS_LIFT_DEG - 1e-9))
 
     def _feed_drive(self) -> design.DriveBuild:

@@ -321,7 +321,8 @@ class HandsFreeController(ShufflerController):
 
     def _step_s(self, was: PressPose | None, pose: PressPose) -> float:
         """Seconds for the press's step from `was` to `pose` (from an unknown pose, the
-        slower servo's)."""
+        slower servo's); let down, until it bears on the deck the tray holds now (the whole
+        deck between passes)."""
         b = self._restack_build
         if was is pose:
             return 0.0
@@ -329,7 +330,9 @@ class HandsFreeController(ShufflerController):
             return max(b.press_lift_s, b.press_lower_s, b.press_turn_s)
         if PressPose.OUT in (was, pose):
             return b.press_turn_s
-        return b.press_lift_s if pose is PressPose.LIFTED else b.press_lower_s
+        if pose is PressPose.LIFTED:
+            return b.press_lift_s
+        return b.press_lands_s(self._plan.deck_size if self._plan is not None else 0)
 
     def _press_step(self, pose: PressPose) -> float:
         """Command the press one step, to `pose` (any steps still waiting are dropped): the

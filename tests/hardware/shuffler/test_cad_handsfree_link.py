@@ -20,6 +20,7 @@ from tests.hardware.shuffler.cad_support import require_build123d
 require_build123d()  # before the imports below need it
 # ruff: noqa: E402
 
+from hardware.shuffler import handsfree
 from hardware.shuffler.cad import handsfree_fasteners as hf
 from hardware.shuffler.cad import handsfree_parts as hp
 from hardware.shuffler.cad import handsfree_sweep
@@ -256,4 +257,38 @@ def test_how_far_the_lower_leaves_may_be_open_as_the_press_turns(model):
           f"back in; the press must be {out_first:.0f} degrees out before they start to open")
     assert 0.0 <= may_be_open < 90.0
     assert 0.0 < out_first <= H.press_swing
+    # the controller and the simulator take these as they are measured here
+    assert handsfree.LEAVES_CLEAR_DEG <= may_be_open
+    assert handsfree.PRESS_TURN_CLEAR_DEG >= hp.turn_servo_deg(H, out_first) - 0.1
     assert clear[-1]
+
+
+def test_the_software_takes_the_links_angles_and_times_as_drawn():
+    """The controller's and the simulator's press (hardware.shuffler.handsfree) is this
+    link's: its servos' travels, where the horn holds the foot at each angle, and each
+    move's time no shorter than the slowest the ranges of friction and tungsten give (and
+    within 10 ms of it)."""
+    assert handsfree.PRESS_LIFT_DEG == pytest.approx(hp.lift_travel(H), abs=0.1)
+    assert handsfree.PRESS_TURN_DEG == pytest.approx(hp.turn_travel(H), abs=0.1)
+    assert handsfree.PRESS_TURN_CLEAR_DEG == pytest.approx(hp.turn_servo_deg(H, 95.0), abs=0.1)
+    nip = H.g.nip[1]
+    for a, held in handsfree.PRESS_HOLDS_MM:
+        top = hp.lift_tip(H, a)[1] + hp.LIFT_TIP_D / 2
+        lifted = top - (H.press_foot_h + H.press_hub_up - hp.LUG_T)
+        assert held == pytest.approx(min(lifted, H.press_swing_z) - nip, abs=0.01), a
+    # between the table's points the straight line stays within 0.3 mm of the horn's arc
+    for tenth in range(0, 1500, 25):
+        a = tenth / 10
+        deck = hp.lift_foot_z(H, a, 0) - nip  # the foot held by the horn over an empty tray
+        if deck > 0:
+            assert handsfree.press_holds_mm(a) == pytest.approx(deck, abs=0.3), a
+    worst = {name: 0.0 for name in ("lift", "lower", "turn")}
+    for mu in hp.MU_RANGE:
+        for d in TUNGSTEN:
+            worst["lift"] = max(worst["lift"], hp.lift_s(H, mu, True, d))
+            worst["lower"] = max(worst["lower"], hp.lift_s(H, mu, False, d))
+            worst["turn"] = max(worst["turn"], hp.turn_s(H, mu, True, d),
+                                hp.turn_s(H, mu, False, d))
+    for name, taken in (("lift", handsfree.PRESS_LIFT_S), ("lower", handsfree.PRESS_LOWER_S),
+                        ("turn", handsfree.PRESS_TURN_S)):
+        assert worst[name] <= taken < worst[name] + 0.01, name

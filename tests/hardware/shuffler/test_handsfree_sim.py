@@ -856,6 +856,29 @@ def test_the_press_turns_only_at_the_top_of_its_lift() -> None:
     assert table.press_jams == 2
 
 
+@pytest.mark.parametrize("cards", [0, 1, 26, 52, 78, 104])
+@pytest.mark.parametrize("thickness", shuffler_ranges.RANGES["card_thickness_mm"])
+def test_the_press_bears_on_a_deck_once_the_horn_passes_under_it(cards: int,
+                                                                 thickness: float) -> None:
+    """Let down from the top, the press bears on the deck (its force on the feed, its
+    weight on the load cell) as soon as the lift's horn passes under it, before the horn's
+    rest, the higher the deck the sooner; the restack's wait for it covers the slowest
+    servo of the ranges at every deck and card, and the press is on the deck by then."""
+    slowest = max(SHAFT_RANGES["servo_s_per_60"])
+    table = HandsFreeTable(shaft_params=ShaftParams(servo_s_per_60=slowest),
+                           params=Params(card_thickness_mm=thickness))
+    table.load(list(range(cards)))
+    t = press_to(table, PressPose.LIFTED, 0.0)
+    assert not table.press_down(t)
+    table.set_press(PressPose.DOWN, t)
+    landed = next(k / 1000 for k in range(2000) if table.press_down(t + k / 1000))
+    rest = table.press_lift.time_to(0.0)
+    assert rest is not None
+    if cards >= 26:
+        assert landed < rest - t - 0.05  # well before the horn's rest
+    assert landed <= handsfree.DEFAULT_RESTACK.press_lands_s(cards) + 1e-3
+
+
 def test_the_controller_waits_for_the_slowest_press_servo_of_the_ranges() -> None:
     """Nothing senses the press: the restack's wait for it covers the slowest SG90."""
     slowest = max(SHAFT_RANGES["servo_s_per_60"])
