@@ -835,9 +835,10 @@ class ShufflerController:
             self._move = (move_at, target)
             self._router_at = target
             # below 0: the feed starts first
-            lead = t.router_move - self._flap_lead()
-            self._feed_from = move_at + (max(lead, t.router_settle) if t.router_settle > 0
-                                         else lead)
+            move = self._router_move_s(target)
+            lead = move - self._flap_lead()
+            settle = max(0.0, t.router_settle - (t.router_move - move))
+            self._feed_from = move_at + (max(lead, settle) if t.router_settle > 0 else lead)
             return None
         if now < self._feed_from:
             return self._wait(now, r.nxt, min([self._feed_from, *r.waits]))
@@ -845,6 +846,10 @@ class ShufflerController:
             self._mech.set_router(target)
         self._feed(now)
         return None
+
+    def _router_move_s(self, target: Pile) -> float:
+        """The router's own settle (command to a still flap) moving to `target`."""
+        return self._timing.router_move
 
     def _move_router(self, now: float) -> float | None:
         """Move the router if its time has come; returns when it is due, if still to come."""

@@ -155,6 +155,8 @@ class RouterBuild:
     frame_s: float = 0.020
     pull_in_s: float = 0.015  # solenoid: full power this long, then the holding power
     ring_s: float = 0.005  # the flap stops bouncing
+    # solenoid: let go, its spring brings the flap back this fast (None: as the pull-in)
+    return_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("servo", "solenoid"):
@@ -169,6 +171,14 @@ class RouterBuild:
         if self.kind == "servo":
             return self.frame_s + self.swing_deg / 60.0 * self.seconds_per_60_deg + self.ring_s
         return self.pull_in_s + self.ring_s
+
+    @property
+    def back_settle_s(self) -> float:
+        """From the command back to the spring's side (the solenoid let go) to a still
+        flap; a servo's is its settle either way."""
+        if self.kind == "servo" or self.return_s is None:
+            return self.settle_s
+        return self.return_s + self.ring_s
 
 
 # The Lotus-style build's drive, its default: the 50:1 N20 on the 5 V supply under a 24 mm
@@ -230,10 +240,10 @@ SOLENOID_ROUTER = RouterBuild()
 # The hands-free build's router: a JF-0530B class solenoid turning the riser's flap through a
 # lever (docs/hands-free.md, "The router's solenoid"). Its pull falls steeply with the gap:
 # at the weak end of its range (3.75 N seated) with 1.5 x the moving mass, it pulls the flap
-# over in 35.5 ms and the spring brings it back in 18 ms (the CAD's `router_swing_s`; 15.5
+# over in 35.5 ms and the spring brings it back in 18.0 ms (the CAD's `router_swing_s`; 15.5
 # and 14.7 ms at the quoted 5 N). Nothing senses the flap, so the controller allows the
-# slowest.
-HANDSFREE_SOLENOID_ROUTER = RouterBuild(pull_in_s=0.036)
+# slowest each way.
+HANDSFREE_SOLENOID_ROUTER = RouterBuild(pull_in_s=0.036, return_s=0.018)
 DEFAULT_ROUTER = SERVO_ROUTER
 
 

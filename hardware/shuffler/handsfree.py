@@ -659,7 +659,10 @@ def handsfree_pace(cards: int = 52, params: Params | None = None,
     riser = riser_mm_s or min((1.0 + design.RISER_OVERDRIVE) * v,
                               design.RISER_CARD_SPEED_MM_S)
     clear = design.card_transit_s(riser)
-    other = max(0.0, design.flap_clear_s(riser) - p.filter_s + HANDSFREE_ROUTER.settle_s
+    # the router's moves alternate: over to the upper bay (the solenoid's pull), back to the
+    # lower (its spring)
+    settle = (HANDSFREE_ROUTER.settle_s + HANDSFREE_ROUTER.back_settle_s) / 2
+    other = max(0.0, design.flap_clear_s(riser) - p.filter_s + settle
                 - design.flap_lead_s(v, drive.motor_start_s, p.filter_s))
     run_on = (design.CARD_LENGTH_MM - design.GATE_MM) / v
     return replace(p, transit_s=clear, same_wait_s=clear, other_wait_s=other, run_on_s=run_on)

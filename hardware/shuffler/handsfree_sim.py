@@ -397,6 +397,10 @@ class HandsFreeTable(ShufflerTable):
         if kwargs.get("drive") is None:
             kwargs["drive"] = design.HANDSFREE_DRIVE  # the build's own feed
         super().__init__(**kwargs)
+        # the solenoid's spring brings the flap back to the lower bay sooner than it pulls it
+        # over (as much sooner as the build's router, whatever its settle was given as)
+        self.router_back_s = max(0.0, self.router_settle_s - (
+            HANDSFREE_ROUTER.settle_s - HANDSFREE_ROUTER.back_settle_s) / self.speed)
         if catch_cards < 0 or catch_frees < 0:
             raise ShufflerError(
                 f"a caught pile needs 0 or more cards and reopenings, got {catch_cards} "

@@ -398,6 +398,15 @@ class HandsFreeController(ShufflerController):
         self._braked = None if self._inflight is not None else (edge, r.now)
         return wait
 
+    def _router_move_s(self, target: Pile) -> float:
+        """Back to the lower bay the solenoid's spring turns the flap sooner than the
+        solenoid pulls it over (`design.HANDSFREE_SOLENOID_ROUTER`)."""
+        move = self._timing.router_move
+        if target is ROUTER_PILE[Bay.LOWER]:
+            r = handsfree.HANDSFREE_ROUTER
+            return max(0.0, move - (r.settle_s - r.back_settle_s))
+        return move
+
     def _flap_lead(self) -> float:
         """From the next feed to its card at the flap: that card has lain on the feed roller
         since the last card's tail left the nip, and was drawn on from the front wall until

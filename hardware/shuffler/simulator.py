@@ -212,6 +212,8 @@ class ShufflerTable:
                                     self.params.card_thickness_mm)
         self.router_settle_s = (design.DEFAULT_ROUTER.settle_s if router_settle_s is None
                                 else router_settle_s) / speed
+        # a move back to the left pile (a solenoid's spring side) may settle sooner
+        self.router_back_s = self.router_settle_s
         self._router_log: list[tuple[float, Pile]] = [(float("-inf"), Pile.LEFT)]
         self.flap_hits = 0
         # top first; the roller drives the bottom card: tray[-1] is the next card fed
@@ -565,13 +567,14 @@ class ShufflerTable:
                 - 1e-7:
             return
         lead, unit.flap_at = unit.flap_at, None
-        since = lead - self.router_settle_s * self.speed
+        longest = max(self.router_settle_s, self.router_back_s) * self.speed
         # newest first, back to the moves that could still be settling as its lead arrived
         # (the log grows with the machine's life: a whole scan made long runs quadratic)
-        for at, _ in reversed(self._router_log):
-            if at * self.speed <= since:
+        for at, pile in reversed(self._router_log):
+            if at * self.speed <= lead - longest:
                 break
-            if at * self.speed < t:
+            settle = self.router_back_s if pile is Pile.LEFT else self.router_settle_s
+            if lead - settle * self.speed < at * self.speed < t:
                 self.flap_hits += 1
                 break
 

@@ -565,6 +565,22 @@ def test_a_deck_whose_equal_piles_no_sensor_sees_is_refused_by_name() -> None:
         sim._make_plan(32, "exact")
 
 
+def test_the_flap_is_waited_for_as_long_as_its_way_takes() -> None:
+    """The solenoid pulls the flap over to the upper bay more slowly than its spring brings
+    it back: the controller waits each move's own time (and the whole shuffle moves the
+    flap under no card, `_exact` with the corners' tests)."""
+    from hardware.shuffler import design
+
+    sim, _ = _sim(52)
+    router = design.HANDSFREE_SOLENOID_ROUTER
+    over = sim._router_move_s(Pile.RIGHT)
+    back = sim._router_move_s(Pile.LEFT)
+    assert over == pytest.approx(sim._timing.router_move)
+    assert over - back == pytest.approx(router.settle_s - router.back_settle_s)
+    assert back < over
+    assert _play(sim) == [] and sim.table.flap_hits == 0
+
+
 def test_one_wrong_restack_on_the_machine_is_caught_by_its_sensors() -> None:
     sim, events = _sim(52, swapped_doors=True)
     sim.touch()
