@@ -930,6 +930,12 @@ def lid(h: HandsFree = HANDSFREE, opened: float = 0.0) -> Part:
     plate -= _box(lx0 - 0.5, lx1 + 0.5, yi - 0.01, h.hinge_y + h.leaf_t / 2 + 0.3,
                   zd - h.leaf_width - 3.0, zt + 1)
     plate -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, yi - 0.01, yo + 1)  # the receiver
+    # the bottom edge's inside corner, rounded about the pins to its outside corner's
+    # radius: opening, the edge then swings no lower than it hangs shut (over the tray)
+    py, pz = lid_pin_y(h), lid_hinge_z(h)
+    reach = math.hypot(yo + 0.2 - py, zb - pz) + 0.01
+    plate -= _box(xo - 1, xf + 1, yi - 1, yo + 1, zb - 1, zb + 5) - _x_cylinder(
+        xo - 2, xf + 2, py, pz, 2 * reach)
     face = yo + 0.2 - lid_pin_y(h)  # the plate's outer face and top edge, about the pin
     top = zt - lid_hinge_z(h)
     near = -(LID_PIN_OUT - LID_GAP)
