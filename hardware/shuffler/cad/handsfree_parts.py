@@ -930,12 +930,13 @@ def lid(h: HandsFree = HANDSFREE, opened: float = 0.0) -> Part:
     plate -= _box(lx0 - 0.5, lx1 + 0.5, yi - 0.01, h.hinge_y + h.leaf_t / 2 + 0.3,
                   zd - h.leaf_width - 3.0, zt + 1)
     plate -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, yi - 0.01, yo + 1)  # the receiver
-    # the bottom edge's inside corner, rounded about the pins to its outside corner's
-    # radius: opening, the edge then swings no lower than it hangs shut (over the tray)
-    py, pz = lid_pin_y(h), lid_hinge_z(h)
-    reach = math.hypot(yo + 0.2 - py, zb - pz) + 0.01
-    plate -= _box(xo - 1, xf + 1, yi - 1, yo + 1, zb - 1, zb + 5) - _x_cylinder(
-        xo - 2, xf + 2, py, pz, 2 * reach)
+    # the bottom edge's inside corner cut back past the tray floor's edge (2 mm out, 3 mm
+    # up: no overhang as printed): opening, the edge dips as it swings out, and over the
+    # floor it would meet it
+    plate -= _pin_prism(h, [(yi - 0.01 - lid_pin_y(h), zb - 0.01 - lid_hinge_z(h)),
+                            (yi + 2.0 - lid_pin_y(h), zb - 0.01 - lid_hinge_z(h)),
+                            (yi - 0.01 - lid_pin_y(h), zb + 3.0 - lid_hinge_z(h))],
+                        xo - 1, xf + 1)
     face = yo + 0.2 - lid_pin_y(h)  # the plate's outer face and top edge, about the pin
     top = zt - lid_hinge_z(h)
     near = -(LID_PIN_OUT - LID_GAP)
