@@ -846,21 +846,22 @@ def press_notch(h: HandsFree) -> tuple[float, float, float, float]:
 
 # ----- the lid, its switch, the load cell -----
 
-# The lid turns on two short pins along x, each through a knuckle on the +y wall above the
-# window and the two lid knuckles either side of it; opening, its bottom edge swings out (+y)
-# and up. Everything the lid carries above the pin's level moves in towards the wall as it
-# opens, so all of it stays within ``LID_PIN_OUT`` of the pin's axis (it never reaches the
-# wall's outer face); everything farther out is below the pin and swings away from the wall.
-# At ``LID_OPEN`` degrees the lid's outer face lands on the stops of the fixed knuckles.
+# The lid turns on one pin along x through both hinges: at each, a knuckle on the +y wall
+# above the window between two knuckles on the lid's top edge. Opening, its bottom edge
+# swings out (+y) and up. Whatever the lid carries above the pin's level moves in towards
+# the wall as it opens, so all of it stays within ``LID_PIN_OUT`` of the pin's axis (it
+# never reaches the wall's outer face); everything farther out is below the pin and swings
+# away from the wall. At ``LID_OPEN`` degrees the lid's outer face lands on the stops of
+# the wall's knuckles.
 LID_PIN_OUT = 10.0  # the pin's axis outside the wall's outer face
-LID_KNUCKLE_R = 4.0  # every knuckle round the pin: 0.85 mm more than the old knuckles' walls
+LID_KNUCKLE_R = 4.0  # every knuckle round the pin: 2.85 mm of wall round its 2.3 mm bore
 LID_OPEN = 110.0  # degrees: the window clear of the lid for the deck to slide in
 LID_GAP = 0.5  # the lid's parts above its top edge off the wall's outer face
 OVERHANG = 1.2  # undersides rise 1.2 in 1 (50 degrees from level): they print unsupported
-# The lid switch's hinge lever (SS-5GL class, taken from its datasheet's hinge-lever figures
-# measured from the mounting holes' centre line, here translated to the body's lever face):
-# it operates 3.7 mm out from the face and lies free at 5.3 mm (pretravel 1.6 mm); the lid's
-# tab holds it 3.4 mm out, 0.3 mm past operating and short of the 0.6 mm overtravel.
+# The lid switch's hinge lever, measured from the body's lever face (taken from the SS-5GL
+# class's hinge-lever figures: operating 8.8 mm and pretravel 1.6 mm from the mounting
+# holes' centre line, 5.1 mm from the face; overtravel 0.6 mm): it operates 3.7 mm out and
+# lies free at 5.3 mm; the lid's tab holds it 3.4 mm out, past operating, short of bottoming.
 LEVER_OP = 3.7
 LEVER_FREE = 5.3
 LEVER_PRESSED = 3.4
@@ -876,12 +877,12 @@ def lid_hinge_z(h: HandsFree) -> float:
 
 
 def lid_pin_y(h: HandsFree) -> float:
-    """The lid pins' axis: ``LID_PIN_OUT`` outside the shaft's +y wall."""
+    """The lid pin's axis: ``LID_PIN_OUT`` outside the shaft's +y wall."""
     return h.shaft_half_w + h.shaft_wall + LID_PIN_OUT
 
 
 def lid_turn(h: HandsFree, part: Part, opened: float) -> Part:
-    """``part`` turned with the lid ``opened`` degrees about the pins (its bottom edge out)."""
+    """``part`` turned with the lid ``opened`` degrees about its pin (its bottom edge out)."""
     y, z = lid_pin_y(h), lid_hinge_z(h)
     return Pos(0, y, z) * Rot(opened, 0, 0) * Pos(0, -y, -z) * part
 
@@ -952,8 +953,9 @@ def lid(h: HandsFree = HANDSFREE, opened: float = 0.0) -> Part:
     sx0, sx1, sy0, _sy1, sz0, _sz1 = switch_frame(h)
     up = sz0 - LEVER_PRESSED - lid_hinge_z(h)
     inner = sy0 + 0.5 - lid_pin_y(h)
-    tab = [(face, top - 0.5 + OVERHANG * (face + 0.5)), (-0.5, top - 0.5),
-           (-0.5, up + (inner + 0.5) / 3), (inner, up), (near, up + near - inner),
+    edge = -(h.pin_d / 2 + 0.6)  # the one pin runs on past it, from hinge to hinge
+    tab = [(face, top - 0.5 + OVERHANG * (face - edge)), (edge, top - 0.5),
+           (edge, up + (inner - edge) / 3), (inner, up), (near, up + near - inner),
            (near, top), (face, top)]
     plate += _pin_prism(h, tab, sx0 + 2.0, sx1 - 2.0)
     return lid_turn(h, plate, opened) if opened else plate
