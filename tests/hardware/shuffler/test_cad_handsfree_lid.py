@@ -24,7 +24,7 @@ from hardware.shuffler.cad.handsfree_params import HANDSFREE
 from hardware.shuffler.cad.parts import _box
 
 H = HANDSFREE
-STEP = 2.5  # degrees a pose: the lid's farthest point (51 mm from the pins) moves 2.2 mm
+STEP = 2.0  # degrees a pose: the lid's farthest point (51 mm from the pin) moves 1.8 mm
 BACK = 1.0  # the deck slid in this far behind where it rests against the gate
 
 
