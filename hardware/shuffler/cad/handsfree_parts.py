@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from build123d import (
     Axis,
+    Circle,
     Cylinder,
     Helix,
     Part,
@@ -1475,6 +1476,27 @@ def turn_s(h: HandsFree, mu: float, out: bool = True, tungsten_g_mm3: float | No
 
 # ----- the lid, its switch, the load cell -----
 
+# The lid turns on one pin along x through both hinges: at each, a knuckle on the +y wall
+# above the window between two knuckles on the lid's top edge. Opening, its bottom edge
+# swings out (+y) and up. Whatever the lid carries above the pin's level moves in towards
+# the wall as it opens, so all of it stays within ``LID_PIN_OUT`` of the pin's axis (it
+# never reaches the wall's outer face); everything farther out is below the pin and swings
+# away from the wall. At ``LID_OPEN`` degrees the lid's outer face lands on the stops of
+# the wall's knuckles.
+LID_PIN_OUT = 10.0  # the pin's axis outside the wall's outer face
+LID_KNUCKLE_R = 4.0  # every knuckle round the pin: 2.85 mm of wall round its 2.3 mm bore
+LID_OPEN = 110.0  # degrees: the window clear of the lid for the deck to slide in
+LID_GAP = 0.5  # the lid's parts above its top edge off the wall's outer face
+OVERHANG = 1.2  # undersides rise 1.2 in 1 (50 degrees from level): they print unsupported
+# The lid switch's hinge lever, measured from the body's lever face (taken from the SS-5GL
+# class's hinge-lever figures: operating 8.8 mm and pretravel 1.6 mm from the mounting
+# holes' centre line, 5.1 mm from the face; overtravel 0.6 mm): it operates 3.7 mm out and
+# lies free at 5.3 mm; the lid's tab holds it 3.4 mm out, past operating, short of bottoming.
+LEVER_OP = 3.7
+LEVER_FREE = 5.3
+LEVER_PRESSED = 3.4
+
+
 def lid_hinge_xs(h: HandsFree) -> list[float]:
     xb, xf = h.shaft_x
     return [xb + 10.0, xf - 14.0]
@@ -1484,18 +1506,51 @@ def lid_hinge_z(h: HandsFree) -> float:
     return h.zf + h.window_h + 4.0
 
 
+def lid_pin_y(h: HandsFree) -> float:
+    """The lid pin's axis: ``LID_PIN_OUT`` outside the shaft's +y wall."""
+    return h.shaft_half_w + h.shaft_wall + LID_PIN_OUT
+
+
+def lid_turn(h: HandsFree, part: Part, opened: float) -> Part:
+    """``part`` turned with the lid ``opened`` degrees about its pin (its bottom edge out)."""
+    y, z = lid_pin_y(h), lid_hinge_z(h)
+    return Pos(0, y, z) * Rot(opened, 0, 0) * Pos(0, -y, -z) * part
+
+
+def _pin_prism(h: HandsFree, points: list[Point], x0: float, x1: float,
+               round_pin: bool = False) -> Part:
+    """A prism along x from x0 to x1 on a polygon of (y, z) points about the pin's axis; with
+    ``round_pin``, joined to a knuckle's cylinder round the pin and bored for it (drawn as
+    one section: a cylinder fused on after reads back as a trimmed face, no radius)."""
+    y, z = lid_pin_y(h), lid_hinge_z(h)
+    section = Polygon(*[(y + dy, z + dz) for dy, dz in points], align=None)
+    if round_pin:
+        section += Pos(y, z) * Circle(LID_KNUCKLE_R)
+        section -= Pos(y, z) * Circle((h.pin_d + 0.3) / 2)
+    prism = extrude(Plane.YZ * section, amount=x1 - x0)
+    return Pos(x0 - prism.bounding_box().min.X, 0, 0) * prism
+
+
 def _lid_knuckle(h: HandsFree, x: float) -> Part:
-    """A knuckle on the shaft's +y wall above the window: the lid's pin passes through."""
-    yo = h.shaft_half_w + h.shaft_wall
-    z = lid_hinge_z(h)
-    k = _box(x - 3, x + 3, yo - 0.01, yo + 3.5, z - 3.5, z + 6)
-    return k - _x_cylinder(x - 4, x + 4, yo + 3.5, z, h.pin_d + 0.3)
+    """A knuckle on the shaft's +y wall above the window, the lid's pin through it, and its
+    stop: the lid's outer face lands on it at ``LID_OPEN`` degrees."""
+    w = LID_PIN_OUT + 0.01
+    face = -(LID_PIN_OUT - 0.2)  # the lid's outer face, about the pin
+    c, s = math.cos(math.radians(LID_OPEN)), math.sin(math.radians(LID_OPEN))
+    # that face turned LID_OPEN degrees, over the 13 mm of it under the lid's top edge
+    a, b = [(face * c - dz * s, face * s + dz * c) for dz in (0.0, -13.0)]
+    # from the stop's far end its top rises 1.2 in 1 to the wall (the shaft prints top
+    # down); its underside just inside the cylinder's (a tangent join makes a face the
+    # print checks cannot read)
+    web = [(-w, -LID_KNUCKLE_R + 0.3), (0.0, -LID_KNUCKLE_R + 0.3), a, b,
+           (-w, b[1] + OVERHANG * (b[0] + w))]
+    return _pin_prism(h, web, x - 3, x + 3, round_pin=True)
 
 
-def lid(h: HandsFree = HANDSFREE) -> Part:
-    """The window's cover: its inside face is the tray's wall there (the deck's side guide),
-    a pocket for the lower +y leaf when open, knuckles on its top edge, and the tab that
-    closes the lid switch."""
+def lid(h: HandsFree = HANDSFREE, opened: float = 0.0) -> Part:
+    """The window's cover, ``opened`` degrees: its inside face is the tray's wall there (the
+    deck's side guide), a pocket for the lower +y leaf when open, knuckles on its top edge,
+    and the tab that closes the lid switch."""
     xo, xf, yo, _top = shaft_outer(h)
     yi = h.shaft_half_w
     zb, zt = h.zf + 0.5, h.zf + h.window_h - 0.5
@@ -1506,20 +1561,40 @@ def lid(h: HandsFree = HANDSFREE) -> Part:
     plate -= _box(lx0 - 0.5, lx1 + 0.5, yi - 0.01, h.hinge_y + h.leaf_t / 2 + 0.3,
                   zd - h.leaf_width - 3.0, zt + 1)
     plate -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, yi - 0.01, yo + 1)  # the receiver
+    # the bottom edge's inside corner cut back past the tray floor's edge (2 mm out, 3 mm
+    # up: no overhang as printed): opening, the edge dips as it swings out, and over the
+    # floor it would meet it
+    plate -= _pin_prism(h, [(yi - 0.01 - lid_pin_y(h), zb - 0.01 - lid_hinge_z(h)),
+                            (yi + 2.0 - lid_pin_y(h), zb - 0.01 - lid_hinge_z(h)),
+                            (yi - 0.01 - lid_pin_y(h), zb + 3.0 - lid_hinge_z(h))],
+                        xo - 1, xf + 1)
+    face = yo + 0.2 - lid_pin_y(h)  # the plate's outer face and top edge, about the pin
+    top = zt - lid_hinge_z(h)
+    near = -(LID_PIN_OUT - LID_GAP)
     for x in lid_hinge_xs(h):
         for dx in (-6.5, 6.5):
-            kn = _box(x + dx - 3, x + dx + 3, yo + 0.2, yo + 3.5, zt - 0.01,
-                      lid_hinge_z(h) + 3.5)
-            kn -= _x_cylinder(x + dx - 4, x + dx + 4, yo + 3.5, lid_hinge_z(h), h.pin_d + 0.3)
-            plate += kn
-    # the tab that closes the lid switch's lever, up beside the switch
-    sx0, sx1, _sy0, _sy1, sz0, _sz1 = switch_frame(h)
-    reach = SWITCH_BLOCK + h.switch[1]
-    tab = [(yo + 0.1, zt - 1.2 * reach), (yo + reach, zt), (yo + reach, sz0 - 3.0),
-           (yo + 0.1, sz0 - 3.0)]  # its underside 50 degrees from level: no overhang
-    face = Pos(sx0 + 2.0, 0, 0) * Rot(0, 90, 0) * Polygon(*[(-z, y) for y, z in tab], align=None)
-    plate += extrude(face, amount=sx1 - sx0 - 4.0)
-    return plate
+            web = [(face, top + OVERHANG * face), (0.0, top), (0.0, 0.0), (near, 0.0),
+                   (near, top), (face, top)]
+            plate += _pin_prism(h, web, x + dx - 3, x + dx + 3, round_pin=True)
+    # the tab that holds the lid switch's lever: inside the pin's line, so it drops away
+    # from the lever as the lid opens, and within LID_PIN_OUT of the pin, so it never
+    # reaches the wall; its top falls 1 in 3 outwards, so its inner edge (the farthest in,
+    # the fastest down) is what holds the lever
+    sx0, sx1, sy0, _sy1, sz0, _sz1 = switch_frame(h)
+    up = sz0 - LEVER_PRESSED - lid_hinge_z(h)
+    inner = sy0 + 0.5 - lid_pin_y(h)
+    edge = -(h.pin_d / 2 + 0.6)  # the one pin runs on past it, from hinge to hinge
+    tab = [(face, top - 0.5 + OVERHANG * (face - edge)), (edge, top - 0.5),
+           (edge, up + (inner - edge) / 3), (inner, up), (near, up + near - inner),
+           (near, top), (face, top)]
+    plate += _pin_prism(h, tab, sx0 + 2.0, sx1 - 2.0)
+    return lid_turn(h, plate, opened) if opened else plate
+
+
+def lever_travel(h: HandsFree) -> Part:
+    """Where the lid switch's lever moves between free and operating, under its body."""
+    x0, x1, y0, y1, z0, _z1 = switch_frame(h)
+    return _box(x0, x1, y0, y1, z0 - LEVER_FREE, z0 - LEVER_OP)
 
 
 SWITCH_BLOCK = 6.0  # the block on the shaft's +y wall the switch is screwed to

@@ -205,15 +205,15 @@ def test_the_piles_fall_past_the_sensors():
 
 def _lid_at(h: HandsFree, lid: Part, angle: float) -> Part:
     """The lid swung ``angle`` degrees open about its hinge pin (its foot outwards, +y)."""
-    py = h.shaft_half_w + h.shaft_wall + 3.5
+    py = HP.lid_pin_y(h)
     pz = HP.lid_hinge_z(h)
     return Pos(0, py, pz) * Rot(angle, 0, 0) * Pos(0, -py, -pz) * lid
 
 
 def test_the_lid_swings_clear_of_the_receivers(closed):
     """The lid turned about its pin from shut to folded right back over the shaft (every
-    5 degrees to 180; as drawn its square knuckles and switch tab meet the wall by 5 degrees,
-    which is the lid's own matter) never meets a receiver, its clip or its screw: they sit
+    5 degrees to 180, past its stop: the lid's own sweep is test_cad_handsfree_lid's) never
+    meets a receiver, its clip or its screw: they sit
     above the lid's knuckles, the receivers' leads bent up along their clips."""
     sensor = {n: p for n, p in _sensor(closed).items()
               if n.startswith(("door_beam_clips", "Door receiver clip screws"))}
