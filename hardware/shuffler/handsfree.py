@@ -520,28 +520,26 @@ PRESS_HOLDS_MM = ((0.0, -1.0), (10.0, 0.09), (20.0, 1.69), (30.0, 3.753), (40.0,
                   (130.0, 31.999), (140.0, 33.623), (150.5, 34.78))
 
 
+def _between(x: float, pts: Sequence[tuple[float, float]]) -> float:
+    """y at `x` on the straight lines through `pts` (rising in x), flat past either end."""
+    if x <= pts[0][0]:
+        return pts[0][1]
+    for (x0, y0), (x1, y1) in pairwise(pts):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return pts[-1][1]
+
+
 def press_holds_mm(lift_deg: float) -> float:
     """The height over the nip at which the lift's horn, at `lift_deg`, holds the press's
     foot (between the CAD's points, on the straight line)."""
-    pts = PRESS_HOLDS_MM
-    if lift_deg <= pts[0][0]:
-        return pts[0][1]
-    for (a0, h0), (a1, h1) in pairwise(pts):
-        if lift_deg <= a1:
-            return h0 + (h1 - h0) * (lift_deg - a0) / (a1 - a0)
-    return pts[-1][1]
+    return _between(lift_deg, PRESS_HOLDS_MM)
 
 
 def press_meets_deg(deck_mm: float) -> float:
     """The lift servo's angle at which its horn meets the press resting on a deck
     `deck_mm` high (0 at or under the horn's rest)."""
-    pts = PRESS_HOLDS_MM
-    if deck_mm <= pts[0][1]:
-        return pts[0][0]
-    for (a0, h0), (a1, h1) in pairwise(pts):
-        if deck_mm <= h1:
-            return a0 + (a1 - a0) * (deck_mm - h0) / (h1 - h0)
-    return pts[-1][0]
+    return _between(deck_mm, [(h, a) for a, h in PRESS_HOLDS_MM])
 
 
 # Where the press and the lower doors' leaves meet (measured at a full deck's height): turned
