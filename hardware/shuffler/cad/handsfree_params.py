@@ -117,7 +117,7 @@ class HandsFree:
     # unless h > 2 mu e. At the 16 mm hub that is mu < 0.18, under PETG's 0.2-0.35: the press
     # would hang where the link left it. 56 mm lets it fall at mu 0.35 with its friction
     # 55 % of its weight, and keeps the lift's push within half the SG90's stall torque
-    # (``handsfree_parts.fall_ratio``, ``lift_torque_nm``; measured on the solids by tests).
+    # (``handsfree_link_forces.fall_ratio``, ``lift_torque_nm``; measured on the solids by tests).
     press_hub_up: float = 40.0
     press_hub_fit: float = 0.4  # the hub's bore over the post
     press_pivot_gap: float = 1.0  # the hub clear of the shaft's outer wall

@@ -22,6 +22,7 @@ require_build123d()  # before the imports below need it
 
 from hardware.shuffler import handsfree
 from hardware.shuffler.cad import handsfree_fasteners as hf
+from hardware.shuffler.cad import handsfree_link_forces as lf
 from hardware.shuffler.cad import handsfree_parts as hp
 from hardware.shuffler.cad import handsfree_sweep
 from hardware.shuffler.cad.handsfree_params import HANDSFREE
@@ -153,24 +154,24 @@ def test_the_press_falls_by_its_weight_and_the_lift_pushes_it_up_within_the_serv
     bears, stays at most 55 % of the SG90's stall (a margin of 1.8 or more); the 16 mm hub
     alone would jam."""
     worst_fall, worst_lift = 0.0, 0.0
-    for mu in hp.MU_RANGE:
+    for mu in lf.MU_RANGE:
         for d in TUNGSTEN:
-            worst_fall = max(worst_fall, hp.fall_ratio(H, mu, d))
+            worst_fall = max(worst_fall, lf.fall_ratio(H, mu, d))
             n = math.ceil(hp.lift_travel(H) / 2.0)
             for i in range(n + 1):
                 a = hp.lift_travel(H) * i / n
                 if hp.lift_foot_z(H, a, 0) > H.press_rest_z(0) - 1e-9:
-                    worst_lift = max(worst_lift, hp.lift_torque_nm(H, mu, a, d))
+                    worst_lift = max(worst_lift, lf.lift_torque_nm(H, mu, a, d))
     print(f"\nthe bore's friction, the press hanging: {worst_fall:.2f} of its weight at worst; "
           f"the lift's torque {worst_lift * 1000:.1f} N mm at worst, "
-          f"{worst_lift / hp.SG90_STALL_NM:.0%} of the SG90's stall "
-          f"(margin {hp.SG90_STALL_NM / worst_lift:.2f})")
+          f"{worst_lift / lf.SG90_STALL_NM:.0%} of the SG90's stall "
+          f"(margin {lf.SG90_STALL_NM / worst_lift:.2f})")
     assert worst_fall < 0.6
-    assert worst_lift <= 0.55 * hp.SG90_STALL_NM
+    assert worst_lift <= 0.55 * lf.SG90_STALL_NM
     from dataclasses import replace
 
     short = replace(H, press_hub_up=0.0)
-    assert hp.fall_ratio(short, hp.MU_RANGE[1]) > 1.0  # the bore as it was: the press jams
+    assert lf.fall_ratio(short, lf.MU_RANGE[1]) > 1.0  # the bore as it was: the press jams
 
 
 def test_the_turn_servo_drives_the_press_both_ways():
@@ -192,11 +193,11 @@ def test_the_turn_servo_drives_the_press_both_ways():
     z0, _z1 = hp.lever_z(H)
     assert top - z0 >= 3.0
     assert hp.press_dog(H, H.press_swing_z - 4.5).bounding_box().max.Z < z0
-    worst = max(hp.turn_torque_nm(H, mu, s, d) for mu in hp.MU_RANGE for d in TUNGSTEN
+    worst = max(lf.turn_torque_nm(H, mu, s, d) for mu in lf.MU_RANGE for d in TUNGSTEN
                 for s in range(0, 106, 3))
     print(f"\nthe turn's torque {worst * 1000:.1f} N mm at worst, "
-          f"{worst / hp.SG90_STALL_NM:.0%} of the SG90's stall")
-    assert worst < 0.4 * hp.SG90_STALL_NM
+          f"{worst / lf.SG90_STALL_NM:.0%} of the SG90's stall")
+    assert worst < 0.4 * lf.SG90_STALL_NM
 
 
 def test_the_servos_angles_and_times():
@@ -210,16 +211,16 @@ def test_the_servos_angles_and_times():
     assert 0 < meets[0] < meets[52] < meets[104] < hp.lift_travel(H) < 180.0
     assert 90.0 < hp.turn_travel(H) < 180.0
     times = {}
-    for mu in hp.MU_RANGE:
+    for mu in lf.MU_RANGE:
         for d in TUNGSTEN:
-            out = hp.lift_s(H, mu, True, d) + hp.turn_s(H, mu, True, d)
-            back = hp.turn_s(H, mu, False, d) + hp.lift_s(H, mu, False, d)
+            out = lf.lift_s(H, mu, True, d) + lf.turn_s(H, mu, True, d)
+            back = lf.turn_s(H, mu, False, d) + lf.lift_s(H, mu, False, d)
             times[(mu, round(d * 1000, 1))] = (round(out, 3), round(back, 3))
     print(f"\nlift servo: {hp.lift_travel(H):.1f} degrees (the tip meets the lug at "
           f"{meets[0]:.1f}, {meets[52]:.1f}, {meets[104]:.1f} degrees with 0, 52, 104 cards); "
           f"turn servo: {hp.turn_travel(H):.1f} degrees; out / back (s) by (mu, g/cm3):",
           times)
-    unloaded = (hp.lift_travel(H) + hp.turn_travel(H)) / 60.0 * hp.SG90_S_PER_60
+    unloaded = (hp.lift_travel(H) + hp.turn_travel(H)) / 60.0 * lf.SG90_S_PER_60
     assert all(unloaded < t for pair in times.values() for t in pair)
     assert all(t < 2.0 for pair in times.values() for t in pair)
 
@@ -283,12 +284,12 @@ def test_the_software_takes_the_links_angles_and_times_as_drawn():
         if deck > 0:
             assert handsfree.press_holds_mm(a) == pytest.approx(deck, abs=0.3), a
     worst = {name: 0.0 for name in ("lift", "lower", "turn")}
-    for mu in hp.MU_RANGE:
+    for mu in lf.MU_RANGE:
         for d in TUNGSTEN:
-            worst["lift"] = max(worst["lift"], hp.lift_s(H, mu, True, d))
-            worst["lower"] = max(worst["lower"], hp.lift_s(H, mu, False, d))
-            worst["turn"] = max(worst["turn"], hp.turn_s(H, mu, True, d),
-                                hp.turn_s(H, mu, False, d))
+            worst["lift"] = max(worst["lift"], lf.lift_s(H, mu, True, d))
+            worst["lower"] = max(worst["lower"], lf.lift_s(H, mu, False, d))
+            worst["turn"] = max(worst["turn"], lf.turn_s(H, mu, True, d),
+                                lf.turn_s(H, mu, False, d))
     for name, taken in (("lift", handsfree.PRESS_LIFT_S), ("lower", handsfree.PRESS_LOWER_S),
                         ("turn", handsfree.PRESS_TURN_S)):
         assert worst[name] <= taken < worst[name] + 0.01, name
