@@ -564,6 +564,9 @@ class RestackBuild:
     # An SG90 turning a door 90 degrees: its 20 ms frame, then 0.1 s per 60 degrees at 4.8 V
     # (datasheet figure), as design.RouterBuild reckons the router's servo.
     door_open_s: float = 0.020 + 90.0 / 60.0 * 0.1
+    # ...and at the slowest of the ranges: from the doors commanded shut until they are
+    # surely still (their swing shakes the load cell; the deck is weighed only after)
+    doors_still_s: float = 0.020 + 90.0 / 60.0 * SERVO_S_PER_60[1]
     # The lower doors 55 mm over the tray floor, the upper doors 90 mm, onto a lower pile
     # about 10 mm high (docs/hands-free.md); a pile falls h in sqrt(2 h / g). The air under
     # a pile in the close shaft slows it (to roughly 0.7-1 m/s, an estimate): the settle
@@ -591,9 +594,9 @@ class RestackBuild:
                             * SERVO_S_PER_60[0])
 
     def __post_init__(self) -> None:
-        if min(self.door_open_s, self.lower_drop_mm, self.upper_drop_mm, self.settle_s,
-               self.weigh_s, self.press_lift_s, self.press_lower_s, self.press_turn_s,
-               self.press_in_s) < 0:
+        if min(self.door_open_s, self.doors_still_s, self.lower_drop_mm, self.upper_drop_mm,
+               self.settle_s, self.weigh_s, self.press_lift_s, self.press_lower_s,
+               self.press_turn_s, self.press_in_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
 
     @property
@@ -622,12 +625,13 @@ class RestackBuild:
     @property
     def restack_s(self) -> float:
         """From the last card seen at its beam to the press back on the deck: the first
-        pile read off its doors by the door sensors, the second settled and weighed, the
-        doors closing until the press may come in, the press down (its lift overlaps the
-        last card's ride up)."""
+        pile read off its doors by the door sensors, the second in the tray; the doors
+        close, and the press turns in as the deck settles and is weighed once they are
+        still; the press down (its lift overlaps the last card's ride up)."""
+        weighed = max(self.doors_still_s, self.settle_s) + self.weigh_s
         return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
-                + self.fall_s(self.upper_drop_mm) + self.settle_s + self.weigh_s
-                + self.press_in_s + self.press_back_s)
+                + self.fall_s(self.upper_drop_mm)
+                + max(weighed, self.press_in_s + self.press_turn_s) + self.press_lower_s)
 
 
 DEFAULT_RESTACK = RestackBuild()

@@ -85,6 +85,11 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
     # (estimate, to measure). The first design's 0.5 N let the stiffest, thickest card stall
     # in the curl at 32 of the 768 corners (its drag needs 0.54 N at the spring's low end).
     "t1_idler_n": (0.64, 0.96),
+    # A reading of the load cell taken while a bay's doors swing (their leaves, about 10 g
+    # each, start and stop on their servo within 0.2 s; the reaction runs through the shaft
+    # and the base to the tray's cell) errs by up to this many grams either way: estimate,
+    # to measure at bring-up (a card weighs about 1.8 g).
+    "door_shake_g": (1.0, 4.0),
 }
 # Samples the load cell averages a reading over: 16 at 80 samples a second (NAU7802;
 # handsfree.RestackBuild.weigh_s)
@@ -118,6 +123,7 @@ class ShaftParams:
     settle_s: float = 0.175
     card_modulus_gpa: float = 4.0
     t1_idler_n: float = 0.8
+    door_shake_g: float = 2.5
 
     def __post_init__(self) -> None:
         for name, (lo, hi) in SHAFT_RANGES.items():
@@ -167,7 +173,7 @@ def _bound(slow: bool) -> ShaftParams:
     return ShaftParams(riser_speed=a["riser_speed"], servo_s_per_60=b["servo_s_per_60"],
                        slip_flex_mm=a["slip_flex_mm"], vent_area_mm2=a["vent_area_mm2"],
                        discharge=a["discharge"], cell_noise_g=b["cell_noise_g"],
-                       settle_s=b["settle_s"])
+                       settle_s=b["settle_s"], door_shake_g=b["door_shake_g"])
 
 
 SHAFT_BOUNDS = (_bound(True), _bound(False),
@@ -435,6 +441,7 @@ class HandsFreeTable(ShufflerTable):
         self.lid = True  # closed
         servo_deg_s = 60.0 / self.sp.servo_s_per_60
         self.doors = {bay: _Door(servo_deg_s) for bay in Bay}
+        self._door_swings: list[tuple[float, float]] = []  # (from, to) of each door move
         self.door_cmd = {bay: False for bay in Bay}
         # the press on its two servos, each slowed by its load: the lift's (0 down on the
         # deck, where it starts: the deck loaded, the press let down on it) and the turn's
@@ -684,6 +691,8 @@ class HandsFreeTable(ShufflerTable):
         self._judge_clash(t)
         for door in (*self.doors.values(), self.press_lift, self.press_turn):
             door.power(t, closed, frame)
+        for door in self.doors.values():
+            self._note_swing(door)
         if closed:
             self._set_mode(self._feed_cmd, now)
             super().set_router(self._router_cmd, now)
@@ -711,6 +720,7 @@ class HandsFreeTable(ShufflerTable):
         was_open = door.target > 0
         self._judge_clash(t)
         door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
+        self._note_swing(door)
         if opened and not was_open and self.caught[moved]:
             self._catch_left -= 1
 
@@ -1028,6 +1038,19 @@ class HandsFreeTable(ShufflerTable):
         cards = len(self.piles[ROUTER_PILE[bay]]) + len(self.caught[bay])
         return cards > 0 and self._height(cards) >= self.shaft.door_beam_top_mm - 1e-9
 
+    def _note_swing(self, door: _Door) -> None:
+        """Keep when `door` swings toward its target (nothing if it is there or unpowered)."""
+        if not door.powered or door.angle(door.start) == door.target:
+            return
+        rate = door.rate if door.target >= door.a0 else door.back
+        self._door_swings.append((door.start, door.start + abs(door.target - door.a0) / rate))
+        self._door_swings = self._door_swings[-8:]
+
+    def doors_swung(self, t0: float, t1: float) -> bool:
+        """True when any bay's doors swung at some moment between `t0` and `t1` (machine
+        time)."""
+        return any(a < t1 - 1e-9 and b > t0 + 1e-9 for a, b in self._door_swings)
+
     def tray_cards(self, now: float) -> float | None:
         """The load cell as a count of cards, or None while the tray has changed within the
         settle and weighing time."""
@@ -1037,6 +1060,8 @@ class HandsFreeTable(ShufflerTable):
             return None
         noise = self.rng.gauss(0.0, self.sp.cell_noise_g / math.sqrt(CELL_SAMPLES))
         grams = self._tray_count() * self.card_g + noise
+        if self.doors_swung(t - CELL_WEIGH_S, t):
+            grams += self.rng.uniform(-1.0, 1.0) * self.sp.door_shake_g
         if self.press_down(t):
             grams += self.press_g  # the press rests on the deck, on the tray
         return grams / self.card_weight_g

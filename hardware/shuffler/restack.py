@@ -205,6 +205,7 @@ class HandsFreeController(ShufflerController):
         self._press_free_at = float("-inf")
         self._press_queue: list[PressPose] = []  # the rest of the way down, in the pass
         self._press_next_at = float("-inf")  # when its first step falls due
+        self._press_at = float("-inf")  # when the step last commanded is surely done
         self._pass_started = 0.0
         self._predicted: list[float] = []
         self._measured = 0.0  # seconds of passes measured, against
@@ -341,10 +342,14 @@ class HandsFreeController(ShufflerController):
         was, self._press_pose = self._press_pose, pose
         if was is not pose:
             self._shaft.set_press(pose)
-        return self._step_s(was, pose)
+        took = self._step_s(was, pose)
+        self._press_at = max(self._press_at, self._clock.monotonic() + took)
+        return took
 
     def _press_to(self, pose: PressPose) -> Generator[float, None, None]:
-        """Move the press to `pose`, step by step, each once the last has arrived."""
+        """Move the press to `pose`, step by step, each once the last has arrived (the first
+        once any step still under way has)."""
+        yield max(0.0, self._press_at - self._clock.monotonic())
         for step in self._press_path(pose):
             yield self._press_step(step)
 
@@ -361,7 +366,7 @@ class HandsFreeController(ShufflerController):
         fall due (the first once the lower leaves are out of its way, `_press_free_at`);
         returns when it will be down."""
         path = self._press_path(PressPose.DOWN)
-        at = max(now, self._press_free_at)
+        at = max(now, self._press_free_at, self._press_at)
         self._press_queue, self._press_next_at = path, at
         was = self._press_pose
         for pose in path:
@@ -451,6 +456,7 @@ class HandsFreeController(ShufflerController):
         self._card_deadline = r.now + self._timing.card_timeout
         self._empty_since = None
         self.fed_on += 1
+        self._lift_for_last()
         return True
 
     def _on_unfed_arrival(self, r: _Round) -> float | None:
@@ -472,6 +478,18 @@ class HandsFreeController(ShufflerController):
         self._rundown = False
         self._braked = None
         super()._feed(now)
+        self._lift_for_last()
+
+    def _lift_for_last(self) -> None:
+        """The card now fed is the pass's last: the press starts lifting off it. Alone in
+        the tray the tyre carries a card without the press (its own weight's share on the
+        tyre against the floor's drag on the rest: 2.4 x at the roughest corner,
+        `physics.feed_load`); any card over it slips, so the press stays down till then."""
+        plan = self._plan
+        if (plan is not None and self._phase is Phase.PASS
+                and self._inflight == plan.deck_size - 1
+                and self._press_pose is PressPose.DOWN and not self._press_queue):
+            self._press_step(PressPose.LIFTED)
 
     def _on_jam(self, r: _Round) -> float | None:
         """No card at a beam in time: the feed stops and the riser runs alone up to
@@ -632,23 +650,40 @@ class HandsFreeController(ShufflerController):
         n = self._plan.deck_size
         order = handsfree.SHAFT_RESTACK
         # the last card has cleared its beam; the riser carries its tail past its bay's slot
-        # while the press lifts off the empty tray and turns out of the piles' way
-        lift = self._press_step(PressPose.LIFTED)
-        yield lift
-        yield max(self._land_s - lift, self._press_step(PressPose.OUT))
+        # while the press, lifting off the tray since that card was fed, turns out of the
+        # piles' way
+        started = self._clock.monotonic()
+        yield from self._press_to(PressPose.LIFTED)
+        lifted = self._clock.monotonic() - started
+        yield max(self._land_s - lifted, self._press_step(PressPose.OUT))
         self._shaft.set_riser(False)
         steps = []
         # a pile under the door sensors' beams is not seen: its sensor says nothing, and the
         # first pile is weighed as well
         blind = {bay for bay in Bay if counts[bay] < handsfree.DOOR_BEAM_CARDS}
+        b = self._restack_build
         for bay in (order.first, order.second):
             self._set_doors(bay, True)
             last = bay is order.second
             # the first pile is read by the door sensors once it has left its doors (which
             # bay emptied: the order); the tray is weighed once, the whole deck in it
-            weigh = last or bool(blind)
+            weigh = bool(blind) and not last
             yield self._drop_s(bay) if weigh else self._leave_s(bay)
             step = yield from self._read(bay, weigh=weigh)
+            if last:
+                # the last pile is in the tray: the doors close, and before another pass
+                # the press turns in over the deck as soon as the leaves are out of its
+                # way, while the deck is weighed once the doors are still (their swing
+                # shakes the load cell; the press turning on its post, hung from the shaft,
+                # does not bear on the tray). After the last pass it stays out, for the
+                # player to take the deck.
+                for shut in Bay:
+                    self._set_doors(shut, False)
+                yield b.press_in_s
+                if tainted is None and self._passes_done < self._plan.passes:
+                    self._press_step(PressPose.LIFTED)
+                yield max(0.0, max(b.doors_still_s, b.settle_s) + b.weigh_s - b.press_in_s)
+                step = replace(step, tray_cards=(yield from self._read(bay)).tray_cards)
             # (a beam broken still says a pile is there; whole, it says nothing of a small one)
             steps.append(replace(
                 step,
@@ -657,9 +692,7 @@ class HandsFreeController(ShufflerController):
                 lower_holds=None if Bay.LOWER in blind and not step.lower_holds
                 else step.lower_holds))
         skewed = self._shaft.skewed()
-        for bay in Bay:
-            self._set_doors(bay, False)
-        # judged at once: the readings are taken; the press comes in as the leaves close
+        # judged at once: the readings are taken; the press is turning in
         self.restacks_run += 1
         last = steps[-1]
         if tainted is not None:
@@ -836,6 +869,8 @@ class HandsFreeController(ShufflerController):
             self._press_down_at += held
         if self._press_free_at > self._paused_at:
             self._press_free_at += held
+        if self._press_at > self._paused_at:
+            self._press_at += held
         self._phase, self._paused_phase = self._paused_phase, None
         self._prompt = None
         if self._phase is Phase.PASS:

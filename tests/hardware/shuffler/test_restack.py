@@ -807,3 +807,63 @@ def test_the_feed_runs_on_into_every_card_to_the_same_bay_and_stops_for_the_othe
     assert rig.ctl.fed_on == follows > 100
     # a stop before each change of bay, and one as each pass ends
     assert moves <= len(stops) <= moves + 2 * len(plan.passes)
+
+
+def test_the_deck_is_weighed_with_the_doors_still_while_the_press_turns_in() -> None:
+    """Each restack weighs the deck only once the doors' swing is over (it shakes the load
+    cell, at its worst here), and the press is already turning back in over the deck by
+    then: its turn overlaps the weighing."""
+    from hardware.shuffler.handsfree_sim import ShaftParams
+
+    sim, events = _sim(52, shaft_params=ShaftParams(door_shake_g=4.0,
+                                                    servo_s_per_60=0.12))
+    table = sim.table
+    weighed: list[tuple[float, bool]] = []
+    turned_in: list[float] = []
+    tray_cards, set_press = table.tray_cards, table.set_press
+
+    def reading(now: float) -> float | None:
+        value = tray_cards(now)
+        if value is not None:
+            weighed.append((now, table.doors_swung(now - 0.2, now)))
+        return value
+
+    def press(pose: PressPose, now: float) -> None:
+        if pose is PressPose.LIFTED and table.press_pose is PressPose.OUT:
+            turned_in.append(now)
+        set_press(pose, now)
+
+    table.tray_cards, table.set_press = reading, press  # type: ignore[method-assign]
+    assert _play(sim) == []
+    _exact(sim, 52)
+    assert [e.data["finding"] for e in events if e.kind == "restack"] == ["ok"] * 6
+    assert len(weighed) >= 6 and not any(swung for _t, swung in weighed)
+    # before each of the 5 passes after the first, the press began its turn in before the
+    # deck was weighed
+    assert len(turned_in) == 5
+    assert all(any(t < w < t + 0.5 for w, _s in weighed) for t in turned_in)
+
+
+def test_the_press_lifts_off_the_last_card_as_it_is_fed_and_never_off_two() -> None:
+    """The press starts lifting as each pass's last card is fed (alone in the tray the tyre
+    carries it without the press), never while a second card lies over it; at the roughest
+    corner of the feed every card still leaves, in order (the first lift, before the
+    first pass, is the controller finding the press's pose with the feed stopped)."""
+    from hardware.shuffler import ranges
+
+    rough = min(ranges.corners(), key=lambda p: p.mu_tyre_card - p.mu_card_card)
+    sim, events = _sim(52, params=dataclasses.replace(rough, cards=52))
+    table = sim.table
+    lifted_over: list[int] = []
+    set_press = table.set_press
+
+    def press(pose: PressPose, now: float) -> None:
+        was = table.press_pose
+        set_press(pose, now)  # (the table brought up to now)
+        if pose is PressPose.LIFTED and was is PressPose.DOWN and table._feed_cmd == "drive":
+            lifted_over.append(table._tray_count())
+
+    table.set_press = press  # type: ignore[method-assign]
+    assert _play(sim) == []
+    _exact(sim, 52)
+    assert lifted_over == [1] * 6
