@@ -22,6 +22,7 @@ at the start of the plan. Pure Python, no I/O.
 
 from __future__ import annotations
 
+import bisect
 import enum
 import math
 import random
@@ -180,13 +181,15 @@ def face_down_passes(deck_size: int) -> int:
 
 
 def bay_counts(deck_size: int, passes: int) -> tuple[BayCounts, ...]:
-    """Each pass's bay counts, which depend only on the deck size and the passes (the keys
-    are always the same set), so a bay must hold the largest of them: 28 cards of 52 in 6
+    """Each pass's bay counts with the target positions' keys spread evenly, which depend
+    only on the deck size and the passes: every plan keeps its piles between the least and
+    the most of them (`pile_limits`), so a bay must hold the largest: 28 cards of 52 in 6
     passes, 56 of 104 in 7 or 8, and `BAY_CAPACITY` at most for any deck of up to 104.
 
     Raises PlanError as `plan_for_target`.
     """
-    return tuple(pp.counts for pp in plan_for_target(range(deck_size), passes).passes)
+    return tuple(pp.counts for pp in
+                 plan_for_target(range(deck_size), passes, quiet=False).passes)
 
 
 # Each bay's door sensor is a break-beam 4 mm over its shut doors (the CAD's door sensors):
@@ -254,14 +257,137 @@ def _check_target(target: Sequence[int]) -> tuple[int, ...]:
     return t
 
 
-def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFreePlan:
+# A card the router must send to the other bay than the last costs about 40 ms more than
+# one fed on into the same bay (the feed stops for the flap: `pass_s`). Keys that spread the
+# target positions evenly change bay for about half the cards; many other keys reach the
+# same order, and a short search over them (deterministic: the same target gives the same
+# plan) keeps those that change bay least, about 40 % fewer times. This many steps a card:
+# over 15 targets, 52 cards move the router 174 times with the even keys, 106.5 after 75
+# steps a card, 104.3 after 150, 103.2 after 300 (104 cards: 400, 251, 246, 244); each step
+# is about 5 us here (0.043 s a plan of 52, 0.11 s of 104), four times that on a Pi.
+QUIET_STEPS_PER_CARD = 150
+QUIET_START_T = 2.0
+
+
+class _Routing:
+    """The router's moves and each pass's lower-bay count for cards fed by their keys (bit
+    j of a card's key: 1 to the lower bay in pass j+1), kept as one card's key changes.
+
+    Before pass j+1 the deck, top first, is the cards sorted by their keys' lowest j bits
+    and then by where they started (each pass is stable); the router moves wherever two
+    cards side by side in it have different bits j.
+    """
+
+    def __init__(self, keys: Sequence[int], passes: int) -> None:
+        self.keys = list(keys)
+        self.decks = [sorted((key & ((1 << j) - 1), c) for c, key in enumerate(self.keys))
+                      for j in range(passes)]
+        self.lowers = [sum((key >> j) & 1 for key in self.keys) for j in range(passes)]
+        self.moves = sum(((self.keys[deck[i][1]] ^ self.keys[deck[i + 1][1]]) >> j) & 1
+                         for j, deck in enumerate(self.decks) for i in range(len(deck) - 1))
+
+    def set_key(self, card: int, key: int) -> None:
+        """Give `card` a new key, updating the moves and the counts."""
+        keys, moves, lowers = self.keys, self.moves, self.lowers
+        old = keys[card]
+        for j, deck in enumerate(self.decks):
+            mask = (1 << j) - 1
+            # out of its place: its two neighbours come side by side
+            i = bisect.bisect_left(deck, (old & mask, card))
+            bit = (old >> j) & 1
+            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
+            b = (keys[deck[i + 1][1]] >> j) & 1 if i + 1 < len(deck) else -1
+            if a >= 0:
+                moves -= a ^ bit
+            if b >= 0:
+                moves -= b ^ bit
+                if a >= 0:
+                    moves += a ^ b
+            del deck[i]
+            # into its new place, between two others
+            entry = (key & mask, card)
+            i = bisect.bisect_left(deck, entry)
+            bit2 = (key >> j) & 1
+            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
+            b = (keys[deck[i][1]] >> j) & 1 if i < len(deck) else -1
+            if a >= 0:
+                moves += a ^ bit2
+            if b >= 0:
+                moves += b ^ bit2
+                if a >= 0:
+                    moves -= a ^ b
+            deck.insert(i, entry)
+            lowers[j] += bit2 - bit
+        keys[card] = key
+        self.moves = moves
+
+
+def pile_limits(deck_size: int, passes: int) -> tuple[int, int]:
+    """The least and the most cards a bay takes in any pass of any plan of `deck_size`
+    cards in `passes` passes: those of the keys spread evenly (`bay_counts`), which every
+    plan keeps to (the bays, the door sensors and the drops are drawn for them)."""
+    counts = bay_counts(deck_size, passes)
+    if not counts:
+        return 0, deck_size
+    return (min(min(c.upper, c.lower) for c in counts),
+            max(max(c.upper, c.lower) for c in counts))
+
+
+def quiet_keys(target: Sequence[int], passes: int) -> list[int]:
+    """Each card's radix key for `target` (`target[c]`: card c's final position) in
+    `passes` passes, searched for the fewest router moves: the keys must rise along the
+    target order, strictly where the card for the next position starts nearer the top
+    (a stable pass keeps equal keys in the deck's order), and keep every pass's piles within
+    `pile_limits`. Starts from the even spread and never ends with more moves."""
+    n, k = len(target), passes
+    at = [0] * n
+    for card, pos in enumerate(target):
+        at[pos] = card
+    kp = [radix_key(p, n, k) for p in range(n)]
+    if n < 3 or k == 0:
+        return [kp[target[c]] for c in range(n)]
+    lo, hi = pile_limits(n, k)
+    strict = [True] + [at[p - 1] > at[p] for p in range(1, n)]
+    top = (1 << k) - 1
+    rng = random.Random(n * 1009 + k)
+    routing = _Routing([kp[target[c]] for c in range(n)], k)
+    cur = routing.moves
+    best, best_kp = cur, kp[:]
+    steps = QUIET_STEPS_PER_CARD * n
+    for i in range(steps):
+        temp = QUIET_START_T * (1.0 - i / steps) + 0.01
+        p = rng.randrange(n)
+        low = 0 if p == 0 else kp[p - 1] + strict[p]
+        high = top if p == n - 1 else kp[p + 1] - strict[p + 1]
+        if low >= high:
+            continue
+        old, kp[p] = kp[p], rng.randint(low, high)
+        if kp[p] == old:
+            continue
+        routing.set_key(at[p], kp[p])
+        moves = routing.moves
+        if (any(not lo <= x <= hi or not lo <= n - x <= hi for x in routing.lowers)
+                or (moves > cur and rng.random() >= math.exp((cur - moves) / temp))):
+            kp[p] = old
+            routing.set_key(at[p], old)
+            continue
+        cur = moves
+        if moves < best:
+            best, best_kp = moves, kp[:]
+    return [best_kp[target[c]] for c in range(n)]
+
+
+def plan_for_target(target: Sequence[int], passes: int | None = None, *,
+                    quiet: bool = True) -> HandsFreePlan:
     """The decisions of every pass that turn the deck as it lies into `target` exactly.
 
-    Pass j sends each card by bit j-1 of its key, a 0 to the upper bay (on top after the
-    restack), so after the last pass the deck is sorted by key; the keys spread the target
-    positions evenly over 0 .. 2^passes - 1 (order kept), so both bays get about half the
-    cards on every pass, even when there are more passes than the minimum. Raises PlanError
-    for a target that is not an order of the cards, or for too few or too many passes.
+    Pass j sends each card by bit j-1 of its key, a 1 to the lower bay (a 0 to the upper,
+    on top after the restack), so after the last pass the deck is sorted by key. The keys
+    (`quiet_keys`) change the router's bay as seldom as a short search finds, keeping both
+    bays near half the cards on every pass, even with more passes than the minimum; not
+    `quiet`, they are the target positions spread evenly over 0 .. 2^passes - 1. Raises
+    PlanError for a target that is not an order of the cards, or for too few or too many
+    passes.
     """
     t = _check_target(target)
     n = len(t)
@@ -272,7 +398,7 @@ def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFr
             f"a hands-free plan of {n} cards needs {need} to {MAX_PASSES} passes, got {k!r}"
         )
     # key(p) = floor(p 2^k / n) rises by at least 1 per position when 2^k >= n
-    keys = [radix_key(pos, n, k) for pos in t]
+    keys = quiet_keys(t, k) if quiet else [radix_key(pos, n, k) for pos in t]
     believed = tuple(range(n))
     plans: list[PassPlan] = []
     for j in range(k):
@@ -280,6 +406,8 @@ def plan_for_target(target: Sequence[int], passes: int | None = None) -> HandsFr
                      for c in feed_order(believed))
         plans.append(PassPlan(j + 1, bays, BayCounts.of(bays)))
         believed = run_pass(believed, bays)
+    if any(t[card] != pos for pos, card in enumerate(believed)):
+        raise AssertionError("the plan's passes do not reach its target")  # never: tested
     return HandsFreePlan(n, tuple(plans), t)
 
 
@@ -551,6 +679,13 @@ LEAVES_CLEAR_DEG = 5.0
 # An SG90 at 4.8 V turns 60 degrees in 0.1 s (datasheet); between parts and under the
 # leaves' or the press's friction, +-20 % (an estimate, to measure): the simulator's range.
 SERVO_S_PER_60 = (0.08, 0.12)
+# A pile drops through its doors only once their leaves are this far open (of 90): the
+# pile's long edges, bowed by at most the most flex of the ranges, slip between the leaves'
+# tips there (the simulator's `slip_deg`, 82 to 86 degrees; a test holds it above this).
+PILE_SLIPS_DEG = 80.0
+# The slowest a pile falls from the lower doors to the tray, the air under it in the close
+# shaft slowing it (the simulator's fall over its corners, handsfree_sim.PILE_FALL_S).
+PILE_FALL_MAX_S = 0.20
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,10 +728,32 @@ class RestackBuild:
                             - (PRESS_TURN_DEG - PRESS_TURN_CLEAR_DEG) / 60.0
                             * SERVO_S_PER_60[0])
 
+    # From the press commanded to turn out to the lower doors commanded open: they may open
+    # as it turns, so long as their leaves pass LEAVES_CLEAR_DEG only once it has passed
+    # PRESS_TURN_CLEAR_DEG: the slowest turn taken at an even speed through its move (the
+    # CAD's turn under load passes it sooner, as it brakes to stop: a test holds it), the
+    # fastest leaves (both after their 20 ms frame).
+    doors_after_turn_s: float = max(
+        0.0, PRESS_TURN_CLEAR_DEG / PRESS_TURN_DEG * (PRESS_TURN_S - 0.020)
+        - LEAVES_CLEAR_DEG / 60.0 * SERVO_S_PER_60[0])
+
+    @property
+    def upper_after_s(self) -> float:
+        """From the lower doors commanded open to the upper doors commanded open: the
+        upper pile must not leave its doors before the door sensors read the lower bay
+        empty (its pile off its doors, at the nominal leaves), nor land before the lower
+        pile has (off its doors at the slowest leaves, the slowest fall). A pile leaves its
+        leaves only once they are PILE_SLIPS_DEG open, the fastest leaves."""
+        slips = 0.020 + PILE_SLIPS_DEG / 60.0 * SERVO_S_PER_60[0]
+        read = self.door_open_s + self.fall_s(self.lower_drop_mm)
+        landed = 0.020 + 90.0 / 60.0 * SERVO_S_PER_60[1] + PILE_FALL_MAX_S
+        return max(0.0, read - slips, landed - slips - self.fall_s(self.upper_drop_mm))
+
     def __post_init__(self) -> None:
-        if min(self.door_open_s, self.doors_still_s, self.lower_drop_mm, self.upper_drop_mm,
-               self.settle_s, self.weigh_s, self.press_lift_s, self.press_lower_s,
-               self.press_turn_s, self.press_in_s) < 0:
+        if min(self.door_open_s, self.doors_still_s, self.doors_after_turn_s,
+               self.lower_drop_mm, self.upper_drop_mm, self.settle_s, self.weigh_s,
+               self.press_lift_s, self.press_lower_s, self.press_turn_s,
+               self.press_in_s) < 0:
             raise ValueError("restack times and drop heights must be 0 or more")
 
     @property
@@ -624,12 +781,13 @@ class RestackBuild:
 
     @property
     def restack_s(self) -> float:
-        """From the last card seen at its beam to the press back on the deck: the first
-        pile read off its doors by the door sensors, the second in the tray; the doors
+        """From the last card seen at its beam to the press back on the deck: the press
+        turns out (it lifted as the last card was fed) and the doors open as it goes; the
+        first pile read off its doors by the door sensors, the second in the tray; the doors
         close, and the press turns in as the deck settles and is weighed once they are
-        still; the press down (its lift overlaps the last card's ride up)."""
+        still; the press down."""
         weighed = max(self.doors_still_s, self.settle_s) + self.weigh_s
-        return (2 * self.door_open_s + self.fall_s(self.lower_drop_mm)
+        return (self.doors_after_turn_s + self.upper_after_s + self.door_open_s
                 + self.fall_s(self.upper_drop_mm)
                 + max(weighed, self.press_in_s + self.press_turn_s) + self.press_lower_s)
 

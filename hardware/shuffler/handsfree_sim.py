@@ -28,6 +28,7 @@ from hardware.shuffler.handsfree import (
     BAY_OF_PILE,
     HANDSFREE_ROUTER,
     LEAVES_CLEAR_DEG,
+    PILE_FALL_MAX_S,
     PRESS_LIFT_DEG,
     PRESS_LIFT_S,
     PRESS_LOWER_S,
@@ -106,7 +107,7 @@ LEAF_MM = 33.0
 # state ("slows it to roughly 0.7-1 m/s") widened to this model's corners. A single card
 # floats down far slower (0.13-0.3 m/s): it does not fall as a pile.
 PILE_LANDING_MM_S = (550.0, 1200.0)
-PILE_FALL_S = (0.10, 0.20)
+PILE_FALL_S = (0.10, PILE_FALL_MAX_S)
 
 
 @dataclass(frozen=True, slots=True)

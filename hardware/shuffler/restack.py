@@ -651,46 +651,62 @@ class HandsFreeController(ShufflerController):
         order = handsfree.SHAFT_RESTACK
         # the last card has cleared its beam; the riser carries its tail past its bay's slot
         # while the press, lifting off the tray since that card was fed, turns out of the
-        # piles' way
+        # piles' way: the lower doors open once its turn has gone far enough
         started = self._clock.monotonic()
         yield from self._press_to(PressPose.LIFTED)
         lifted = self._clock.monotonic() - started
-        yield max(self._land_s - lifted, self._press_step(PressPose.OUT))
+        self._press_step(PressPose.OUT)
+        yield max(self._land_s - lifted, self._restack_build.doors_after_turn_s)
         self._shaft.set_riser(False)
         steps = []
         # a pile under the door sensors' beams is not seen: its sensor says nothing, and the
         # first pile is weighed as well
         blind = {bay for bay in Bay if counts[bay] < handsfree.DOOR_BEAM_CARDS}
         b = self._restack_build
-        for bay in (order.first, order.second):
-            self._set_doors(bay, True)
-            last = bay is order.second
-            # the first pile is read by the door sensors once it has left its doors (which
-            # bay emptied: the order); the tray is weighed once, the whole deck in it
-            weigh = bool(blind) and not last
-            yield self._drop_s(bay) if weigh else self._leave_s(bay)
-            step = yield from self._read(bay, weigh=weigh)
-            if last:
-                # the last pile is in the tray: the doors close, and before another pass
-                # the press turns in over the deck as soon as the leaves are out of its
-                # way, while the deck is weighed once the doors are still (their swing
-                # shakes the load cell; the press turning on its post, hung from the shaft,
-                # does not bear on the tray). After the last pass it stays out, for the
-                # player to take the deck.
-                for shut in Bay:
-                    self._set_doors(shut, False)
-                yield b.press_in_s
-                if tainted is None and self._passes_done < self._plan.passes:
-                    self._press_step(PressPose.LIFTED)
-                yield max(0.0, max(b.doors_still_s, b.settle_s) + b.weigh_s - b.press_in_s)
-                step = replace(step, tray_cards=(yield from self._read(bay)).tray_cards)
-            # (a beam broken still says a pile is there; whole, it says nothing of a small one)
-            steps.append(replace(
+
+        def seen(step: DropStep) -> DropStep:
+            # (a beam broken still says a pile is there; whole, it says nothing of a small
+            # one)
+            return replace(
                 step,
                 upper_holds=None if Bay.UPPER in blind and not step.upper_holds
                 else step.upper_holds,
                 lower_holds=None if Bay.LOWER in blind and not step.lower_holds
-                else step.lower_holds))
+                else step.lower_holds)
+
+        first, second = order.first, order.second
+        self._set_doors(first, True)
+        if blind:
+            # the first pile weighed alone in the tray before the second doors open
+            yield self._drop_s(first)
+            steps.append(seen((yield from self._read(first, weigh=True))))
+            self._set_doors(second, True)
+            second_at = self._clock.monotonic()
+        else:
+            # the second doors open before the first pile is read: their pile cannot leave
+            # them before the reading, nor land before the first pile has
+            yield b.upper_after_s
+            self._set_doors(second, True)
+            second_at = self._clock.monotonic()
+            yield max(0.0, self._leave_s(first) - b.upper_after_s)
+            # the first pile is read by the door sensors once it has left its doors (which
+            # bay emptied: the order); the tray is weighed once, the whole deck in it
+            steps.append(seen((yield from self._read(first, weigh=False))))
+        yield max(0.0, second_at + self._leave_s(second) - self._clock.monotonic())
+        step = yield from self._read(second, weigh=False)
+        # the last pile is in the tray: the doors close, and before another pass the press
+        # turns in over the deck as soon as the leaves are out of its way, while the deck is
+        # weighed once the doors are still (their swing shakes the load cell; the press
+        # turning on its post, hung from the shaft, does not bear on the tray). After the
+        # last pass it stays out, for the player to take the deck.
+        for shut in Bay:
+            self._set_doors(shut, False)
+        yield b.press_in_s
+        if tainted is None and self._passes_done < self._plan.passes:
+            self._press_step(PressPose.LIFTED)
+        yield max(0.0, max(b.doors_still_s, b.settle_s) + b.weigh_s - b.press_in_s)
+        step = replace(step, tray_cards=(yield from self._read(second)).tray_cards)
+        steps.append(seen(step))
         skewed = self._shaft.skewed()
         # judged at once: the readings are taken; the press is turning in
         self.restacks_run += 1

@@ -144,16 +144,19 @@ def press_inertia(h: HandsFree, tungsten_g_mm3: float | None = None) -> float:
 
 
 def servo_move_s(travel_deg: float, load_nm, inertia, s_per_60: float = SG90_S_PER_60,
-                 stall_nm: float = SG90_STALL_NM, steps: int = 400) -> float:
+                 stall_nm: float = SG90_STALL_NM, steps: int = 400,
+                 upto_deg: float | None = None) -> float:
     """Seconds an SG90 takes over ``travel_deg`` (plus ``SERVO_SETTLE_S``): driven at the
     torque its speed leaves (linear from stall at rest to none at its unloaded speed) less
     ``load_nm(deg)``, against ``inertia(deg)`` (kg m2 at its shaft), braking at stall torque
-    in time to stop at the end. Raises ValueError when the load stalls it."""
+    in time to stop at the end; or, given ``upto_deg``, the seconds until it passes that
+    angle (plus the same settle, its frame). Raises ValueError when the load stalls it."""
     w0 = math.radians(60.0) / s_per_60
     end = math.radians(travel_deg)
     th, w, t = 0.0, 0.0, 0.0
     dt = 1e-4
-    while th < end:
+    until = end if upto_deg is None else math.radians(upto_deg)
+    while th < until:
         deg = math.degrees(th)
         load, j = load_nm(deg), inertia(deg)
         if load >= stall_nm:
@@ -202,9 +205,10 @@ def lift_s(h: HandsFree, mu: float, up: bool = True, tungsten_g_mm3: float | Non
     return max(t, math.sqrt(2 * drop / a) + SERVO_SETTLE_S)
 
 
-def turn_s(h: HandsFree, mu: float, out: bool = True, tungsten_g_mm3: float | None = None
-           ) -> float:
-    """Seconds for the turn servo to take the press out (``out``) or back in."""
+def turn_s(h: HandsFree, mu: float, out: bool = True, tungsten_g_mm3: float | None = None,
+           upto_deg: float | None = None) -> float:
+    """Seconds for the turn servo to take the press out (``out``) or back in, or (given
+    ``upto_deg``) until the servo has turned that far."""
     travel = turn_travel(h)
     j = press_inertia(h, tungsten_g_mm3)
 
@@ -227,4 +231,4 @@ def turn_s(h: HandsFree, mu: float, out: bool = True, tungsten_g_mm3: float | No
         s = swung_at(deg if out else travel - deg)
         return SG90_ROTOR + j * turn_ratio(h, s) ** 2
 
-    return servo_move_s(travel, load, inertia)
+    return servo_move_s(travel, load, inertia, upto_deg=upto_deg)

@@ -293,3 +293,19 @@ def test_the_software_takes_the_links_angles_and_times_as_drawn():
     for name, taken in (("lift", handsfree.PRESS_LIFT_S), ("lower", handsfree.PRESS_LOWER_S),
                         ("turn", handsfree.PRESS_TURN_S)):
         assert worst[name] <= taken < worst[name] + 0.01, name
+
+
+def test_the_press_turning_out_passes_the_shaft_no_later_than_the_doors_reckon():
+    """The lower doors are commanded open `doors_after_turn_s` after the press is commanded
+    out, reckoning the slowest turn at an even speed through its move: at every corner of the
+    friction's and the tungsten's ranges the loaded turn of the CAD passes
+    PRESS_TURN_CLEAR_DEG no later than that reckoning (it is slowest at the start, under its
+    load and inertia)."""
+    clear = handsfree.PRESS_TURN_CLEAR_DEG
+    reckoned = 0.020 + clear / handsfree.PRESS_TURN_DEG * (handsfree.PRESS_TURN_S - 0.020)
+    worst = max(lf.turn_s(H, mu, True, d, upto_deg=clear)
+                for mu in lf.MU_RANGE for d in TUNGSTEN)
+    whole = max(lf.turn_s(H, mu, True, d) for mu in lf.MU_RANGE for d in TUNGSTEN)
+    print(f"\nthe press passes {clear:.0f} degrees of its turn out in {worst:.3f} s at the "
+          f"worst corner (reckoned {reckoned:.3f} s; the whole turn {whole:.3f} s)")
+    assert 0.0 < worst <= reckoned < whole

@@ -26,6 +26,7 @@ from hardware.shuffler.handsfree import (
     face_down_passes,
     minimum_passes,
     pass_s,
+    pile_limits,
     plan_for_target,
     plan_random,
     restack,
@@ -82,15 +83,38 @@ def test_deal_refuses_a_decision_per_card_missing_or_not_a_bay() -> None:
 
 @pytest.mark.parametrize("n", range(1, 105))
 def test_every_deck_size_ends_exactly_in_its_target(n: int) -> None:
+    """The keys searched for the fewest router moves, and the keys spread evenly, both
+    reach the target exactly."""
     rng = random.Random(n)
     for extra in (0, 1, 2):
-        for _ in range(3):
+        for quiet in ((True, False) if extra == 0 else (False,)):
             target = list(range(n))
             rng.shuffle(target)
-            plan = plan_for_target(target, minimum_passes(n) + extra)
+            plan = plan_for_target(target, minimum_passes(n) + extra, quiet=quiet)
             deck = _run(plan)
             assert all(target[card] == pos for pos, card in enumerate(deck))
             assert deck == plan.final_order()
+
+
+def test_the_router_moves_about_two_fifths_less_than_with_even_keys() -> None:
+    """Each card sent to the other bay than the last costs the pass about 40 ms: the plan's
+    keys change bay far less often than the target positions spread evenly, whatever the
+    target, within the bays' limits on every pass."""
+    rng = random.Random(3)
+    for n, k in ((52, 6), (104, 7), (40, 6)):
+        lo, hi = pile_limits(n, k)
+        ratios = []
+        for _ in range(4):
+            target = list(range(n))
+            rng.shuffle(target)
+            quiet = plan_for_target(target, k)
+            even = plan_for_target(target, k, quiet=False)
+            moves = sum(pp.router_moves for pp in quiet.passes)
+            ratios.append(moves / sum(pp.router_moves for pp in even.passes))
+            assert all(lo <= min(pp.counts.upper, pp.counts.lower)
+                       and max(pp.counts.upper, pp.counts.lower) <= hi for pp in quiet.passes)
+            assert plan_for_target(target, k).passes == quiet.passes  # the same plan again
+        assert max(ratios) < 0.75, (n, ratios)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 52, 64, 65, 100, 104])
@@ -134,16 +158,18 @@ def test_the_secret_target_is_not_in_the_plans_repr() -> None:
 
 def test_each_pass_commands_the_counts_it_plans_and_no_bay_overflows() -> None:
     rng = random.Random(7)
-    for n in range(2, 105):
+    for n in [*range(2, 105, 5), 52, 104]:
         for k in {minimum_passes(n), face_down_passes(n)}:
-            expected = bay_counts(n, k)
+            lo, hi = pile_limits(n, k)
+            assert (lo, hi) == (min(min(c.upper, c.lower) for c in bay_counts(n, k)),
+                                max(max(c.upper, c.lower) for c in bay_counts(n, k)))
             plan = plan_random(n, rng=rng, passes=k)
-            counts = tuple(pp.counts for pp in plan.passes)
-            # the counts hang on the deck size alone: the beams know them before the pass
-            assert counts == expected
+            # each pass's counts are the plan's, known to the beams before the pass; every
+            # pile within the even keys' least and most
             for pp in plan.passes:
                 assert pp.counts == BayCounts.of(pp.bays) and pp.counts.total == n
-                assert max(pp.counts.upper, pp.counts.lower) <= BAY_CAPACITY
+                assert lo <= min(pp.counts.upper, pp.counts.lower)
+                assert max(pp.counts.upper, pp.counts.lower) <= hi <= BAY_CAPACITY
     assert max(max(c.upper, c.lower) for c in bay_counts(104, 8)) == 56
     assert max(max(c.upper, c.lower) for c in bay_counts(52, 6)) == 28
 
@@ -246,12 +272,17 @@ def _simulate(wrong: Callable[[random.Random, int], bool], seed: int,
               ) -> tuple[list[tuple[int, ...]], int, int, int]:
     """DECKS shuffles of 52 cards on the drop shaft, a restack made wrong where `wrong` says
     and not acted on; returns the final decks, the decks equal to their target, the wrong
-    restacks and how many of those the verifier caught."""
+    restacks and how many of those the verifier caught. Every tenth plan has the keys the
+    machine uses (searched for the fewest router moves), the rest the keys spread evenly:
+    both reach the target, and the even ones keep 15,000 plans quick (the whole machine's
+    audit, `test_handsfree_audit`, plans as the machine does)."""
     rng = random.Random(seed)
     decks: list[tuple[int, ...]] = []
     exact = wrongs = caught = 0
-    for _ in range(DECKS):
-        plan = plan_random(52, rng=rng)
+    for i in range(DECKS):
+        target = list(range(52))
+        rng.shuffle(target)
+        plan = plan_for_target(target, quiet=i % 10 == 0)
         deck = tuple(range(52))
         for pp in plan.passes:
             made = WRONG if wrong(rng, pp.number) else SHAFT_RESTACK
@@ -284,9 +315,10 @@ def test_restacks_made_wrong_on_purpose_fail_uniformity_and_are_all_caught(
     assert exact < DECKS
     u = uniformity(decks)
     assert not u.ok(), (case, u)
-    # cards sit where the plan did not put them, and fewer neighbours stay together than in
-    # a random deck (the machine routes cards by where it wrongly believes they are)
-    assert u.position_z > 4 and u.adjacency_z < -4, (case, u)
+    # cards sit where the plan did not put them: the machine routes cards by where it wrongly
+    # believes they are (whether neighbours then stay together more or less than in a random
+    # deck depends on the plan's keys, so only the positions are asserted)
+    assert u.position_z > 4, (case, u)
 
 
 def test_uniformity_refuses_decks_that_are_not_orders() -> None:

@@ -13,6 +13,7 @@ from hardware.shuffler import design, handsfree
 from hardware.shuffler import ranges as shuffler_ranges
 from hardware.shuffler.handsfree import ROUTER_PILE, Bay, PressPose
 from hardware.shuffler.handsfree_sim import (
+    DOOR_SWING_DEG,
     PILE_FALL_S,
     PILE_LANDING_MM_S,
     SERVO_FRAME_S,
@@ -385,6 +386,20 @@ def test_a_fall_without_air_is_free_fall_and_a_lighter_pile_falls_slower() -> No
     light = terminal_speed_mm_s(1, 0.0018, DEFAULT_SHAFT, SHAFT_NOMINAL)
     heavy = terminal_speed_mm_s(52, 0.0018, DEFAULT_SHAFT, SHAFT_NOMINAL)
     assert fall(55.0, light)[0] > fall(55.0, heavy)[0]
+
+
+def test_no_pile_slips_through_its_doors_before_the_controller_reckons() -> None:
+    """The controller times the upper doors by a pile leaving its leaves no sooner than
+    PILE_SLIPS_DEG open: at every corner (the most flex of the cards, the widest and the
+    narrowest cards) the simulated pile slips only there or later."""
+    slips = set()
+    for params in shuffler_ranges.corners():
+        for flex in SHAFT_RANGES["slip_flex_mm"]:
+            table = HandsFreeTable(rng=random.Random(1), params=params,
+                                   shaft_params=ShaftParams(slip_flex_mm=flex))
+            slips.add(round(table.slip_deg, 2))
+            assert table.slip_deg >= handsfree.PILE_SLIPS_DEG, (params.label(), flex)
+    assert max(slips) < DOOR_SWING_DEG
 
 
 def test_the_doors_open_only_past_the_slip_angle_after_the_servos_swing() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from hardware.clock import FakeClock
 from hardware.interfaces import DeviceEvent, DeviceState
-from hardware.shuffler import design
+from hardware.shuffler import design, handsfree
 from hardware.shuffler.controller import Timing
 from hardware.shuffler.handsfree import BAY_OF_PILE, Bay, PressPose
 from hardware.shuffler.plan import Pile
@@ -24,6 +24,9 @@ TRANSIT = design.card_transit_s(TIMING.feed_speed_mm_s)
 # riser, twice the feed's speed, clears the last card in half the time the next one takes
 # to come (less the few mm it starts ahead of the nip).
 RUN_ON = 1.8 * TRANSIT
+# A pile leaves its doors once their leaves have swung PILE_SLIPS_DEG open: the SG90's 20 ms
+# frame, then its datasheet 0.1 s per 60 degrees (the simulator's nominal servo).
+SLIP_S = 0.020 + handsfree.PILE_SLIPS_DEG / 60.0 * 0.1
 
 
 class FakeShaft:
@@ -38,6 +41,8 @@ class FakeShaft:
         self.tray: list[int] = list(range(cards))  # top first
         self.bays: dict[Bay, list[int]] = {Bay.UPPER: [], Bay.LOWER: []}
         self.doors_open: set[Bay] = set()
+        self.slips_at: dict[Bay, float] = {}  # when each open bay's leaves let its pile go
+        self.dropped: set[Bay] = set()  # open bays that have let their pile go
         self.motor = self.riser = False
         self.lid = self.lid_before = True  # closed (now, and at the last update)
         self.router = Pile.LEFT
@@ -112,6 +117,8 @@ class FakeShaft:
             if self.flight is not None:
                 self.flight = (self.flight[0] + held, self.flight[1])
             self.passing = {p: (c + held, cards) for p, (c, cards) in self.passing.items()}
+            self.slips_at = {b: t + held if t > self.now else t
+                             for b, t in self.slips_at.items()}
         self.now, self.lid_before = now, self.lid
         if self.flight is not None and self.flight[0] == float("inf") and self.stall_free \
                 and self.riser and not self.motor:
@@ -130,9 +137,14 @@ class FakeShaft:
             if self.motor:
                 self.run_on_from = at
             pile = self.router
-            self.arrivals.append(pile)
-            self.blocked[pile] = at
-            self.passing[pile] = (at + TRANSIT * len(cards), cards)
+            if pile in self.passing:
+                # onto the tail of cards still on its beam: one long block, no new edge
+                clear, before = self.passing[pile]
+                self.passing[pile] = (max(clear, at + TRANSIT * len(cards)), before + cards)
+            else:
+                self.arrivals.append(pile)
+                self.blocked[pile] = at
+                self.passing[pile] = (at + TRANSIT * len(cards), cards)
         for pile, (clear, cards) in list(self.passing.items()):
             if clear <= now:
                 del self.passing[pile]
@@ -140,8 +152,11 @@ class FakeShaft:
                 self.blocked[pile] = None
                 for c in cards:
                     self.bays[BAY_OF_PILE[pile]].insert(0, c)
+        self._fall()
         due = [t for t in ([self.flight[0]] if self.flight else [])
-               + [c for c, _ in self.passing.values()] if t != float("inf")]
+               + [c for c, _ in self.passing.values()]
+               + [self.slips_at[b] for b in self.doors_open if self.slips_at[b] > now]
+               if t != float("inf")]
         return min(due) if due else None
 
     def tray_loaded(self) -> bool:
@@ -168,14 +183,24 @@ class FakeShaft:
             return
         if self.press is not PressPose.OUT:
             self.press_hits += 1
+        if physical not in self.doors_open:
+            self.slips_at[physical] = self.now + SLIP_S
+            self.dropped.discard(physical)
         self.doors_open.add(physical)
-        self._fall()
+
+    def _slipping(self, bay: Bay) -> bool:
+        return bay in self.doors_open and self.slips_at[bay] <= self.now
 
     def _fall(self) -> None:
-        if Bay.UPPER in self.doors_open and self.bays[Bay.UPPER]:
+        if self._slipping(Bay.UPPER) and self.bays[Bay.UPPER]:
             self.bays[Bay.LOWER][0:0] = self.bays[Bay.UPPER]
             self.bays[Bay.UPPER] = []
-        if Bay.LOWER in self.doors_open and self.bays[Bay.LOWER]:
+            self.dropped.discard(Bay.LOWER)  # a pile onto it: it drops (and catches) anew
+        # the lower doors drop what they hold once an opening (a caught card stays on them
+        # until they are opened again, or a pile lands on it)
+        if self._slipping(Bay.LOWER) and self.bays[Bay.LOWER] \
+                and Bay.LOWER not in self.dropped:
+            self.dropped.add(Bay.LOWER)
             pile = self.bays[Bay.LOWER]
             keep: list[int] = []
             if self.caught > 0:
