@@ -679,6 +679,10 @@ LEAVES_CLEAR_DEG = 5.0
 # An SG90 at 4.8 V turns 60 degrees in 0.1 s (datasheet); between parts and under the
 # leaves' or the press's friction, +-20 % (an estimate, to measure): the simulator's range.
 SERVO_S_PER_60 = (0.08, 0.12)
+# The PCA9685 at 50 Hz takes a new pulse width up at the end of the cycle under way: a servo
+# starts moving 0 to 20 ms after its command. Where one move must end before another's
+# begins, the first may start a whole frame late and the second at once.
+SERVO_FRAME_S = 0.020
 # A pile drops through its doors only once their leaves are this far open (of 90): the
 # pile's long edges, bowed by at most the most flex of the ranges, slip between the leaves'
 # tips there (the simulator's `slip_deg`, 82 to 86 degrees; a test holds it above this).
@@ -722,19 +726,21 @@ class RestackBuild:
     press_turn_s: float = PRESS_TURN_S
     # From the doors commanded shut to the press commanded to turn back in: it may start
     # while they close, so long as it reaches the shaft (PRESS_TURN_CLEAR_DEG) only once the
-    # lower leaves are out of its way (LEAVES_CLEAR_DEG), the slowest leaves against the
-    # fastest turn (both after their 20 ms frame).
-    press_in_s: float = max(0.0, (90.0 - LEAVES_CLEAR_DEG) / 60.0 * SERVO_S_PER_60[1]
+    # lower leaves are out of its way (LEAVES_CLEAR_DEG), the slowest leaves a frame late
+    # against the fastest turn at once.
+    press_in_s: float = max(0.0, SERVO_FRAME_S
+                            + (90.0 - LEAVES_CLEAR_DEG) / 60.0 * SERVO_S_PER_60[1]
                             - (PRESS_TURN_DEG - PRESS_TURN_CLEAR_DEG) / 60.0
                             * SERVO_S_PER_60[0])
 
     # From the press commanded to turn out to the lower doors commanded open: they may open
     # as it turns, so long as their leaves pass LEAVES_CLEAR_DEG only once it has passed
-    # PRESS_TURN_CLEAR_DEG: the slowest turn taken at an even speed through its move (the
-    # CAD's turn under load passes it sooner, as it brakes to stop: a test holds it), the
-    # fastest leaves (both after their 20 ms frame).
+    # PRESS_TURN_CLEAR_DEG: the slowest turn a frame late, taken at an even speed through
+    # its move (the CAD's turn under load passes it sooner, as it brakes to stop: a test
+    # holds it), against the fastest leaves at once.
     doors_after_turn_s: float = max(
-        0.0, PRESS_TURN_CLEAR_DEG / PRESS_TURN_DEG * (PRESS_TURN_S - 0.020)
+        0.0, SERVO_FRAME_S
+        + PRESS_TURN_CLEAR_DEG / PRESS_TURN_DEG * (PRESS_TURN_S - SERVO_FRAME_S)
         - LEAVES_CLEAR_DEG / 60.0 * SERVO_S_PER_60[0])
 
     @property
@@ -742,11 +748,12 @@ class RestackBuild:
         """From the lower doors commanded open to the upper doors commanded open: the
         upper pile must not leave its doors before the door sensors read the lower bay
         empty (its pile off its doors, at the nominal leaves), nor land before the lower
-        pile has (off its doors at the slowest leaves, the slowest fall). A pile leaves its
-        leaves only once they are PILE_SLIPS_DEG open, the fastest leaves."""
-        slips = 0.020 + PILE_SLIPS_DEG / 60.0 * SERVO_S_PER_60[0]
+        pile has (off its doors at the slowest leaves a frame late, the slowest fall). A
+        pile leaves its leaves only once they are PILE_SLIPS_DEG open: the upper's, the
+        fastest leaves at once."""
+        slips = PILE_SLIPS_DEG / 60.0 * SERVO_S_PER_60[0]
         read = self.door_open_s + self.fall_s(self.lower_drop_mm)
-        landed = 0.020 + 90.0 / 60.0 * SERVO_S_PER_60[1] + PILE_FALL_MAX_S
+        landed = SERVO_FRAME_S + 90.0 / 60.0 * SERVO_S_PER_60[1] + PILE_FALL_MAX_S
         return max(0.0, read - slips, landed - slips - self.fall_s(self.upper_drop_mm))
 
     def __post_init__(self) -> None:

@@ -36,6 +36,7 @@ from hardware.shuffler.handsfree import (
     PRESS_TURN_DEG,
     PRESS_TURN_S,
     ROUTER_PILE,
+    SERVO_FRAME_S,
     SERVO_S_PER_60,
     Bay,
     PressPose,
@@ -96,8 +97,16 @@ SHAFT_RANGES: dict[str, tuple[float, float]] = {
 # handsfree.RestackBuild.weigh_s)
 CELL_SAMPLES = 16
 CELL_WEIGH_S = 0.20
-# The servo's 20 ms frame before it starts moving (as design.RouterBuild reckons it)
-SERVO_FRAME_S = 0.020
+# The servos' 20 ms frame (handsfree.SERVO_FRAME_S, the PCA9685 at 50 Hz): a new pulse
+# width is taken up at the end of the cycle under way, so a servo starts moving 0 to 20 ms
+# after its command, by where in the cycle the command falls (`servo_frame_s`). The chip's
+# oscillator runs free of the controller's clock: any phase gives the same spread.
+
+
+def servo_frame_s(t: float) -> float:
+    """Seconds from a servo commanded at `t` (s) to its first pulse of the new width: to the
+    end of the PCA9685's cycle under way, more than 0 and at most SERVO_FRAME_S."""
+    return SERVO_FRAME_S - math.fmod(t, SERVO_FRAME_S) if t >= 0 else SERVO_FRAME_S
 DOOR_SWING_DEG = 90.0
 # Each door leaf is hinged at its long wall and reaches this far across (docs/hands-free.md)
 LEAF_MM = 33.0
@@ -688,7 +697,7 @@ class HandsFreeTable(ShufflerTable):
             return
         self.lid = closed
         self._cached = None
-        frame = SERVO_FRAME_S
+        frame = servo_frame_s(t)
         self._judge_clash(t)
         for door in (*self.doors.values(), self.press_lift, self.press_turn):
             door.power(t, closed, frame)
@@ -720,7 +729,7 @@ class HandsFreeTable(ShufflerTable):
         door = self.doors[moved]
         was_open = door.target > 0
         self._judge_clash(t)
-        door.command(t, DOOR_SWING_DEG if opened else 0.0, SERVO_FRAME_S)
+        door.command(t, DOOR_SWING_DEG if opened else 0.0, servo_frame_s(t))
         self._note_swing(door)
         if opened and not was_open and self.caught[moved]:
             self._catch_left -= 1
@@ -775,9 +784,9 @@ class HandsFreeTable(ShufflerTable):
         self._judge_clash(t)
         self.press_pose = pose
         lift = self.press_lift
-        lift.command(t, 0.0 if pose is PressPose.DOWN else PRESS_LIFT_DEG, SERVO_FRAME_S)
+        lift.command(t, 0.0 if pose is PressPose.DOWN else PRESS_LIFT_DEG, servo_frame_s(t))
         self.press_turn.command(t, PRESS_TURN_DEG if pose is PressPose.OUT else 0.0,
-                                SERVO_FRAME_S)
+                                servo_frame_s(t))
         self._cached = None
         # its weight leaves or reaches the tray's load cell when it gets there
         there = lift.time_to(lift.target)

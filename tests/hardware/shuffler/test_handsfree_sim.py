@@ -25,6 +25,7 @@ from hardware.shuffler.handsfree_sim import (
     corners,
     curl_drag_n,
     fall,
+    servo_frame_s,
     shaft_corners,
     t1_grip_n,
     terminal_speed_mm_s,
@@ -405,12 +406,34 @@ def test_no_pile_slips_through_its_doors_before_the_controller_reckons() -> None
 def test_the_doors_open_only_past_the_slip_angle_after_the_servos_swing() -> None:
     table, deck, bays, t = a_pass(52, seed=2)
     table.set_doors(Bay.LOWER, True, t)
-    swing = SERVO_FRAME_S + table.slip_deg / 60.0 * table.sp.servo_s_per_60
+    swing = servo_frame_s(t) + table.slip_deg / 60.0 * table.sp.servo_s_per_60
     table.update(t + swing - 0.005)
     assert table.doors_hold(Bay.LOWER) and not table.door_open(Bay.LOWER)
     table.update(t + swing + 0.001)
     assert not table.doors_hold(Bay.LOWER) and table.door_open(Bay.LOWER)
     assert 75 < table.slip_deg < 90
+
+
+def test_a_servo_starts_at_the_end_of_the_pwm_cycle_under_way() -> None:
+    """The PCA9685 takes a new pulse up only at the end of its 20 ms cycle: a door commanded
+    just after a cycle begins starts almost a whole frame later than one commanded just
+    before it ends."""
+    table, deck, bays, t = a_pass(52, seed=2)
+    early = (math.floor(t / SERVO_FRAME_S) + 1) * SERVO_FRAME_S + 0.001  # just into a cycle
+    late = early + SERVO_FRAME_S - 0.002  # just before that cycle ends
+    assert servo_frame_s(early) == pytest.approx(SERVO_FRAME_S - 0.001, abs=1e-9)
+    assert servo_frame_s(late) == pytest.approx(0.001, abs=1e-9)
+    starts = []
+    for at in (early, late):
+        table2, *_ = a_pass(52, seed=2)
+        table2.update(at)
+        table2.set_doors(Bay.LOWER, True, at)
+        door = table2.doors[Bay.LOWER]
+        starts.append(door.start - at)
+        # still shut until its frame ends, then turning at its servo's speed
+        assert door.angle(at + starts[-1]) == 0.0
+        assert door.angle(at + starts[-1] + 0.01) > 0.0
+    assert starts[0] > 0.018 and starts[1] < 0.002
 
 
 def test_the_upper_pile_lands_on_the_lower_doors_while_they_are_closed() -> None:
@@ -447,7 +470,7 @@ def test_a_pile_falling_past_the_skew_beam_breaks_it_for_a_moment() -> None:
     table, deck, bays, t = a_pass(52, seed=2)
     table.set_doors(Bay.LOWER, True, t)
     table.update(t + 0.15)
-    drop_start = t + SERVO_FRAME_S + table.slip_deg / 60 * table.sp.servo_s_per_60
+    drop_start = t + servo_frame_s(t) + table.slip_deg / 60 * table.sp.servo_s_per_60
     broken = [table.skewed(drop_start + k * 0.005) for k in range(40)]
     assert any(broken) and not broken[-1]
 
