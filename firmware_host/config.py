@@ -210,6 +210,14 @@ class ShufflerSettings(_Section):
     # move at design.RISER_CARD_SPEED_MM_S past the beams (under the speed at which a card
     # stands up against a bay's end wall). Absent: design.RISER_DUTY_UNCALIBRATED.
     riser_duty: float | None = Field(None, gt=0, le=1)
+    # The hands-free build's load cell (the NAU7802's signed 24-bit counts), measured at
+    # bring-up with `crib inputs watch` (docs/hands-free.md, "Tare the load cell"): its
+    # reading with the tray empty, the press turned out and the lid shut, and one card's
+    # counts (a counted deck's reading less the tare, over its cards). Absent: 0 and the
+    # datasheets' estimate (hardware.shuffler.gpio.COUNTS_PER_CARD), which no real cell
+    # matches: every restack's weighing would then fail.
+    load_cell_tare: float | None = Field(None, ge=-(2 ** 23), le=2 ** 23 - 1)
+    load_cell_counts_per_card: float | None = Field(None, gt=0, le=2 ** 23)
     # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
     # set, it is checked against the speed:
     # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),
@@ -261,6 +269,16 @@ class ShufflerSettings(_Section):
     def hands_free(self) -> bool:
         """True for the build that restacks the piles itself."""
         return self.build == "handsfree"
+
+    def load_cell(self) -> dict[str, float]:
+        """The load cell's measured tare and counts per card, as the hands-free driver takes
+        them (`tare_raw`, `counts_per_card`): only those configured."""
+        out = {}
+        if self.load_cell_tare is not None:
+            out["tare_raw"] = self.load_cell_tare
+        if self.load_cell_counts_per_card is not None:
+            out["counts_per_card"] = self.load_cell_counts_per_card
+        return out
 
     @field_validator("pins")
     @classmethod

@@ -239,7 +239,18 @@ def _inputs_watch(args: argparse.Namespace) -> int:
             kind=e.kind, **e.data))
         panel.start()
         args.no_rig = True  # in simulation the person below plays the sensors
-        sh, _, _ = _shuffler(args, clock, factory)
+        shaft: _ShaftWatch | None = None
+        if settings.shuffler.hands_free:
+            sh, bus = _handsfree_shuffler(dict(settings.shuffler.pins), clock, factory,
+                                          settings.shuffler.timing(), args.simulate,
+                                          settings.shuffler.load_cell())
+            sh.open()
+            if sh.state.value == "absent":
+                raise HardwareError(sh.describe()["error"]
+                                    or "the shuffler's pins cannot be claimed")
+            shaft = _ShaftWatch(sh.mechanism, out)
+        else:
+            sh, _, _ = _shuffler(args, clock, factory)
     except (ConfigError, HardwareError, ValueError) as exc:
         return _fail("inputs watch", exc)
     sh.mechanism.on_sensor = lambda name, level, at: out.line(
@@ -252,10 +263,14 @@ def _inputs_watch(args: argparse.Namespace) -> int:
             if args.simulate:
                 assert isinstance(clock, FakeClock) and factory is not None
                 _simulated_person(settings, factory, clock, sh)
+                if shaft is not None:
+                    _simulated_shaft(settings, factory, clock, bus, shaft)
             else:
                 end = None if args.seconds is None else time.monotonic() + args.seconds
                 while (end is None or time.monotonic() < end) and not out.closed:
                     sh.mechanism.update(clock.monotonic())  # the sensors' filter
+                    if shaft is not None:
+                        shaft.poll()
                     time.sleep(0.005)
         except KeyboardInterrupt:
             return 130
@@ -303,6 +318,83 @@ def _simulated_person(settings: Settings, factory: MockFactory, clock: FakeClock
         clear()
         clock.advance(0.05)
         sh.mechanism.update(clock.monotonic())
+
+
+class _ShaftWatch:
+    """The hands-free build's other sensors, printed as they change: the door sensors and
+    the skew beam (on the MCP23017), the lid switch, and the load cell's mean counts over
+    its weighing time, with the cards they make over the configured tare (for bring-up's
+    tare and a card's counts)."""
+
+    def __init__(self, mech: Any, out: _Out) -> None:
+        self.mech, self.out = mech, out
+        self.levels: dict[str, bool] = {}
+        self.raw: float | None = None  # the last printed
+        self.prev: float | None = None  # the last read
+
+    def poll(self) -> None:
+        """Read every sensor once; print what changed."""
+        from hardware.shuffler.handsfree import Bay
+
+        m = self.mech
+        m.update(m._clock.monotonic())  # the load cell's new conversions
+        levels = {"lower_door": m.doors_hold(Bay.LOWER), "upper_door": m.doors_hold(Bay.UPPER),
+                  "skew": m.skewed()}
+        for name, blocked in levels.items():
+            if self.levels.get(name) != blocked:
+                self.out.line(f"sensor {name} {'blocked' if blocked else 'clear'}",
+                              device="shuffler", kind="sensor", sensor=name, blocked=blocked)
+        lid = m.lid_closed()
+        if self.levels.get("lid") != lid:
+            self.out.line(f"lid {'closed' if lid else 'open'}", device="shuffler", kind="lid",
+                          closed=lid)
+        self.levels = levels | {"lid": lid}
+        # a new weight once it is steady (its mean moving by under a twentieth of a card
+        # from one reading to the next) and half a card or more from the last printed
+        raw, prev, self.prev = m.load_cell_raw(), self.prev, m.load_cell_raw()
+        steady = raw is not None and prev is not None and \
+            abs(raw - prev) < m.counts_per_card / 20
+        if raw is not None and steady and (self.raw is None
+                                           or abs(raw - self.raw) > m.counts_per_card / 2):
+            self.raw = raw
+            cards = (raw - m.tare_raw) / m.counts_per_card
+            self.out.line(f"load cell {raw:.0f} counts: {cards:.1f} cards over the tare "
+                          f"({m.tare_raw:.0f}, {m.counts_per_card:.0f} counts a card)",
+                          device="shuffler", kind="load_cell", raw=round(raw),
+                          cards=round(cards, 2))
+
+
+def _simulated_shaft(settings: Settings, factory: MockFactory, clock: FakeClock, bus: Any,
+                     shaft: _ShaftWatch) -> None:
+    """In simulation, the hands-free build's sensors each change once: a pile on each bay's
+    doors and off, a skewed deck, the lid opened and shut, a deck of 52 laid in the tray."""
+    from hardware import pins as pin_table
+    from hardware.shuffler.gpio import EXPANDER_PINS, WEIGH_S
+
+    def hold(seconds: float) -> None:
+        end = clock.monotonic() + seconds
+        while clock.monotonic() < end:
+            clock.advance(1 / 80)  # the load cell's 80 conversions a second
+            bus.set_adc(raw)
+            shaft.poll()
+
+    m = shaft.mech
+    raw = round(m.tare_raw)
+    lid = factory.pin((pin_table.handsfree_defaults() | settings.shuffler.pins)["lid"])
+    lid.drive_high()  # shut, as the watch starts
+    shaft.poll()
+    hold(WEIGH_S)
+    for name in ("lower_door", "upper_door", "skew"):
+        bus.pins[EXPANDER_PINS[name]] = False  # a blocked beam reads low
+        hold(0.05)
+        bus.pins[EXPANDER_PINS[name]] = True
+        hold(0.05)
+    lid.drive_low()
+    hold(0.05)
+    lid.drive_high()
+    hold(0.05)
+    raw = round(m.tare_raw + 52 * m.counts_per_card)
+    hold(2 * WEIGH_S)
 
 
 # --- crib shuffler test ------------------------------------------------------------------
@@ -549,7 +641,8 @@ def _lotus_rig(sh: Any, factory: Any, clock: Clock, speed: float | None, cards: 
 
 
 def _handsfree_shuffler(pins: dict[str, Any], clock: Clock, factory: Any, timing: Any,
-                        simulate: bool) -> tuple[Any, Any]:
+                        simulate: bool, load_cell: dict[str, float] | None = None
+                        ) -> tuple[Any, Any]:
     """The hands-free driver on the configured pins (the riser's and lid's unless named),
     its I2C chips emulated when simulated: (shuffler, emulated bus or None)."""
     from hardware import pins as pin_table
@@ -563,7 +656,8 @@ def _handsfree_shuffler(pins: dict[str, Any], clock: Clock, factory: Any, timing
         chips = {"servos": i2c.PCA9685(bus, sleep=lambda s: None),
                  "inputs": i2c.MCP23017(bus), "adc": i2c.NAU7802(bus, sleep=lambda s: None)}
     sh = HandsFreeGpioShuffler(pin_table.handsfree_defaults() | pins, clock,
-                               pin_factory=factory, timing=timing, **chips)
+                               pin_factory=factory, timing=timing, **chips,
+                               **(load_cell or {}))
     return sh, bus
 
 

@@ -75,7 +75,8 @@ def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable
                                      sensor_filter_ms=s.sensor_filter_ms,
                                      touch_deck=settings.shuffle.deck,
                                      touch_plan=settings.shuffle.plan,
-                                     **({} if s.riser_duty is None
+                                     **s.load_cell()
+                                     | ({} if s.riser_duty is None
                                         else {"riser_duty": s.riser_duty})), _noop
     from hardware.shuffler.gpio import GpioShuffler
     return GpioShuffler(pins, clock, timing=s.timing(), sensor_filter_ms=s.sensor_filter_ms,

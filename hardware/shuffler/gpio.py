@@ -658,6 +658,13 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     def lid_closed(self) -> bool:
         return bool(self.lid is not None and self.lid.is_active)
 
+    def load_cell_raw(self) -> float | None:
+        """The load cell's mean counts over the last WEIGH_S (bring-up reads the tare and a
+        card's counts from it), or None until WEIGH_SAMPLES have come."""
+        now = self._clock.monotonic()
+        recent = [v for t, v in self._samples if t > now - WEIGH_S]
+        return sum(recent) / len(recent) if len(recent) >= WEIGH_SAMPLES else None
+
 
 class HandsFreeGpioShuffler(HandsFreeController):
     """The hands-free shuffler on GPIO pins and I2C: the HandsFreeController over the Lotus

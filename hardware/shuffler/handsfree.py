@@ -262,10 +262,11 @@ def _check_target(target: Sequence[int]) -> tuple[int, ...]:
 # target positions evenly change bay for about half the cards; many other keys reach the
 # same order, and a short search over them (deterministic: the same target gives the same
 # plan) keeps those that change bay least, about 40 % fewer times. This many steps a card:
-# over 15 targets, 52 cards move the router 174 times with the even keys, 106.5 after 75
-# steps a card, 104.3 after 150, 103.2 after 300 (104 cards: 400, 251, 246, 244); each step
-# is about 5 us here (0.043 s a plan of 52, 0.11 s of 104), four times that on a Pi.
-QUIET_STEPS_PER_CARD = 150
+# over 15 targets, 52 cards move the router 174 times with the even keys, 106 after 150
+# steps a card, 103 after 300, 100.4 after 600, 99.1 after 1200 (104 cards: 400, 245, 240,
+# 236, 232); 600 steps take about 0.11 s a plan of 52 on the computer that ran the tests
+# (0.27 s of 104), about four times that on a Pi: the press turns in meanwhile.
+QUIET_STEPS_PER_CARD = 600
 QUIET_START_T = 2.0
 
 
@@ -285,6 +286,47 @@ class _Routing:
         self.lowers = [sum((key >> j) & 1 for key in self.keys) for j in range(passes)]
         self.moves = sum(((self.keys[deck[i][1]] ^ self.keys[deck[i + 1][1]]) >> j) & 1
                          for j, deck in enumerate(self.decks) for i in range(len(deck) - 1))
+
+    def delta(self, card: int, key: int) -> int:
+        """How many more moves (fewer: below 0) `card` would make with `key`, nothing
+        changed."""
+        keys = self.keys
+        old = keys[card]
+        change = 0
+        for j, deck in enumerate(self.decks):
+            mask = (1 << j) - 1
+            bit, bit2 = (old >> j) & 1, (key >> j) & 1
+            i = bisect.bisect_left(deck, (old & mask, card))
+            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
+            b = (keys[deck[i + 1][1]] >> j) & 1 if i + 1 < len(deck) else -1
+            # its new place among the others (its own entry left out)
+            n = bisect.bisect_left(deck, (key & mask, card))
+            if n > i:
+                n -= 1
+            if n == i and bit == bit2:
+                continue  # same neighbours, same bit
+            if a >= 0:
+                change -= a ^ bit
+            if b >= 0:
+                change -= b ^ bit
+                if a >= 0:
+                    change += a ^ b
+            # the neighbours at the new place, in the deck without the card
+            prev = n - 1
+            nxt = n
+            if prev >= i:
+                prev += 1
+            if nxt >= i:
+                nxt += 1
+            c = (keys[deck[prev][1]] >> j) & 1 if prev >= 0 else -1
+            d = (keys[deck[nxt][1]] >> j) & 1 if nxt < len(deck) else -1
+            if c >= 0:
+                change += c ^ bit2
+            if d >= 0:
+                change += d ^ bit2
+                if c >= 0:
+                    change -= c ^ d
+        return change
 
     def set_key(self, card: int, key: int) -> None:
         """Give `card` a new key, updating the moves and the counts."""
@@ -361,16 +403,22 @@ def quiet_keys(target: Sequence[int], passes: int) -> list[int]:
         high = top if p == n - 1 else kp[p + 1] - strict[p + 1]
         if low >= high:
             continue
-        old, kp[p] = kp[p], rng.randint(low, high)
-        if kp[p] == old:
+        old, new = kp[p], rng.randint(low, high)
+        if new == old:
             continue
-        routing.set_key(at[p], kp[p])
+        change = routing.delta(at[p], new)
+        if change > 0 and rng.random() >= math.exp(-change / temp):
+            continue
+        # a pile out of the even keys' sizes is refused: every pass whose bit changes
+        flips = old ^ new
+        if any((flips >> j) & 1 and not lo <= x + ((new >> j) & 1) - ((old >> j) & 1) <= hi
+               or (flips >> j) & 1
+               and not lo <= n - x - ((new >> j) & 1) + ((old >> j) & 1) <= hi
+               for j, x in enumerate(routing.lowers)):
+            continue
+        kp[p] = new
+        routing.set_key(at[p], new)
         moves = routing.moves
-        if (any(not lo <= x <= hi or not lo <= n - x <= hi for x in routing.lowers)
-                or (moves > cur and rng.random() >= math.exp((cur - moves) / temp))):
-            kp[p] = old
-            routing.set_key(at[p], old)
-            continue
         cur = moves
         if moves < best:
             best, best_kp = moves, kp[:]

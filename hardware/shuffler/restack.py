@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from hardware.errors import PlanError
-from hardware.interfaces import Clock, DeviceState
+from hardware.interfaces import Clock, DeviceState, ShufflerStatus
 from hardware.shuffler import design, handsfree, pace, shaft
 from hardware.shuffler.controller import (
     Fault,
@@ -227,6 +227,23 @@ class HandsFreeController(ShufflerController):
         return self._guard.withheld
 
     # --- plans ----------------------------------------------------------------------------
+
+    def shuffle(self, deck_size: int = 52, plan: str = "random") -> ShufflerStatus:
+        """As ShufflerController's; the press, out of the shaft, starts turning in over the
+        deck while the plan is searched for (on a Pi that search takes a noticeable part of
+        a second), and turns back out if no plan is made."""
+        with self._lock:
+            early = (self._opened and self._state is DeviceState.IDLE
+                     and self._press_pose is PressPose.OUT and self._shaft.lid_closed())
+            if early:
+                self._press_step(PressPose.LIFTED)
+        try:
+            return super().shuffle(deck_size, plan)
+        except Exception:
+            if early:
+                with self._lock:
+                    self._press_step(PressPose.OUT)
+            raise
 
     def _make_plan(self, deck_size: int, name: str) -> ShufflePlan:
         """As ShufflerController's; an exact plan whose restacks the machine could not

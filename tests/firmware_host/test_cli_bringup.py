@@ -14,6 +14,7 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.config import on_raspberry_pi
+from firmware_host.errors import ConfigError
 from tests.processes import running
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,8 +37,46 @@ def test_inputs_watch_prints_every_kind_of_input(capsys):
     assert kinds.count(("inputs", "encoder")) == 2 and kinds.count(("inputs", "button")) == 2
     assert ("inputs", "undo") in kinds and ("inputs", "undo_held") in kinds
     assert kinds.count(("inputs", "touch")) == 1
-    sensors = [(d["sensor"], d["blocked"]) for d in lines if d["kind"] == "sensor"]
+    sensors = [(d["sensor"], d["blocked"]) for d in lines
+               if d["kind"] == "sensor" and d["sensor"] in ("left", "right")]
     assert sensors == [("left", True), ("left", False), ("right", True), ("right", False)]
+
+
+def test_inputs_watch_reads_the_hands_free_doors_skew_lid_and_load_cell(tmp_path, capsys):
+    """The hands-free build's bring-up: the door sensors and skew beam on the I2C expander,
+    the lid, and the load cell in counts and in cards over the configured tare (a blocked
+    beam reads low on the expander; the simulated person lays 52 cards in the tray)."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[shuffler]\nload_cell_tare = 81234\nload_cell_counts_per_card = 3900\n")
+    assert main(["inputs", "watch", "--simulate", "--json", "--config", str(cfg)]) == 0
+    lines = _json_lines(capsys.readouterr().out)
+    shaft = [(d["sensor"], d["blocked"]) for d in lines
+             if d["kind"] == "sensor" and d["sensor"] not in ("left", "right")]
+    # each as it stands when the watch starts, then once blocked and clear again
+    assert shaft == [("lower_door", False), ("upper_door", False), ("skew", False),
+                     ("lower_door", True), ("lower_door", False), ("upper_door", True),
+                     ("upper_door", False), ("skew", True), ("skew", False)]
+    assert [d["closed"] for d in lines if d["kind"] == "lid"] == [True, False, True]
+    weights = [(d["raw"], d["cards"]) for d in lines if d["kind"] == "load_cell"]
+    assert weights == [(81234, 0.0), (81234 + 52 * 3900, 52.0)]
+
+
+def test_the_daemon_weighs_with_the_configured_tare_and_counts(tmp_path):
+    """The load cell's bring-up figures reach the hands-free driver the daemon builds."""
+    from firmware_host.components.factories import _shuffler_real
+    from firmware_host.config import load_settings
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[shuffler]\nload_cell_tare = -1200.5\nload_cell_counts_per_card = 4100\n")
+    settings = load_settings(cfg)
+    from hardware.clock import FakeClock
+
+    sh, _ = _shuffler_real(settings, FakeClock())
+    assert (sh.mechanism.tare_raw, sh.mechanism.counts_per_card) == (-1200.5, 4100.0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[shuffler]\nload_cell_counts_per_card = 0\n")
+    with pytest.raises(ConfigError, match="load_cell_counts_per_card"):
+        load_settings(bad)
 
 
 def test_inputs_watch_uses_the_configured_hold_time(tmp_path, capsys):

@@ -272,7 +272,7 @@ def _simulate(wrong: Callable[[random.Random, int], bool], seed: int,
               ) -> tuple[list[tuple[int, ...]], int, int, int]:
     """DECKS shuffles of 52 cards on the drop shaft, a restack made wrong where `wrong` says
     and not acted on; returns the final decks, the decks equal to their target, the wrong
-    restacks and how many of those the verifier caught. Every tenth plan has the keys the
+    restacks and how many of those the verifier caught. Every 25th plan has the keys the
     machine uses (searched for the fewest router moves), the rest the keys spread evenly:
     both reach the target, and the even ones keep 15,000 plans quick (the whole machine's
     audit, `test_handsfree_audit`, plans as the machine does)."""
@@ -282,7 +282,7 @@ def _simulate(wrong: Callable[[random.Random, int], bool], seed: int,
     for i in range(DECKS):
         target = list(range(52))
         rng.shuffle(target)
-        plan = plan_for_target(target, quiet=i % 10 == 0)
+        plan = plan_for_target(target, quiet=i % 25 == 0)
         deck = tuple(range(52))
         for pp in plan.passes:
             made = WRONG if wrong(rng, pp.number) else SHAFT_RESTACK

@@ -892,3 +892,50 @@ def test_the_press_lifts_off_the_last_card_as_it_is_fed_and_never_off_two() -> N
     assert _play(sim) == []
     _exact(sim, 52)
     assert lifted_over == [1] * 6
+
+
+def test_the_press_turns_in_while_the_plan_is_searched_for(monkeypatch) -> None:
+    """On a Pi the quiet keys' search takes a noticeable part of a second: the press, out
+    of the shaft after the last shuffle, starts turning in over the new deck at the touch,
+    not after the plan; a plan that cannot be made turns it back out."""
+    from hardware.shuffler import restack
+
+    rig = Rig(52)
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+    assert rig.shaft.press is PressPose.OUT
+    rig.shaft.tray = list(range(52))  # the player takes the deck and lays in another
+    rig.shaft.bays = {Bay.UPPER: [], Bay.LOWER: []}
+    poses: list[tuple[float, PressPose]] = []
+    set_press = rig.shaft.set_press
+    monkeypatch.setattr(rig.shaft, "set_press", lambda pose: (
+        poses.append((rig.clock.monotonic(), pose)), set_press(pose))[1])
+    slow = 0.5  # seconds the search takes here, as on a slow Pi
+    plan_random = restack.handsfree.plan_random
+
+    def searching(*args, **kwargs):
+        rig.clock.advance(slow)
+        return plan_random(*args, **kwargs)
+
+    monkeypatch.setattr(restack.handsfree, "plan_random", searching)
+    touched = rig.clock.monotonic()
+    rig.ctl.touch()
+    rig.run()
+    _done(rig, 52)
+    assert poses[0] == (touched, PressPose.LIFTED)  # turning in as the search starts
+    down = next(t for t, pose in poses if pose is PressPose.DOWN)
+    turn = handsfree.DEFAULT_RESTACK.press_turn_s
+    assert touched + slow <= down < touched + slow + 0.01 and slow > turn
+
+    def refused(*args, **kwargs):
+        raise restack.PlanError("no plan")
+
+    rig.shaft.tray = list(range(52))
+    rig.shaft.bays = {Bay.UPPER: [], Bay.LOWER: []}
+    monkeypatch.setattr(restack.handsfree, "plan_random", refused)
+    poses.clear()
+    with pytest.raises(restack.PlanError):
+        rig.ctl.touch()
+    assert [p for _, p in poses] == [PressPose.LIFTED, PressPose.OUT]
+    assert rig.ctl.state is DeviceState.IDLE
