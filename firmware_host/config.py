@@ -218,6 +218,23 @@ class ShufflerSettings(_Section):
     # matches: every restack's weighing would then fail.
     load_cell_tare: float | None = Field(None, ge=-(2 ** 23), le=2 ** 23 - 1)
     load_cell_counts_per_card: float | None = Field(None, gt=0, le=2 ** 23)
+    # The hands-free build's door servos' pulses (ms), [shut, open] by bay ("lower",
+    # "upper"), found at bring-up with `crib shuffler jog --servo` as the horns sit
+    # (docs/hands-free.md, "Set the doors' servo angles"). Absent: 1.0 shut, 2.0 open.
+    door_pulse_ms: dict[str, list[float]] | None = None
+
+    @field_validator("door_pulse_ms")
+    @classmethod
+    def _door_pulses(cls, value: dict[str, list[float]] | None
+                     ) -> dict[str, list[float]] | None:
+        from hardware.errors import HardwareError
+        from hardware.shuffler.gpio import door_pulses
+
+        try:
+            door_pulses(value)
+        except HardwareError as exc:
+            raise ValueError(str(exc)) from None
+        return value
     # Each of these, absent, derives from the card speed (hardware.shuffler.controller.Timing);
     # set, it is checked against the speed:
     # the pile sensors' glitch filter (a sixth of a card's transit past a beam, 15 ms at most),
@@ -270,10 +287,13 @@ class ShufflerSettings(_Section):
         """True for the build that restacks the piles itself."""
         return self.build == "handsfree"
 
-    def load_cell(self) -> dict[str, float]:
-        """The load cell's measured tare and counts per card, as the hands-free driver takes
-        them (`tare_raw`, `counts_per_card`): only those configured."""
-        out = {}
+    def measured(self) -> dict[str, Any]:
+        """What bring-up measured, as the hands-free driver takes it: the load cell's tare
+        and counts per card (`tare_raw`, `counts_per_card`) and the doors' pulses
+        (`door_pulse_ms`), only those configured."""
+        out: dict[str, Any] = {}
+        if self.door_pulse_ms is not None:
+            out["door_pulse_ms"] = self.door_pulse_ms
         if self.load_cell_tare is not None:
             out["tare_raw"] = self.load_cell_tare
         if self.load_cell_counts_per_card is not None:

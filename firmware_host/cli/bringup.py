@@ -64,9 +64,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     what.add_argument("--motor", type=float, metavar="SECONDS",
                       help="run the feed motor this long (Ctrl-C stops it)")
     what.add_argument("--router", choices=("left", "right"), help="set the pile router")
+    what.add_argument("--servo", choices=("lower_door", "upper_door", "press_lift",
+                                          "press_turn"),
+                      help="hands-free: drive one servo to --pulse-ms (to fit its horn, or "
+                           "find the doors' shut and open pulses)")
     what.add_argument("--off", action="store_true",
                       help="drive the feed motor's pin off and exit (the service runs this "
                            "after the daemon stops, however it ended)")
+    j.add_argument("--pulse-ms", type=float, default=None, metavar="MS",
+                   help="with --servo: the pulse, 0.5 to 2.5 ms (an SG90 turns 90 degrees "
+                        "a millisecond)")
     j.set_defaults(func=_shuffler_jog)
     c = shuf.add_parser("calibrate", parents=[common],
                         help="feed a full deck one card at a time to both piles, measure each "
@@ -243,7 +250,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
         if settings.shuffler.hands_free:
             sh, bus = _handsfree_shuffler(dict(settings.shuffler.pins), clock, factory,
                                           settings.shuffler.timing(), args.simulate,
-                                          settings.shuffler.load_cell())
+                                          settings.shuffler.measured())
             sh.open()
             if sh.state.value == "absent":
                 raise HardwareError(sh.describe()["error"]
@@ -507,6 +514,10 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
         return 0
     if args.motor is not None and not 0 < args.motor <= 60:
         return _fail("shuffler jog", ValueError(f"--motor {args.motor}: give 0 to 60 seconds"))
+    if args.servo is not None:
+        return _servo_jog(args, out)
+    if args.pulse_ms is not None:
+        return _fail("shuffler jog", ValueError("--pulse-ms goes with --servo"))
     try:
         sh, factory, _ = _shuffler(args, SystemClock())
     except (ConfigError, HardwareError, ValueError) as exc:
@@ -535,6 +546,43 @@ def _shuffler_jog(args: argparse.Namespace) -> int:
                 history = [bool(s.state) for s in motor_pin.states]
                 out.line(f"motor pin: {json.dumps(history)}", kind="motor_pin", states=history)
     return code
+
+
+def _servo_jog(args: argparse.Namespace, out: _Out) -> int:
+    """Drive one of the hands-free build's servos to a pulse, let it get there, and let it
+    go (an SG90's gears hold it where it stopped while its horn is fitted)."""
+    from hardware.clock import FakeClock, SystemClock
+    from hardware.shuffler.gpio import SERVO_CHANNELS
+
+    if args.pulse_ms is None or not 0.5 <= args.pulse_ms <= 2.5:
+        return _fail("shuffler jog", ValueError(
+            f"--servo {args.servo} needs --pulse-ms from 0.5 to 2.5 ms, got {args.pulse_ms}"))
+    try:
+        settings = _settings(args)
+        if not settings.shuffler.hands_free:
+            raise ConfigError("--servo: the configured shuffler is the Lotus-style build "
+                              "([shuffler] build), which has no servos on I2C")
+        clock: Clock = FakeClock() if args.simulate else SystemClock()
+        factory = _pin_factory(args, "there is no shuffler", _command(args))
+        sh, _ = _handsfree_shuffler(dict(settings.shuffler.pins), clock, factory,
+                                    settings.shuffler.timing(), args.simulate,
+                                    settings.shuffler.measured())
+        sh.open()
+        if sh.state.value == "absent":
+            raise HardwareError(sh.describe()["error"] or "the shuffler cannot be opened")
+    except (ConfigError, HardwareError, ValueError) as exc:
+        return _fail("shuffler jog", exc)
+    channel = SERVO_CHANNELS[args.servo]
+    servos = sh.mechanism.servos
+    try:
+        servos.set_pulse_ms(channel, args.pulse_ms)
+        held = servos.pulse_ms(channel)
+        clock.sleep(1.0)  # an SG90 crosses its whole range in well under a second
+        out.line(f"servo {args.servo} (PCA9685 channel {channel}) at {held:.3f} ms",
+                 kind="servo", servo=args.servo, channel=channel, pulse_ms=held)
+    finally:
+        sh.stop()
+    return 0
 
 
 # --- crib shuffler calibrate -------------------------------------------------------------
@@ -641,7 +689,7 @@ def _lotus_rig(sh: Any, factory: Any, clock: Clock, speed: float | None, cards: 
 
 
 def _handsfree_shuffler(pins: dict[str, Any], clock: Clock, factory: Any, timing: Any,
-                        simulate: bool, load_cell: dict[str, float] | None = None
+                        simulate: bool, measured: dict[str, Any] | None = None
                         ) -> tuple[Any, Any]:
     """The hands-free driver on the configured pins (the riser's and lid's unless named),
     its I2C chips emulated when simulated: (shuffler, emulated bus or None)."""
@@ -657,7 +705,7 @@ def _handsfree_shuffler(pins: dict[str, Any], clock: Clock, factory: Any, timing
                  "inputs": i2c.MCP23017(bus), "adc": i2c.NAU7802(bus, sleep=lambda s: None)}
     sh = HandsFreeGpioShuffler(pin_table.handsfree_defaults() | pins, clock,
                                pin_factory=factory, timing=timing, **chips,
-                               **(load_cell or {}))
+                               **(measured or {}))
     return sh, bus
 
 

@@ -75,7 +75,7 @@ def _shuffler_real(settings: Settings, clock: Clock) -> tuple[Shuffler, Callable
                                      sensor_filter_ms=s.sensor_filter_ms,
                                      touch_deck=settings.shuffle.deck,
                                      touch_plan=settings.shuffle.plan,
-                                     **s.load_cell()
+                                     **s.measured()
                                      | ({} if s.riser_duty is None
                                         else {"riser_duty": s.riser_duty})), _noop
     from hardware.shuffler.gpio import GpioShuffler

@@ -41,7 +41,7 @@ import math
 import random
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hardware.errors import ConfigurationError
@@ -481,6 +481,9 @@ EXPANDER_PINS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "skew": 2}
 # for 1.0 ms of pulse (0.5-2.5 ms over 180 degrees), closed to open.
 DOOR_CHANNEL: dict[Bay, int] = {Bay.LOWER: 0, Bay.UPPER: 1}
 DOOR_PULSE_MS: dict[bool, float] = {False: 1.0, True: 2.0}  # opened -> pulse
+# Each servo by its name at bring-up (`crib shuffler jog --servo`), and its channel.
+SERVO_CHANNELS: dict[str, int] = {"lower_door": 0, "upper_door": 1, "press_lift": 2,
+                                  "press_turn": 3}
 # The press's two SG90s (docs/hands-free.md, "The press's link"), 1.0 ms of pulse for 90
 # degrees, each at rest at 0.5 ms (the end of its range, where its horn is fitted): the
 # lift's on channel 2, handsfree.PRESS_LIFT_DEG up; the turn's on channel 3, PRESS_TURN_DEG
@@ -500,6 +503,24 @@ WEIGH_SAMPLES = 4
 # 3870 for a card of 1.8 g. An estimate from the datasheets (bar cell, NAU7802): bring-up
 # measures the tare and a card's counts.
 COUNTS_PER_CARD = round(2**23 / 1.65 * (1e-3 * 3.3 * 128) / 1000 * 1.8)
+
+
+def door_pulses(given: Mapping[str, Sequence[float]] | None = None
+                ) -> dict[Bay, dict[bool, float]]:
+    """Each bay's door pulses (ms) as (shut, open) by bay name ("lower", "upper"), the
+    defaults (DOOR_PULSE_MS) for a bay not given. Raises ConfigurationError for an unknown
+    bay, a pair that is not two pulses, a pulse outside 0.5-2.5 ms or shut equal to open."""
+    out = {bay: dict(DOOR_PULSE_MS) for bay in Bay}
+    for name, pair in (given or {}).items():
+        if name not in ("lower", "upper"):
+            raise ConfigurationError(f"door_pulse_ms: unknown bay {name!r}; lower or upper")
+        if len(pair) != 2 or not all(0.5 <= float(v) <= 2.5 for v in pair) \
+                or float(pair[0]) == float(pair[1]):
+            raise ConfigurationError(
+                f"door_pulse_ms {name} = {list(pair)}: give [shut, open], two different "
+                "pulses of 0.5 to 2.5 ms")
+        out[Bay(name)] = {False: float(pair[0]), True: float(pair[1])}
+    return out
 
 
 def check_handsfree_pins(pins: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -528,7 +549,8 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
                  sensor_filter_ms: float | None, router_settle: float | None,
                  servos: ServoPwm | None, inputs: InputExpander | None,
                  adc: LoadCellAdc | None, tare_raw: float, counts_per_card: float,
-                 riser_duty: float = design.RISER_DUTY_UNCALIBRATED) -> None:
+                 riser_duty: float = design.RISER_DUTY_UNCALIBRATED,
+                 door_pulse_ms: Mapping[str, Sequence[float]] | None = None) -> None:
         base, self.shaft_pins = check_handsfree_pins(pins)
         super().__init__(base, clock, pin_factory, sensor_filter_ms, router_settle)
         if not counts_per_card > 0:
@@ -540,6 +562,8 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
         self.riser_duty = float(riser_duty)
         self.servos, self.inputs, self.adc = servos, inputs, adc
         self.tare_raw, self.counts_per_card = float(tare_raw), float(counts_per_card)
+        # each bay's doors' pulses, shut and open (bring-up sets them as the horns sit)
+        self.door_pulses = door_pulses(door_pulse_ms)
         self.riser: Any = None
         self.lid: Any = None
         self.on_lid: Callable[[bool], None] | None = None
@@ -624,7 +648,7 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     def set_doors(self, bay: Bay, opened: bool) -> None:
         if self.servos is None:
             return
-        self.servos.set_pulse_ms(DOOR_CHANNEL[bay], DOOR_PULSE_MS[opened])
+        self.servos.set_pulse_ms(DOOR_CHANNEL[bay], self.door_pulses[bay][opened])
         self.doors[bay] = opened
         self._weigh_from = self._clock.monotonic()
 
@@ -672,9 +696,10 @@ class HandsFreeGpioShuffler(HandsFreeController):
     sensors and skew beam and the load cell on I2C bus 1 (`servos`, `inputs`, `adc`: by
     default the PCA9685, MCP23017 and NAU7802 drivers over smbus2). `tare_raw` and
     `counts_per_card` turn the load cell's counts into cards (measured at bring-up);
-    `riser_duty` is the riser motor's PWM duty (calibrate sets it).
-    Raises ConfigurationError as GpioShuffler, for a missing riser or lid pin, and for a
-    duty out of (0, 1].
+    `riser_duty` is the riser motor's PWM duty (calibrate sets it); `door_pulse_ms` each
+    bay's door pulses, shut and open, by bay name (set at bring-up as the horns sit).
+    Raises ConfigurationError as GpioShuffler, for a missing riser or lid pin, for a
+    duty out of (0, 1] and for door pulses as `door_pulses` refuses them.
     """
 
     def __init__(
@@ -695,6 +720,7 @@ class HandsFreeGpioShuffler(HandsFreeController):
         tare_raw: float = 0.0,
         counts_per_card: float = COUNTS_PER_CARD,
         riser_duty: float = design.RISER_DUTY_UNCALIBRATED,
+        door_pulse_ms: Mapping[str, Sequence[float]] | None = None,
     ) -> None:
         base, _extra = check_handsfree_pins(pins)
         if timing is None:
@@ -706,7 +732,7 @@ class HandsFreeGpioShuffler(HandsFreeController):
             router_settle = timing.router_move
         self._gpio = _HandsFreeGpioMechanism(pins, clock, pin_factory, sensor_filter_ms,
                                              router_settle, servos, inputs, adc, tare_raw,
-                                             counts_per_card, riser_duty)
+                                             counts_per_card, riser_duty, door_pulse_ms)
         self._gpio.on_touch = self._on_touch
         self._gpio.on_lid = self._on_lid
         super().__init__(self._gpio, clock, rng=rng, timing=timing, touch_deck=touch_deck,

@@ -67,16 +67,36 @@ def test_the_daemon_weighs_with_the_configured_tare_and_counts(tmp_path):
     from firmware_host.config import load_settings
 
     cfg = tmp_path / "c.toml"
-    cfg.write_text("[shuffler]\nload_cell_tare = -1200.5\nload_cell_counts_per_card = 4100\n")
+    cfg.write_text("[shuffler]\nload_cell_tare = -1200.5\nload_cell_counts_per_card = 4100\n"
+                   "door_pulse_ms = {lower = [0.9, 1.95]}\n")
     settings = load_settings(cfg)
     from hardware.clock import FakeClock
+    from hardware.shuffler.handsfree import Bay
 
     sh, _ = _shuffler_real(settings, FakeClock())
     assert (sh.mechanism.tare_raw, sh.mechanism.counts_per_card) == (-1200.5, 4100.0)
+    assert sh.mechanism.door_pulses == {Bay.LOWER: {False: 0.9, True: 1.95},
+                                        Bay.UPPER: {False: 1.0, True: 2.0}}
     bad = tmp_path / "bad.toml"
-    bad.write_text("[shuffler]\nload_cell_counts_per_card = 0\n")
-    with pytest.raises(ConfigError, match="load_cell_counts_per_card"):
-        load_settings(bad)
+    for text, key in (("load_cell_counts_per_card = 0", "load_cell_counts_per_card"),
+                      ("door_pulse_ms = {lower = [1.0, 3.0]}", "door_pulse_ms lower"),
+                      ("door_pulse_ms = {middle = [1.0, 2.0]}", "unknown bay 'middle'")):
+        bad.write_text(f"[shuffler]\n{text}\n")
+        with pytest.raises(ConfigError, match=key):
+            load_settings(bad)
+
+
+def test_shuffler_jog_drives_one_servo_to_a_pulse(capsys):
+    """Bring-up fits the horns and finds the doors' pulses servo by servo."""
+    assert main(["shuffler", "jog", "--simulate", "--json", "--servo", "upper_door",
+                 "--pulse-ms", "1.25"]) == 0
+    line = _json_lines(capsys.readouterr().out)[-1]
+    assert (line["servo"], line["channel"]) == ("upper_door", 1)
+    assert line["pulse_ms"] == pytest.approx(1.25, abs=0.01)  # the PCA9685's 4096 steps
+    assert main(["shuffler", "jog", "--simulate", "--servo", "press_turn",
+                 "--pulse-ms", "2.6"]) == 2
+    assert "0.5 to 2.5 ms" in capsys.readouterr().err
+    assert main(["shuffler", "jog", "--simulate", "--motor", "1", "--pulse-ms", "1"]) == 2
 
 
 def test_inputs_watch_uses_the_configured_hold_time(tmp_path, capsys):

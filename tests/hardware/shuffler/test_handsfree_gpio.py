@@ -371,3 +371,30 @@ def test_the_docs_wiring_and_schematic_say_the_pin_tables_pins() -> None:
                        "NAU7802": i2c.NAU7802_ADDRESS}
     # the Lotus-style build's defaults are untouched by the hands-free pins
     assert not set(pins.handsfree_defaults()) & set(pins.shuffler_defaults())
+
+
+def test_the_doors_take_the_pulses_bring_up_found() -> None:
+    """Each bay's doors are driven to their own shut and open pulses (the horns never sit
+    exactly alike); a pair that cannot work is refused before anything moves."""
+    bus = i2c.EmulatedBus()
+    sh = HandsFreeGpioShuffler(
+        PINS, FakeClock(), pin_factory=MockFactory(pin_class=MockPWMPin),
+        servos=i2c.PCA9685(bus, sleep=lambda s: None), inputs=i2c.MCP23017(bus),
+        adc=i2c.NAU7802(bus, sleep=lambda s: None),
+        door_pulse_ms={"lower": [0.85, 1.9], "upper": [1.1, 2.05]})
+    sh.open()
+    try:
+        servos = sh.mechanism.servos
+        assert servos is not None
+        for bay, (shut, opened) in ((Bay.LOWER, (0.85, 1.9)), (Bay.UPPER, (1.1, 2.05))):
+            channel = 0 if bay is Bay.LOWER else 1
+            assert servos.pulse_ms(channel) == pytest.approx(shut, abs=0.01)  # shut at open()
+            sh.mechanism.set_doors(bay, True)
+            assert servos.pulse_ms(channel) == pytest.approx(opened, abs=0.01)
+            sh.mechanism.set_doors(bay, False)
+            assert servos.pulse_ms(channel) == pytest.approx(shut, abs=0.01)
+    finally:
+        sh.stop()
+    with pytest.raises(ConfigurationError, match="door_pulse_ms upper"):
+        HandsFreeGpioShuffler(PINS, FakeClock(), pin_factory=MockFactory(),
+                              door_pulse_ms={"upper": [1.5]})
