@@ -255,7 +255,7 @@ def _inputs_watch(args: argparse.Namespace) -> int:
             if sh.state.value == "absent":
                 raise HardwareError(sh.describe()["error"]
                                     or "the shuffler's pins cannot be claimed")
-            shaft = _ShaftWatch(sh.mechanism, out)
+            shaft = _ShaftWatch(sh.mechanism, clock, out)
         else:
             sh, _, _ = _shuffler(args, clock, factory)
     except (ConfigError, HardwareError, ValueError) as exc:
@@ -333,8 +333,8 @@ class _ShaftWatch:
     its weighing time, with the cards they make over the configured tare (for bring-up's
     tare and a card's counts)."""
 
-    def __init__(self, mech: Any, out: _Out) -> None:
-        self.mech, self.out = mech, out
+    def __init__(self, mech: Any, clock: Clock, out: _Out) -> None:
+        self.mech, self.clock, self.out = mech, clock, out
         self.levels: dict[str, bool] = {}
         self.raw: float | None = None  # the last printed
         self.prev: float | None = None  # the last read
@@ -344,7 +344,7 @@ class _ShaftWatch:
         from hardware.shuffler.handsfree import Bay
 
         m = self.mech
-        m.update(m._clock.monotonic())  # the load cell's new conversions
+        m.update(self.clock.monotonic())  # the load cell's new conversions
         levels = {"lower_door": m.doors_hold(Bay.LOWER), "upper_door": m.doors_hold(Bay.UPPER),
                   "skew": m.skewed()}
         for name, blocked in levels.items():

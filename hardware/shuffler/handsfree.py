@@ -305,12 +305,6 @@ class _Routing:
                 n -= 1
             if n == i and bit == bit2:
                 continue  # same neighbours, same bit
-            if a >= 0:
-                change -= a ^ bit
-            if b >= 0:
-                change -= b ^ bit
-                if a >= 0:
-                    change += a ^ b
             # the neighbours at the new place, in the deck without the card
             prev = n - 1
             nxt = n
@@ -320,48 +314,27 @@ class _Routing:
                 nxt += 1
             c = (keys[deck[prev][1]] >> j) & 1 if prev >= 0 else -1
             d = (keys[deck[nxt][1]] >> j) & 1 if nxt < len(deck) else -1
-            if c >= 0:
-                change += c ^ bit2
-            if d >= 0:
-                change += d ^ bit2
-                if c >= 0:
-                    change -= c ^ d
+            change += _between_moves(c, d, bit2) - _between_moves(a, b, bit)
         return change
 
     def set_key(self, card: int, key: int) -> None:
         """Give `card` a new key, updating the moves and the counts."""
-        keys, moves, lowers = self.keys, self.moves, self.lowers
-        old = keys[card]
+        change = self.delta(card, key)
+        old = self.keys[card]
         for j, deck in enumerate(self.decks):
             mask = (1 << j) - 1
-            # out of its place: its two neighbours come side by side
-            i = bisect.bisect_left(deck, (old & mask, card))
-            bit = (old >> j) & 1
-            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
-            b = (keys[deck[i + 1][1]] >> j) & 1 if i + 1 < len(deck) else -1
-            if a >= 0:
-                moves -= a ^ bit
-            if b >= 0:
-                moves -= b ^ bit
-                if a >= 0:
-                    moves += a ^ b
-            del deck[i]
-            # into its new place, between two others
-            entry = (key & mask, card)
-            i = bisect.bisect_left(deck, entry)
-            bit2 = (key >> j) & 1
-            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
-            b = (keys[deck[i][1]] >> j) & 1 if i < len(deck) else -1
-            if a >= 0:
-                moves += a ^ bit2
-            if b >= 0:
-                moves += b ^ bit2
-                if a >= 0:
-                    moves -= a ^ b
-            deck.insert(i, entry)
-            lowers[j] += bit2 - bit
-        keys[card] = key
-        self.moves = moves
+            del deck[bisect.bisect_left(deck, (old & mask, card))]
+            bisect.insort(deck, (key & mask, card))
+            self.lowers[j] += ((key >> j) & 1) - ((old >> j) & 1)
+        self.keys[card] = key
+        self.moves += change
+
+
+def _between_moves(a: int, b: int, bit: int) -> int:
+    """The router's moves a card sent by `bit` makes between neighbours sent by `a` and
+    `b` (-1: no neighbour there), beyond those the two would make side by side."""
+    moves = (a ^ bit if a >= 0 else 0) + (b ^ bit if b >= 0 else 0)
+    return moves - (a ^ b if a >= 0 and b >= 0 else 0)
 
 
 def pile_limits(deck_size: int, passes: int) -> tuple[int, int]:
