@@ -188,6 +188,7 @@ class HandsFreeController(ShufflerController):
         # After a pause the feed's unbraked run-down may have carried cards on: until the
         # next feed, a card seen with none in flight is the next card, already started
         self._rundown = False
+        self._rundown_until = float("-inf")  # ... and the riser alone brings them on until
         self._drawn: list[Pile] = []  # arrivals the run-down made, still to be taken
         self._tainted: str | None = None
         self._fed_on_card: int | None = None
@@ -555,6 +556,11 @@ class HandsFreeController(ShufflerController):
             self._press_down_at = arrive
         if r.now < self._press_down_at:
             return self._wait(r.now, r.nxt, min([self._press_down_at, *r.waits]))
+        if self._rundown and r.now < self._rundown_until:
+            # after a pause the riser alone first brings on any card the feed's run-down
+            # drew in (two, when the feed was running on): each is counted as it arrives,
+            # and a feed meanwhile would drive the card behind it too
+            return self._wait(r.now, r.nxt, min([self._rundown_until, *r.waits]))
         if self._nudge_until is not None:
             if r.now < self._nudge_until:
                 return self._wait(r.now, r.nxt, min([self._nudge_until, *r.waits]))
@@ -923,6 +929,8 @@ class HandsFreeController(ShufflerController):
             # run-down carried past a beam blocked it while slowing down: neither is a double
             self._mech.update(now)
             self._rundown = True
+            # no card the riser holds takes longer than a card's whole budget to its beam
+            self._rundown_until = now + self._timing.card_timeout
             self._drawn = self._mech.take_arrivals()
             self._ignore_blocks |= set(self._passing) | set(self._drawn) | {
                 p for p in Pile if self._mech.blocked_since(p) is not None}

@@ -939,3 +939,15 @@ def test_the_press_turns_in_while_the_plan_is_searched_for(monkeypatch) -> None:
         rig.ctl.touch()
     assert [p for _, p in poses] == [PressPose.LIFTED, PressPose.OUT]
     assert rig.ctl.state is DeviceState.IDLE
+
+
+def test_two_cards_the_run_down_draws_in_while_the_feed_runs_on_are_each_counted() -> None:
+    """At the fastest corner, the lid opened as the feed runs on into a card to the same
+    bay: its run-down draws two cards in. The riser alone brings both on before the feed
+    starts again (a feed meanwhile would drive the card behind them too: a double)."""
+    from hardware.shuffler import handsfree_sim
+
+    params, shaft = handsfree_sim.corners((52,))[130]
+    assert params.motor_speed == 1.15 and shaft.riser_speed == 1.15
+    results = [_lid_open_at(at, params=params, shaft_params=shaft) for at in (2.8, 3.5)]
+    assert results == [(None, 2), (None, 2)]
