@@ -358,7 +358,8 @@ class _ShaftWatch:
         self.levels = levels | {"lid": lid}
         # a new weight once it is steady (its mean moving by under a twentieth of a card
         # from one reading to the next) and half a card or more from the last printed
-        raw, prev, self.prev = m.load_cell_raw(), self.prev, m.load_cell_raw()
+        raw = m.load_cell_raw()
+        prev, self.prev = self.prev, raw
         steady = raw is not None and prev is not None and \
             abs(raw - prev) < m.counts_per_card / 20
         if raw is not None and steady and (self.raw is None

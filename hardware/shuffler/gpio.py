@@ -672,12 +672,16 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     def skewed(self) -> bool:
         return self._expander("skew")
 
+    def _mean_counts(self, since: float) -> float | None:
+        """The load cell's mean counts since `since` (and over the last WEIGH_S), or None
+        before WEIGH_SAMPLES of them."""
+        since = max(since, self._clock.monotonic() - WEIGH_S)
+        recent = [v for t, v in self._samples if t > since]
+        return sum(recent) / len(recent) if len(recent) >= WEIGH_SAMPLES else None
+
     def tray_cards(self) -> float | None:
-        now = self._clock.monotonic()
-        recent = [v for t, v in self._samples if t > max(now - WEIGH_S, self._weigh_from)]
-        if len(recent) < WEIGH_SAMPLES:
-            return None
-        return (sum(recent) / len(recent) - self.tare_raw) / self.counts_per_card
+        raw = self._mean_counts(self._weigh_from)
+        return None if raw is None else (raw - self.tare_raw) / self.counts_per_card
 
     def lid_closed(self) -> bool:
         return bool(self.lid is not None and self.lid.is_active)
@@ -685,9 +689,7 @@ class _HandsFreeGpioMechanism(_GpioMechanism):
     def load_cell_raw(self) -> float | None:
         """The load cell's mean counts over the last WEIGH_S (bring-up reads the tare and a
         card's counts from it), or None until WEIGH_SAMPLES have come."""
-        now = self._clock.monotonic()
-        recent = [v for t, v in self._samples if t > now - WEIGH_S]
-        return sum(recent) / len(recent) if len(recent) >= WEIGH_SAMPLES else None
+        return self._mean_counts(-math.inf)
 
 
 class HandsFreeGpioShuffler(HandsFreeController):
