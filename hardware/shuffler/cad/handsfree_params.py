@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from hardware.shuffler import design
 from hardware.shuffler.cad.params import DEFAULT, Geometry
 from hardware.shuffler.handsfree import Bay
 from hardware.shuffler.shaft import DEFAULT_SHAFT, ShaftGeometry
@@ -71,6 +72,12 @@ class HandsFree:
     # hub clear of the floating tray.
     curl_start: float = 25.0
     wall: float = 2.4
+    # Each bay's felt pad (design.END_WALL_PAD_MM, as the Lotus build's bays carry) lies in
+    # a pocket in the back wall, its face flush with the wall's: the wall is that much
+    # thicker, so a pile has the shaft's whole length and the beams see no pad.
+    end_pad: float = design.END_WALL_PAD_MM
+    end_pad_w: float = 60.0  # across the shaft: the widest card's middle
+    end_pad_h: float = 35.0  # up from the doors, past the slot's top: where the cards strike
     septum: float = 1.6
     gap: float = 4.0  # the channel, floor to roof, as the Lotus chute
     shaft_wall: float = 5.0  # the shaft's long walls: 2.5 mm pockets for the open leaves

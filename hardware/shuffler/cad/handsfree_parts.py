@@ -384,10 +384,28 @@ def gt2_pulley(x: float, z: float, teeth: int, y_face: float, hub: float) -> Par
 # ----- the shaft -----
 
 def shaft_outer(h: HandsFree) -> tuple[float, float, float, float]:
-    """(back outer x, front x, outer |y|, top z)."""
+    """(back outer x, front x, outer |y|, top z): the back wall holds the pads' pockets."""
     xb, xf = h.shaft_x
     top = h.slot_z(Bay.UPPER) + roof_off(h) + h.wall + h.roof - h.wall
-    return xb - h.wall, xf, h.shaft_half_w + h.shaft_wall, top
+    return xb - h.wall - h.end_pad, xf, h.shaft_half_w + h.shaft_wall, top
+
+
+def end_pad_box(h: HandsFree, bay: Bay, grow: float = 0.0) -> tuple[float, ...]:
+    """(x0, x1, y0, y1, z0, z1) of ``bay``'s felt pad in its pocket in the back wall, its
+    face flush with the wall's inner face (``grow``: the pocket's clearance round it)."""
+    xb = h.shaft_x[0]
+    zd = h.doors_z(bay)
+    half = h.end_pad_w / 2 + grow
+    return (xb - h.end_pad - grow, xb, -half, half, zd + 0.5 - grow, zd + 0.5 + h.end_pad_h + grow)
+
+
+def end_pads(h: HandsFree = HANDSFREE) -> Part:
+    """The two bays' self-adhesive felt pads, each in its pocket over its bay's doors."""
+    out = None
+    for bay in BAYS:
+        p = _box(*end_pad_box(h, bay))
+        out = p if out is None else out + p
+    return out
 
 
 def shaft_bottom(h: HandsFree) -> float:
@@ -443,6 +461,13 @@ def shaft(h: HandsFree = HANDSFREE) -> Part:
                     continue
                 y = sorted((side * (yi - 1), side * (yo + 1)))
                 body -= _box(x - h.vent_w / 2, x + h.vent_w / 2, *y, zd + 4, zd + 24)
+    # each bay's felt pad sits in a pocket, its face flush with the wall's; the pocket's
+    # floor slopes at 45 degrees, so upside down on the bed it needs no bridge
+    for bay in BAYS:
+        x0, _x1, y0, y1, z0, z1 = end_pad_box(h, bay, 0.2)
+        d = xb - x0
+        body -= _xz_prism([(x0, z0), (xb + 0.01, z0 - d - 0.01), (xb + 0.01, z1), (x0, z1)],
+                          y0, y1)
     # the skew beam's bore across y, through the -y wall (the receiver is in the lid)
     body -= _y_cylinder(skew_x(h), skew_z(h), h.beam_d, -yo - 1, -yi + 0.01)
     # the press's arm and foot leave through a notch at the -y wall's foot
@@ -1859,7 +1884,7 @@ def bought(h: HandsFree = HANDSFREE, cards: int | None = None, press: float = 0.
         "belt": belt(h), "belt_idler": belt_idler(h),
         "router_solenoid": router_solenoid(h), "router_plunger": router_plunger(h),
         "router_pin": router_pin(h), "router_spring": router_spring(h),
-        "door_beams": door_beam_leds(h),
+        "door_beams": door_beam_leds(h), "end_pads": end_pads(h),
     }
 
 

@@ -217,6 +217,40 @@ def test_the_shut_doors_carry_a_pile_and_the_open_ones_clear_the_shafts_inside()
     assert handsfree_sweep.common(inside, handsfree_parts.door_leaves(H, 90.0)) == 0.0
 
 
+def test_each_bay_lands_its_cards_on_a_felt_pad_flush_with_the_back_wall(closed):
+    """The cards reach the back wall faster than they would stand up against bare plastic
+    (the simulator lands them by the padded wall's speed): each bay's pad lies where the
+    card's leading edge strikes, from the doors to past its slot, its face flush with the
+    wall's, so a card lying against it has the shaft's whole length and pushed 0.1 mm
+    further meets the pad; 2 mm of wall or more stands behind the pocket."""
+    from hardware.shuffler import physics
+
+    riser = design.RISER_CARD_SPEED_MM_S
+    assert physics.stand_up_speed_mm_s(padded=False) < riser < physics.stand_up_speed_mm_s(
+        padded=True)
+    shaft, pads = closed["shaft"], closed["end_pads"]
+    xb, xf = H.shaft_x
+    xo = handsfree_parts.shaft_outer(H)[0]
+    for bay in BAYS:
+        x0, x1, y0, y1, z0, z1 = handsfree_parts.end_pad_box(H, bay)
+        assert x1 == pytest.approx(xb) and x1 - x0 == pytest.approx(design.END_WALL_PAD_MM)
+        assert z0 <= H.doors_z(bay) + 1.0 and z1 >= H.slot_z(bay) + H.gap
+        assert -y0 == y1 and y1 - y0 >= 60.0
+        # a card lying at the wall, at every height the pad spans, has room to the front wall
+        for z in (z0 + 1.0, (z0 + z1) / 2, z1 - 1.0):
+            card = handsfree_sweep.pile(H, z, 1, design.POKER_WIDTH_MM)
+            assert handsfree_sweep.hits(card, {"shaft": shaft, "end_pads": pads}) == {}
+            assert xf - (xb + 0.05 + H.g.card_length) > 3.0
+            pushed = handsfree_parts._box(xb - 0.1, xb + H.g.card_length, -20.0, 20.0, z,
+                                          z + CARD_T)
+            assert set(handsfree_sweep.hits(pushed, {"shaft": shaft, "end_pads": pads})) == {
+                "end_pads"}
+        zc, back = (z0 + z1) / 2, x0 - 0.2
+        behind = handsfree_parts._box(xo + 0.01, back - 0.01, -0.5, 0.5, zc - 0.5, zc + 0.5)
+        assert handsfree_sweep.common(behind, shaft) == pytest.approx(behind.volume, rel=1e-6)
+        assert back - xo >= 2.0
+
+
 METAL_THREADS = ("load_cell", "riser_motor", "router_solenoid")
 
 
