@@ -264,8 +264,8 @@ def _check_target(target: Sequence[int]) -> tuple[int, ...]:
 # plan) keeps those that change bay least, about 40 % fewer times. This many steps a card:
 # over 15 targets, 52 cards move the router 174 times with the even keys, 106 after 150
 # steps a card, 103 after 300, 100.4 after 600, 99.1 after 1200 (104 cards: 400, 245, 240,
-# 236, 232); 600 steps take about 0.11 s a plan of 52 on the computer that ran the tests
-# (0.27 s of 104), about four times that on a Pi: the press turns in meanwhile.
+# 236, 232); 600 steps take about 0.08 s a plan of 52 on the computer that ran the tests
+# (0.18 s of 104), about four times that on a Pi: the press turns in meanwhile.
 QUIET_STEPS_PER_CARD = 600
 QUIET_START_T = 2.0
 
@@ -281,50 +281,66 @@ class _Routing:
 
     def __init__(self, keys: Sequence[int], passes: int) -> None:
         self.keys = list(keys)
-        self.decks = [sorted((key & ((1 << j) - 1), c) for c, key in enumerate(self.keys))
+        # a card's place in deck j is one int, (its key's lowest j bits) * n + card: it sorts
+        # as the pair would, and the search's bisects compare ints, several times faster;
+        # beside each deck, the bits j of its cards in order, -1 past either end
+        self.n = n = len(self.keys)
+        self.decks = [sorted((key & ((1 << j) - 1)) * n + c for c, key in enumerate(self.keys))
                       for j in range(passes)]
+        self.bits = [[-1, *((self.keys[e % n] >> j) & 1 for e in deck), -1]
+                     for j, deck in enumerate(self.decks)]
         self.lowers = [sum((key >> j) & 1 for key in self.keys) for j in range(passes)]
-        self.moves = sum(((self.keys[deck[i][1]] ^ self.keys[deck[i + 1][1]]) >> j) & 1
-                         for j, deck in enumerate(self.decks) for i in range(len(deck) - 1))
+        self.moves = sum(bits[i] ^ bits[i + 1] for bits in self.bits for i in range(1, n))
 
     def delta(self, card: int, key: int) -> int:
         """How many more moves (fewer: below 0) `card` would make with `key`, nothing
         changed."""
-        keys = self.keys
-        old = keys[card]
+        n = self.n
+        old = self.keys[card]
+        between = _BETWEEN
+        bisect_left = bisect.bisect_left
         change = 0
-        for j, deck in enumerate(self.decks):
+        flips = old ^ key
+        if not flips:
+            return 0
+        decks, all_bits = self.decks, self.bits
+        # below the key's lowest changed bit the card keeps its place and its bit
+        for j in range((flips & -flips).bit_length() - 1, len(decks)):
+            deck, bits = decks[j], all_bits[j]  # bits[x + 1]: bit j of the card at place x
             mask = (1 << j) - 1
             bit, bit2 = (old >> j) & 1, (key >> j) & 1
-            i = bisect.bisect_left(deck, (old & mask, card))
-            a = (keys[deck[i - 1][1]] >> j) & 1 if i else -1
-            b = (keys[deck[i + 1][1]] >> j) & 1 if i + 1 < len(deck) else -1
+            i = bisect_left(deck, (old & mask) * n + card)
             # its new place among the others (its own entry left out)
-            n = bisect.bisect_left(deck, (key & mask, card))
-            if n > i:
-                n -= 1
-            if n == i and bit == bit2:
-                continue  # same neighbours, same bit
+            new = bisect_left(deck, (key & mask) * n + card)
+            if new > i:
+                new -= 1
             # the neighbours at the new place, in the deck without the card
-            prev = n - 1
-            nxt = n
-            if prev >= i:
-                prev += 1
-            if nxt >= i:
-                nxt += 1
-            c = (keys[deck[prev][1]] >> j) & 1 if prev >= 0 else -1
-            d = (keys[deck[nxt][1]] >> j) & 1 if nxt < len(deck) else -1
-            change += _between_moves(c, d, bit2) - _between_moves(a, b, bit)
+            if new > i:
+                prev, nxt = new + 1, new + 2
+            elif new < i:
+                prev, nxt = new, new + 1
+            elif bit == bit2:
+                continue  # same neighbours, same bit
+            else:
+                prev, nxt = new, new + 2
+            change += (between[bits[prev] * 6 + bits[nxt] * 2 + bit2 + 8]
+                       - between[bits[i] * 6 + bits[i + 2] * 2 + bit + 8])
         return change
 
     def set_key(self, card: int, key: int) -> None:
         """Give `card` a new key, updating the moves and the counts."""
         change = self.delta(card, key)
         old = self.keys[card]
+        n = self.n
         for j, deck in enumerate(self.decks):
             mask = (1 << j) - 1
-            del deck[bisect.bisect_left(deck, (old & mask, card))]
-            bisect.insort(deck, (key & mask, card))
+            i = bisect.bisect_left(deck, (old & mask) * n + card)
+            del deck[i]
+            del self.bits[j][i + 1]
+            entry = (key & mask) * n + card
+            new = bisect.bisect_left(deck, entry)
+            deck.insert(new, entry)
+            self.bits[j].insert(new + 1, (key >> j) & 1)
             self.lowers[j] += ((key >> j) & 1) - ((old >> j) & 1)
         self.keys[card] = key
         self.moves += change
@@ -335,6 +351,11 @@ def _between_moves(a: int, b: int, bit: int) -> int:
     `b` (-1: no neighbour there), beyond those the two would make side by side."""
     moves = (a ^ bit if a >= 0 else 0) + (b ^ bit if b >= 0 else 0)
     return moves - (a ^ b if a >= 0 and b >= 0 else 0)
+
+
+# _between_moves for every a, b in -1..1 and bit 0..1, at (a + 1) * 6 + (b + 1) * 2 + bit
+_BETWEEN = tuple(_between_moves(a, b, bit) for a in (-1, 0, 1) for b in (-1, 0, 1)
+                 for bit in (0, 1))
 
 
 def pile_limits(deck_size: int, passes: int) -> tuple[int, int]:
@@ -369,18 +390,21 @@ def quiet_keys(target: Sequence[int], passes: int) -> list[int]:
     cur = routing.moves
     best, best_kp = cur, kp[:]
     steps = QUIET_STEPS_PER_CARD * n
+    # bound once: the loop runs tens of thousands of times a plan
+    randrange, randint, chance, exp = rng.randrange, rng.randint, rng.random, math.exp
+    delta, last = routing.delta, n - 1
     for i in range(steps):
-        temp = QUIET_START_T * (1.0 - i / steps) + 0.01
-        p = rng.randrange(n)
+        p = randrange(n)
         low = 0 if p == 0 else kp[p - 1] + strict[p]
-        high = top if p == n - 1 else kp[p + 1] - strict[p + 1]
+        high = top if p == last else kp[p + 1] - strict[p + 1]
         if low >= high:
             continue
-        old, new = kp[p], rng.randint(low, high)
+        old, new = kp[p], randint(low, high)
         if new == old:
             continue
-        change = routing.delta(at[p], new)
-        if change > 0 and rng.random() >= math.exp(-change / temp):
+        change = delta(at[p], new)
+        if change > 0 and chance() >= exp(
+                -change / (QUIET_START_T * (1.0 - i / steps) + 0.01)):
             continue
         # a pile out of the even keys' sizes is refused: every pass whose bit changes
         flips = old ^ new

@@ -93,17 +93,21 @@ class _Roller:
             return None if frac >= 1.0 - 1e-12 else self.t0 - self.tau * math.log(1.0 - frac)
         # Newton's method on the surface's position (it only moves forward), from the
         # time at the target speed; bisection if it strays
-        t = self.t0 + (x - self.x0) / self.target
-        lo, hi = self.t0, t + abs(self.u0 - self.target) * self.tau / self.target + self.tau
+        t0, x0, u0, target, tau = self.t0, self.x0, self.u0, self.target, self.tau
+        t = t0 + (x - x0) / target
+        lo, hi = t0, t + abs(u0 - target) * tau / target + tau
         for _ in range(50):
-            err = self.pos(t) - x
+            # pos(t) and speed(t) written out, one exp for both: the simulator's hottest loop
+            dt = max(0.0, t - t0)
+            decay = math.exp(-dt / tau) if tau > 0 else 0.0
+            err = x0 + target * dt + (u0 - target) * tau * (1.0 - decay) - x
             if abs(err) < 1e-7:
                 return t
             if err < 0:
                 lo = t
             else:
                 hi = t
-            u = self.speed(t)
+            u = target + (u0 - target) * decay
             t = t - err / u if u > 1e-9 else (lo + hi) / 2
             if not lo <= t <= hi:
                 t = (lo + hi) / 2

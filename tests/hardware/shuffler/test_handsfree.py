@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from itertools import pairwise
 
 import pytest
 
@@ -21,6 +22,7 @@ from hardware.shuffler.handsfree import (
     HandsFreePlan,
     Recovery,
     Restack,
+    _Routing,
     bay_counts,
     deal,
     face_down_passes,
@@ -115,6 +117,35 @@ def test_the_router_moves_about_two_fifths_less_than_with_even_keys() -> None:
                        and max(pp.counts.upper, pp.counts.lower) <= hi for pp in quiet.passes)
             assert plan_for_target(target, k).passes == quiet.passes  # the same plan again
         assert max(ratios) < 0.75, (n, ratios)
+
+
+def _moves_counted(keys: list[int], passes: int) -> int:
+    """The router's moves for cards fed by `keys`, counted afresh pass by pass."""
+    moves = 0
+    for j in range(passes):
+        deck = sorted(range(len(keys)), key=lambda c: (keys[c] & ((1 << j) - 1), c))
+        moves += sum(((keys[a] ^ keys[b]) >> j) & 1 for a, b in pairwise(deck))
+    return moves
+
+
+@pytest.mark.parametrize(("n", "k"), [(52, 6), (104, 7), (9, 4), (3, 2)])
+def test_the_key_search_keeps_count_of_the_router_moves(n: int, k: int) -> None:
+    """The search judges each key change by its change in router moves without recounting
+    the deck: after any changes, its count and every change it predicted match a count
+    made afresh (a wrong count would keep plans that move the router more)."""
+    rng = random.Random(n * k)
+    keys = [rng.randrange(1 << k) for _ in range(n)]
+    routing = _Routing(keys, k)
+    assert routing.moves == _moves_counted(keys, k)
+    for _ in range(400):
+        card, key = rng.randrange(n), rng.randrange(1 << k)
+        before = _moves_counted(keys, k)
+        keys[card] = key
+        after = _moves_counted(keys, k)
+        assert routing.delta(card, key) == after - before, (card, key)
+        routing.set_key(card, key)
+        assert routing.moves == after
+        assert routing.lowers == [sum((x >> j) & 1 for x in keys) for j in range(k)]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 52, 64, 65, 100, 104])
