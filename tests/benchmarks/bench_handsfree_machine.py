@@ -8,6 +8,7 @@ Run: .venv/bin/python tests/benchmarks/bench_handsfree_machine.py [EVERY] [AUDIT
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
@@ -82,13 +83,18 @@ def main(every: int = 1, audit_decks: int = 100) -> None:
               f"{1.5 * goal:.0f} s) at {worst_label}; {prompted} corners needed the player, "
               f"{mishapped} met a card stood up, the flap under a card, doors into the press, "
               "the press turned off its lift's top or a card fed into a held one")
-    started = time.perf_counter()
-    run = handsfree_audit.run(audit_decks, 52, seed=2)
-    wall = time.perf_counter() - started
-    per = wall / audit_decks
-    print(f"hands-free audit: {audit_decks} decks of 52 in {wall:.1f} s ({per:.3f} s a deck; "
-          f"5,000 decks about {5000 * per / 60:.1f} min, "
-          f"{'within' if 5000 * per <= 600 else 'OVER'} the 10 min goal); {run.summary()}")
+    # one process, then as `crib shuffle-audit` runs it: a process for each core
+    cores = os.cpu_count() or 1
+    for jobs in sorted({1, cores}):
+        decks = audit_decks * jobs
+        started = time.perf_counter()
+        run = handsfree_audit.run(decks, 52, seed=2, jobs=jobs)
+        wall = time.perf_counter() - started
+        per = wall / decks
+        print(f"hands-free audit, {jobs} of {cores} cores: {decks} decks of 52 in {wall:.1f} s "
+              f"({per:.3f} s a deck; 5,000 decks about {5000 * per / 60:.1f} min, "
+              f"{'within' if 5000 * per <= 600 else 'OVER'} the 10 min goal); "
+              f"{run.summary()}")
 
 
 if __name__ == "__main__":
