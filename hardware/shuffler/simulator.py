@@ -68,19 +68,21 @@ class _Roller:
     def __init__(self) -> None:
         self.t0, self.x0, self.u0, self.target, self.tau = 0.0, 0.0, 0.0, 0.0, 0.01
 
-    def _decay(self, t: float) -> float:
-        return math.exp(-max(0.0, t - self.t0) / self.tau) if self.tau > 0 else 0.0
+    def at(self, t: float) -> tuple[float, float]:
+        """The surface's position and speed at time t (one exp for both)."""
+        dt = max(0.0, t - self.t0)
+        decay = math.exp(-dt / self.tau) if self.tau > 0 else 0.0
+        return (self.x0 + self.target * dt + (self.u0 - self.target) * self.tau * (1.0 - decay),
+                self.target + (self.u0 - self.target) * decay)
 
     def speed(self, t: float) -> float:
-        return self.target + (self.u0 - self.target) * self._decay(t)
+        return self.at(t)[1]
 
     def pos(self, t: float) -> float:
-        dt = max(0.0, t - self.t0)
-        return self.x0 + self.target * dt + (self.u0 - self.target) * self.tau * (
-            1.0 - self._decay(t))
+        return self.at(t)[0]
 
     def set(self, t: float, target: float, tau: float) -> None:
-        self.x0, self.u0 = self.pos(t), self.speed(t)
+        self.x0, self.u0 = self.at(t)
         self.t0, self.target, self.tau = t, target, max(tau, 1e-6)
 
     def time_to(self, x: float) -> float | None:
@@ -93,21 +95,17 @@ class _Roller:
             return None if frac >= 1.0 - 1e-12 else self.t0 - self.tau * math.log(1.0 - frac)
         # Newton's method on the surface's position (it only moves forward), from the
         # time at the target speed; bisection if it strays
-        t0, x0, u0, target, tau = self.t0, self.x0, self.u0, self.target, self.tau
-        t = t0 + (x - x0) / target
-        lo, hi = t0, t + abs(u0 - target) * tau / target + tau
+        t = self.t0 + (x - self.x0) / self.target
+        lo, hi = self.t0, t + abs(self.u0 - self.target) * self.tau / self.target + self.tau
         for _ in range(50):
-            # pos(t) and speed(t) written out, one exp for both: the simulator's hottest loop
-            dt = max(0.0, t - t0)
-            decay = math.exp(-dt / tau) if tau > 0 else 0.0
-            err = x0 + target * dt + (u0 - target) * tau * (1.0 - decay) - x
+            s, u = self.at(t)
+            err = s - x
             if abs(err) < 1e-7:
                 return t
             if err < 0:
                 lo = t
             else:
                 hi = t
-            u = target + (u0 - target) * decay
             t = t - err / u if u > 1e-9 else (lo + hi) / 2
             if not lo <= t <= hi:
                 t = (lo + hi) / 2
