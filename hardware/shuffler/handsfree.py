@@ -332,15 +332,15 @@ class _Routing:
         change = self.delta(card, key)
         old = self.keys[card]
         n = self.n
-        for j, deck in enumerate(self.decks):
+        for j, (deck, bits) in enumerate(zip(self.decks, self.bits, strict=True)):
             mask = (1 << j) - 1
             i = bisect.bisect_left(deck, (old & mask) * n + card)
             del deck[i]
-            del self.bits[j][i + 1]
+            del bits[i + 1]
             entry = (key & mask) * n + card
             new = bisect.bisect_left(deck, entry)
             deck.insert(new, entry)
-            self.bits[j].insert(new + 1, (key >> j) & 1)
+            bits.insert(new + 1, (key >> j) & 1)
             self.lowers[j] += ((key >> j) & 1) - ((old >> j) & 1)
         self.keys[card] = key
         self.moves += change
