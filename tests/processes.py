@@ -12,14 +12,33 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 CRIB = str(Path(sys.executable).with_name("crib"))
+
+_given: set[int] = set()
+_given_lock = threading.Lock()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now and that this test run has not
+    handed out before: the kernel may hand the same free port to two calls in a row, and two
+    daemons told the same port leave one serving both (a club's 32 tables did)."""
+    with _given_lock:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if port not in _given:
+                _given.add(port)
+                return port
 
 
 @contextlib.contextmanager

@@ -183,7 +183,8 @@ def _ready_s(command: list[str], sock: socket.socket, env: dict[str, str]) -> fl
 
 
 def run() -> dict[str, float]:
-    from tests.firmware_host.conftest import CRIB, free_port, make_token, write_config
+    from tests.firmware_host.conftest import CRIB, make_token, write_config
+    from tests.processes import free_port
 
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"

@@ -24,14 +24,9 @@ from firmware_host.auth import Tokens
 from firmware_host.config import load_settings
 from firmware_host.services import Services, build_services
 from firmware_host.store import Store
+from tests.processes import free_port
 
 CRIB = str(Path(sys.executable).with_name("crib"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def write_config(state: Path, port: int, extra: str = "") -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -15,15 +14,9 @@ import pytest
 from firmware_host.cli.daemon import listen_address
 from firmware_host.config import load_settings, on_raspberry_pi
 from tests.conftest import CRIB
-from tests.processes import running
+from tests.processes import free_port, running
 
 pytestmark = pytest.mark.skipif(on_raspberry_pi(), reason="checks the laptop default")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _listening(port: int) -> set[str]:
@@ -44,7 +37,7 @@ def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None,
            simulate: bool = True) -> tuple[str, set[str]]:
     """Start `crib serve` (with --simulate unless told not to), wait for it to be ready,
     return its ready line and the addresses it listens on; stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     home = tmp_path / "home"
     base = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
     base |= {"HOME": str(home), "CRIB_STATE_DIR": str(home / "state"),
@@ -120,7 +113,7 @@ def test_ctrl_c_stops_the_daemon_started_as_a_background_job(tmp_path: Path) -> 
     # `crib serve &` from a script inherits SIGINT ignored: Ctrl-C must still stop it.
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
     env |= {"HOME": str(tmp_path), "CRIB_STATE_DIR": str(tmp_path / "state")}
-    with running([str(CRIB), "serve", "--simulate", "--port", str(_free_port())], env=env,
+    with running([str(CRIB), "serve", "--simulate", "--port", str(free_port())], env=env,
                  stdout=subprocess.DEVNULL) as proc:
         assert proc.stderr is not None
         assert any("ready on http://" in line for line in proc.stderr)

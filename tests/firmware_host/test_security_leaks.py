@@ -13,7 +13,8 @@ import pytest
 
 from firmware_host.config import load_settings
 from firmware_host.services import build_services
-from tests.firmware_host.conftest import free_port, write_config
+from tests.firmware_host.conftest import write_config
+from tests.processes import free_port
 
 
 def logged_start(tmp_path: Path, caplog: pytest.LogCaptureFixture, board: str

@@ -22,12 +22,7 @@ from tests.conftest import CRIB
 from tests.firmware_host.conftest import ThreadServer
 from tests.firmware_host.security_helpers import connect_from
 from tests.firmware_host.test_security_streams import open_stream
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.processes import free_port
 
 
 def _limits(pid: int) -> tuple[int, int]:
@@ -41,7 +36,7 @@ def _limits(pid: int) -> tuple[int, int]:
 
 def _serve(tmp_path: Path, soft: int, hard: int) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`crib serve --simulate` started under the open-file limits (soft, hard); stopped after."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRIB_")}
     env |= {"HOME": str(tmp_path), "CRIB_STATE_DIR": str(tmp_path / "state")}
     proc = subprocess.Popen(

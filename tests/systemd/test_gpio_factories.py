@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CRIB
-from tests.firmware_host.conftest import free_port
+from tests.processes import free_port
 
 
 def _serve_log(tmp_path: Path, factory: str) -> list[str]:

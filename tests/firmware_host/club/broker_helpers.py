@@ -14,16 +14,11 @@ from pathlib import Path
 import pytest
 
 from firmware_host.club.broker import write_config
+from tests.processes import free_port
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 # The users of the tests' club: the director and three tables.
 PASSWORDS = {"director": "d-secret", "t1": "one-secret", "t2": "two-secret", "t3": "3-secret"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Broker:
@@ -36,7 +31,7 @@ class Broker:
         self.club = club
         self.directory = directory
         self.passwords = dict(passwords)
-        self.port = _free_port()
+        self.port = free_port()
         self.conf = write_config(directory, club, passwords, port=self.port, host="127.0.0.1",
                                  user=getpass.getuser())
         self.log = directory / "mosquitto.log"
@@ -48,7 +43,7 @@ class Broker:
         for _ in range(5):
             if self._start():
                 return self
-            self.port = _free_port()  # taken between the choice and the bind: choose again
+            self.port = free_port()  # taken between the choice and the bind: choose again
             self.conf = write_config(self.directory, self.club, self.passwords, port=self.port,
                                      host="127.0.0.1", user=getpass.getuser())
         raise AssertionError(f"mosquitto found no free port: {self.log.read_text()}")

@@ -20,7 +20,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cribbage.rules import result_of
 from firmware_host.clubwire import GameResult, Side, encode, table_topic
-from tests.firmware_host.club.broker_helpers import Broker, _free_port
+from tests.firmware_host.club.broker_helpers import Broker
+from tests.processes import free_port
 
 REPO = Path(__file__).resolve().parents[3]
 NIGHT = "2026-12-02"
@@ -49,7 +50,7 @@ class Director:
     def __init__(self, directory: Path, broker: Broker, **settings: Any) -> None:
         self.dir = directory
         directory.mkdir(parents=True, exist_ok=True)
-        self.http_port = _free_port()
+        self.http_port = free_port()
         self.state = directory / "state"
         values: dict[str, Any] = {
             "club": broker.club, "broker": "127.0.0.1", "port": broker.port,

@@ -22,7 +22,8 @@ import httpx
 
 from cribbage import tournament
 from tests.firmware_host.club.broker_helpers import Broker
-from tests.firmware_host.conftest import CRIB, Client, Daemon, free_port
+from tests.firmware_host.conftest import CRIB, Client, Daemon
+from tests.processes import free_port
 
 CLUB = "tuesday"
 NIGHT = "2026-12-02"
@@ -317,6 +318,15 @@ class Night:
         self.broker.__exit__()
 
 
+def answering(table: Table) -> bool:
+    """Whether the table's own daemon answers its health check; AssertionError with its log
+    when the daemon has ended (another answering on its port must not pass for it)."""
+    proc = table.daemon.proc
+    assert proc is not None and proc.poll() is None, (
+        f"table {table.name}'s daemon ended: {table.daemon.log.read_text()[-2000:]}")
+    return table.client.req("GET", "/api/health", auth=False).status_code == 200
+
+
 def open_club(root: Path, tables: int, together: bool = False
               ) -> tuple[Broker, list[Table], Director]:
     """Start the broker, `tables` tables (one after another, or `together` and then waited
@@ -332,9 +342,7 @@ def open_club(root: Path, tables: int, together: bool = False
             opened.append(t)
             t.daemon.start(wait=not together)
         for t in opened if together else ():
-            wait_for(f"table {t.name} answering",
-                     lambda t=t: t.client.req("GET", "/api/health", auth=False)
-                     .status_code == 200, 90, 0.2)
+            wait_for(f"table {t.name} answering", lambda t=t: answering(t), 90, 0.2)
         director.start()
     except BaseException:
         for t in opened:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.firmware_host.club.broker_helpers import MOSQUITTO, _free_port
+from tests.firmware_host.club.broker_helpers import MOSQUITTO
 from tests.firmware_host.club.director_helpers import REPO, wait_for
+from tests.processes import free_port
 
 
 def crib(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -68,7 +69,7 @@ def test_token_is_made_once_and_kept_private(tmp_path: Path) -> None:
 
 
 def test_broker_config_writes_what_a_real_mosquitto_runs_with(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     out = tmp_path / "crib"
     done = crib("club", "broker-config", "--club", "tuesday", "--tables", "t1,t2", "--dir",
                 str(out), "--port", str(port), "--user", getpass.getuser())
@@ -155,7 +156,7 @@ def _pub_ok(port: int, user: str, password: str) -> bool:
 def test_user_mosquitto_can_read_what_broker_config_wrote(tmp_path: Path) -> None:
     # The broker is started as root and drops to `mosquitto`: then reads the password file
     # and ACL, and writes its persistence into data/, as that user.
-    port = _free_port()
+    port = free_port()
     # Not under pytest's tmp_path: its parents are root's alone (0700), as /root is.
     base = Path(tempfile.mkdtemp(prefix="crib-broker-"))
     base.chmod(0o755)
@@ -188,7 +189,7 @@ def test_user_mosquitto_can_read_what_broker_config_wrote(tmp_path: Path) -> Non
 def test_the_debian_include_runs_beside_debians_main_conf() -> None:
     # Debian's /etc/mosquitto/mosquitto.conf, as the package ships it, in a throwaway root
     # that the mosquitto user may enter (a broker started as root drops to it).
-    port = _free_port()
+    port = free_port()
     base = Path(tempfile.mkdtemp(prefix="crib-debian-"))
     base.chmod(0o755)
     etc = base / "etc-mosquitto"
