@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,9 +23,7 @@ from firmware_host.auth import Tokens
 from firmware_host.config import load_settings
 from firmware_host.services import Services, build_services
 from firmware_host.store import Store
-from tests.processes import free_port
-
-CRIB = str(Path(sys.executable).with_name("crib"))
+from tests.processes import CRIB, free_port
 
 
 def write_config(state: Path, port: int, extra: str = "") -> Path:
